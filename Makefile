@@ -1,0 +1,37 @@
+# Two commands do all the set-up on a fresh machine:
+#   make demo   installs what is needed and the package, fits an RVM, writes a plot
+#   make test   installs what the tests need and the package, runs the tests
+RUNTIME_DEPS = Rcpp RcppEigen MASS
+TEST_DEPS = testthat
+DEV_DEPS = roxygen2 knitr rmarkdown kernlab
+
+.PHONY: demo test install deps test-deps document check bench
+
+demo: install
+	Rscript tools/demo.R
+
+test: test-deps install
+	Rscript tools/run-tests.R
+
+install: deps
+	R CMD INSTALL --preclean --no-multiarch . >install.log 2>&1 || (cat install.log; exit 1)
+	@rm -f install.log
+
+deps:
+	sh tools/install-deps.sh $(RUNTIME_DEPS)
+
+test-deps:
+	sh tools/install-deps.sh $(TEST_DEPS)
+
+# Developer targets.
+document:
+	sh tools/install-deps.sh $(DEV_DEPS)
+	Rscript -e 'Rcpp::compileAttributes("."); roxygen2::roxygenise()'
+
+check: deps
+	sh tools/install-deps.sh $(TEST_DEPS) $(DEV_DEPS)
+	rm -rf check && mkdir -p check && cd check && R CMD build .. && _R_CHECK_FORCE_SUGGESTS_=false R CMD check --as-cran --no-manual sparsebayes_*.tar.gz
+
+bench: install
+	sh tools/install-deps.sh kernlab
+	Rscript bench/rvm_vs_kernlab.R

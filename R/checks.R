@@ -1,0 +1,54 @@
+# Argument checks shared by every exported function. Each stops with a
+# message that names the argument and says what was expected.
+
+stop_arg <- function(arg, ...) {
+  stop(sprintf("`%s` %s", arg, paste0(...)), call. = FALSE)
+}
+
+check_flag <- function(x, arg = deparse(substitute(x))) {
+  if (!is.logical(x) || length(x) != 1L || is.na(x)) stop_arg(arg, "must be TRUE or FALSE.")
+  invisible(x)
+}
+
+check_number <- function(x, arg = deparse(substitute(x)), lower = -Inf, upper = Inf,
+                         open_lower = FALSE, integer = FALSE) {
+  ok <- is.numeric(x) && length(x) == 1L && !is.na(x) && is.finite(x)
+  if (!ok) stop_arg(arg, "must be a single finite number.")
+  if (x < lower || (open_lower && x == lower) || x > upper) {
+    rel <- if (open_lower) ">" else ">="
+    stop_arg(arg, sprintf("must be %s %s%s, not %s.", rel, format(lower),
+                          if (is.finite(upper)) paste0(" and <= ", format(upper)) else "", format(x)))
+  }
+  if (integer && x != round(x)) stop_arg(arg, "must be a whole number.")
+  invisible(x)
+}
+
+# A numeric matrix with finite entries; data frames of numbers are accepted.
+check_numeric_matrix <- function(x, arg = deparse(substitute(x))) {
+  if (is.data.frame(x)) {
+    if (!all(vapply(x, is.numeric, logical(1))))
+      stop_arg(arg, "must be numeric; use the formula interface for factors.")
+    x <- as.matrix(x)
+  }
+  if (is.numeric(x) && is.null(dim(x))) x <- matrix(x, ncol = 1L)
+  if (!is.matrix(x) || !is.numeric(x)) stop_arg(arg, "must be a numeric matrix.")
+  if (nrow(x) == 0L || ncol(x) == 0L) stop_arg(arg, "has no rows or no columns.")
+  if (anyNA(x)) stop_arg(arg, "contains NA or NaN; remove those rows or use the formula interface with `na.action`.")
+  if (any(!is.finite(x))) stop_arg(arg, "contains infinite values.")
+  storage.mode(x) <- "double"
+  x
+}
+
+check_response <- function(y, n, arg = "y") {
+  if (is.factor(y) || is.character(y) || is.logical(y))
+    stop_arg(arg, "must be numeric; classification is not available yet.")
+  if (!is.numeric(y)) stop_arg(arg, "must be a numeric vector.")
+  if (!is.null(dim(y)) && NCOL(y) != 1L) stop_arg(arg, "must be a single column.")
+  y <- as.numeric(y)
+  if (length(y) != n) stop_arg(arg, sprintf("has length %d but the inputs have %d rows.", length(y), n))
+  if (anyNA(y)) stop_arg(arg, "contains NA or NaN; remove those rows or use the formula interface with `na.action`.")
+  if (any(!is.finite(y))) stop_arg(arg, "contains infinite values.")
+  if (length(y) < 3L) stop_arg(arg, "needs at least 3 observations.")
+  if (diff(range(y)) == 0) stop_arg(arg, "is constant; there is nothing to fit.")
+  y
+}

@@ -1,0 +1,181 @@
+# S3 methods shared by sparsebayes models, and the RVM's own.
+
+#' Predict from an RVM
+#'
+#' @param object A fitted [rvm()].
+#' @param newdata New inputs: a data frame for formula fits, a numeric
+#'   matrix (or vector for one input) otherwise, or the new design matrix
+#'   for fits with a user-supplied `basis`. `NULL` gives the fitted values.
+#' @param type `"response"` (the only type for Gaussian models).
+#' @param se.fit Return standard errors of the predictive mean?
+#' @param interval `"none"`, `"confidence"` (for the mean function) or
+#'   `"prediction"` (for a new observation, adding the noise variance).
+#' @param level Coverage of the interval.
+#' @param ... Unused.
+#' @return As [stats::predict.lm()]: a vector of predictions, or with an
+#'   interval a matrix with columns `fit`, `lwr`, `upr`; with `se.fit = TRUE`
+#'   a list with `fit`, `se.fit`, `df` (`Inf`: the predictive distribution
+#'   is Gaussian) and `residual.scale` (the noise sd). Rows of `newdata` with
+#'   missing values give `NA`.
+#' @examples
+#' fit <- rvm(accel ~ times, data = MASS::mcycle)
+#' predict(fit, data.frame(times = c(10, 20, 30)), interval = "prediction")
+#' @export
+predict.rvm <- function(object, newdata = NULL, type = "response", se.fit = FALSE,
+                        interval = c("none", "confidence", "prediction"), level = 0.95, ...) {
+  type <- match.arg(type, "response")
+  interval <- match.arg(interval)
+  check_flag(se.fit, "se.fit")
+  check_number(level, "level", lower = 0, upper = 1, open_lower = TRUE)
+  if (level >= 1) stop_arg("level", "must be below 1.")
+  Phi <- if (is.null(newdata)) NULL else relevant_design(object, new_inputs(object, newdata))
+  predict_gaussian(object, Phi, se.fit, interval, level)
+}
+
+# Columns of the design for the retained basis functions at inputs x.
+relevant_design <- function(object, x) {
+  if (is.null(object$kernel)) return(x[, object$relevant, drop = FALSE])
+  xs <- apply_scaling(x, object$scaling)
+  ok <- stats::complete.cases(xs)
+  Phi <- matrix(NA_real_, nrow(xs), length(object$relevant))
+  if (any(ok)) {
+    Phi[ok, ] <- kernel_design(object$kernel, xs[ok, , drop = FALSE], object$centres,
+                               object$bias && 1L %in% object$relevant)
+  }
+  Phi
+}
+
+# Predictive mean, standard error and intervals from design columns Phi of
+# the retained weights (NULL: the training inputs).
+predict_gaussian <- function(object, Phi, se.fit, interval, level) {
+  if (is.null(Phi)) {
+    fit <- object$fitted.values
+    need_var <- se.fit || interval != "none"
+    if (need_var) Phi <- training_design(object)
+  } else {
+    fit <- drop(Phi %*% object$weights)
+  }
+  if (!se.fit && interval == "none") return(fit)
+  var_f <- rowSums((Phi %*% object$Sigma) * Phi)
+  se <- sqrt(pmax(var_f, 0))
+  out <- fit
+  if (interval != "none") {
+    q <- stats::qnorm((1 + level) / 2)
+    width <- q * if (interval == "prediction") sqrt(se^2 + noise_for_prediction(object)) else se
+    out <- cbind(fit = fit, lwr = fit - width, upr = fit + width)
+  }
+  if (se.fit) list(fit = out, se.fit = se, df = Inf, residual.scale = sqrt(noise_for_prediction(object)))
+  else out
+}
+
+noise_for_prediction <- function(object) mean(object$lambda)
+
+training_design <- function(object) {
+  if (is.null(object$kernel)) stop("the training design of a fit with a user `basis` is not stored; ",
+                                   "pass it as `newdata`.", call. = FALSE)
+  relevant_design(object, object$x)
+}
+
+#' @export
+print.rvm <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
+  cat("Relevance vector machine\n")
+  cat("Call: ", paste(deparse(x$call, width.cutoff = 70L), collapse = "\n  "), "\n", sep = "")
+  kern <- if (is.null(x$kernel)) "user-supplied basis" else utils::capture.output(print(x$kernel))
+  cat(sprintf("Kernel: %s%s\n", kern, if (x$bias) " + bias" else ""))
+  cat(sprintf("%d of %d basis functions relevant (n = %d); noise sd %s; log evidence %s\n",
+              length(x$relevant), x$n_basis, length(x$y), format(sqrt(mean(x$lambda)), digits = digits),
+              format(x$logLik, digits = digits + 2L)))
+  cat(sprintf("Solver: %s, %d iterations%s\n", x$method, x$iterations,
+              if (x$converged) "" else " (NOT converged)"))
+  invisible(x)
+}
+
+#' Summarise an RVM fit
+#'
+#' @param object A fitted [rvm()].
+#' @param n_weights How many of the largest weights to list.
+#' @param x A `summary.rvm` object.
+#' @param digits Significant digits to print.
+#' @param ... Unused.
+#' @return `summary.rvm` returns an object of class `"summary.rvm"`: a list
+#'   with `call`, `kernel`, `method`, `n`, `n_basis`, `n_relevant`, `sigma`
+#'   (noise sd), `logLik`, `iterations`, `converged`, `rmse` (training),
+#'   `r_squared` and `coefficients`, a matrix of the largest posterior weights
+#'   with their posterior sd and z value.
+#' @examples
+#' summary(rvm(accel ~ times, data = MASS::mcycle))
+#' @export
+summary.rvm <- function(object, n_weights = 10L, ...) {
+  check_number(n_weights, "n_weights", lower = 0, integer = TRUE)
+  w <- object$weights
+  sd_w <- sqrt(diag(object$Sigma))
+  ord <- order(abs(w), decreasing = TRUE)[seq_len(min(n_weights, length(w)))]
+  coefs <- cbind(Estimate = w[ord], `Post. SD` = sd_w[ord], `z value` = w[ord] / sd_w[ord])
+  rownames(coefs) <- names(w)[ord]
+  y <- object$y
+  structure(list(call = object$call, kernel = object$kernel, bias = object$bias, method = object$method,
+                 n = length(y), n_basis = object$n_basis, n_relevant = length(object$relevant),
+                 sigma = sqrt(mean(object$lambda)), logLik = object$logLik, iterations = object$iterations,
+                 converged = object$converged, rmse = sqrt(mean(object$residuals^2)),
+                 r_squared = 1 - sum(object$residuals^2) / sum((y - mean(y))^2), coefficients = coefs),
+            class = "summary.rvm")
+}
+
+#' @rdname summary.rvm
+#' @export
+print.summary.rvm <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
+  cat("Relevance vector machine\n\nCall:\n", paste(deparse(x$call, width.cutoff = 70L), collapse = "\n"),
+      "\n\n", sep = "")
+  kern <- if (is.null(x$kernel)) "user-supplied basis" else utils::capture.output(print(x$kernel))
+  cat(sprintf("Kernel:             %s%s\n", kern, if (x$bias) " + bias" else ""))
+  cat(sprintf("Relevance vectors:  %d of %d basis functions (n = %d)\n", x$n_relevant, x$n_basis, x$n))
+  cat(sprintf("Noise sd:           %s\n", format(x$sigma, digits = digits)))
+  cat(sprintf("Log evidence:       %s\n", format(x$logLik, digits = digits + 2L)))
+  cat(sprintf("Training RMSE:      %s   (R-squared %s)\n", format(x$rmse, digits = digits),
+              format(x$r_squared, digits = digits)))
+  cat(sprintf("Solver:             %s, %d iterations, %s\n", x$method, x$iterations,
+              if (x$converged) "converged" else "NOT converged"))
+  if (nrow(x$coefficients)) {
+    cat(sprintf("\nLargest weights (%d of %d):\n", nrow(x$coefficients), x$n_relevant))
+    stats::printCoefmat(x$coefficients, digits = digits, has.Pvalue = FALSE)
+  }
+  invisible(x)
+}
+
+#' Relevance vectors of a fit
+#'
+#' @param object A fitted [rvm()].
+#' @param ... Unused.
+#' @return The training inputs whose kernels were retained, one row each,
+#'   named by their row number in the training data.
+#' @examples
+#' fit <- rvm(accel ~ times, data = MASS::mcycle)
+#' relevance_vectors(fit)
+#' @export
+relevance_vectors <- function(object, ...) UseMethod("relevance_vectors")
+
+#' @export
+relevance_vectors.rvm <- function(object, ...) {
+  if (is.null(object$kernel)) stop("a fit with a user-supplied `basis` has no relevance vectors; ",
+                                   "see `object$relevant`.", call. = FALSE)
+  rv <- object$x[object$relevance_index, , drop = FALSE]
+  rownames(rv) <- object$relevance_index
+  rv
+}
+
+#' @export
+coef.sparsebayes <- function(object, ...) object$weights
+
+#' @export
+logLik.sparsebayes <- function(object, ...) {
+  structure(object$logLik, df = length(object$relevant) + 1L, nobs = length(object$y), class = "logLik")
+}
+
+#' @export
+nobs.sparsebayes <- function(object, ...) length(object$y)
+
+#' @export
+vcov.sparsebayes <- function(object, ...) object$Sigma
+
+#' @export
+residuals.sparsebayes <- function(object, ...) object$residuals

@@ -1,0 +1,169 @@
+#' Relevance vector machine
+#'
+#' Fits a relevance vector machine (Tipping 2001): a linear model on kernel
+#' basis functions centred on the training inputs, with one precision per
+#' weight chosen by maximising the marginal likelihood, so that most weights
+#' are pruned and the few *relevance vectors* remain. The default solver is
+#' the fast sequential algorithm of Tipping and Faul (2003), which adds,
+#' re-estimates or deletes one basis function per step; its cost per step
+#' grows with the number of relevance vectors, not with n^3.
+#'
+#' @param x A numeric matrix (or data frame of numbers, or vector) of inputs,
+#'   one row per observation; or a formula for the formula method.
+#' @param formula A formula `y ~ terms`; factors are expanded by
+#'   [stats::model.matrix()] and the intercept column is dropped (the `bias`
+#'   plays its part).
+#' @param data,subset,na.action As in [stats::lm()].
+#' @param y Numeric response.
+#' @param kernel A kernel object (see [kernels]) or its name.
+#' @param bias Add a constant basis function (with its own precision)?
+#' @param scale Standardise each input column with the training means and
+#'   standard deviations (kept for `predict`)? Kernel widths then refer to
+#'   standardised inputs.
+#' @param method `"fast"` (sequential, Tipping and Faul 2003) or `"mackay"`
+#'   (all-at-once re-estimation, Tipping 2001; O(n^3) per iteration, for
+#'   reference and small problems).
+#' @param basis Optional user-supplied n by M design matrix, used instead of
+#'   a kernel (then `x` may be `NULL` and `kernel`, `bias`, `scale` are
+#'   ignored). `predict` then takes the new design matrix as `newdata`.
+#' @param control Settings from [rvm_control()].
+#' @param ... Passed from the formula method to the default method.
+#' @return An object of class `c("rvm", "sparsebayes")`, a list with
+#'   \item{call}{the matched call.}
+#'   \item{kernel}{the kernel with its width resolved (`NULL` with `basis`).}
+#'   \item{method, prior, noise, family}{the solver, `"none"`, `"shared"` and
+#'     [stats::gaussian()].}
+#'   \item{relevant}{indices of the retained basis functions among the
+#'     columns of the design (the bias, if any, is column 1).}
+#'   \item{relevance_index}{training rows whose kernels were retained.}
+#'   \item{weights}{posterior mean of the retained weights.}
+#'   \item{Sigma}{posterior covariance of the retained weights.}
+#'   \item{alpha}{precisions of all basis functions, `Inf` where pruned.}
+#'   \item{lambda}{noise variance.}
+#'   \item{fitted.values, residuals}{on the response scale.}
+#'   \item{logLik}{log marginal likelihood at the optimum.}
+#'   \item{trace}{data frame per iteration: `logLik`, `relevant`, `noise`
+#'     (variance) and `action`.}
+#'   \item{converged, iterations}{whether the solver met its convergence
+#'     rule, and how many iterations it took.}
+#'   \item{jitter_events}{Cholesky factorisations that needed jitter.}
+#'   \item{x, y, scaling, centres}{training data, input scaling and the
+#'     (scaled) inputs of the relevance vectors, for `predict` and `plot`.}
+#'   and, for the formula method, `terms`, `xlevels`, `contrasts` and
+#'   `na.action`.
+#' @references
+#' Tipping, M. E. (2001). Sparse Bayesian learning and the relevance vector
+#' machine. *Journal of Machine Learning Research*, 1, 211--244.
+#' \doi{10.1162/15324430152748236}
+#'
+#' Tipping, M. E. and Faul, A. C. (2003). Fast marginal likelihood
+#' maximisation for sparse Bayesian models. *AISTATS 2003*.
+#' @seealso [predict.rvm()], [summary.rvm()], [plot.rvm()], [kernels].
+#' @examples
+#' set.seed(1)
+#' x <- runif(100, -10, 10)
+#' y <- sin(x) / x + rnorm(100, sd = 0.1)
+#' fit <- rvm(x, y, kernel = kernel_gaussian(3), scale = FALSE)
+#' fit
+#' predict(fit, c(-5, 0, 5), interval = "prediction")
+#'
+#' fit2 <- rvm(accel ~ times, data = MASS::mcycle)
+#' summary(fit2)
+#' @export
+rvm <- function(x, ...) UseMethod("rvm")
+
+#' @rdname rvm
+#' @export
+rvm.formula <- function(formula, data, subset, na.action, ...) {
+  mf <- match.call(expand.dots = FALSE)
+  mf <- mf[c(1L, match(c("formula", "data", "subset", "na.action"), names(mf), 0L))]
+  mf$drop.unused.levels <- TRUE
+  mf[[1L]] <- quote(stats::model.frame)
+  mf <- eval(mf, parent.frame())
+  mt <- attr(mf, "terms")
+  y <- stats::model.response(mf)
+  if (is.null(y)) stop_arg("formula", "has no response.")
+  x <- formula_design(mt, mf)
+  fit <- rvm.default(x, y, ...)
+  fit$call <- match.call()
+  fit$terms <- mt
+  fit$xlevels <- stats::.getXlevels(mt, mf)
+  fit$contrasts <- attr(x, "contrasts")
+  fit$na.action <- attr(mf, "na.action")
+  fit
+}
+
+#' @rdname rvm
+#' @export
+rvm.default <- function(x, y, kernel = "gaussian", bias = TRUE, scale = TRUE,
+                        method = c("fast", "mackay"), basis = NULL, control = rvm_control(), ...) {
+  method <- match.arg(method)
+  control <- check_control(control)
+  check_dots_empty(...)
+  if (is.null(basis)) {
+    if (is.null(x)) stop_arg("x", "is NULL; give inputs or a `basis` matrix.")
+    x <- check_numeric_matrix(x, "x")
+    kernel <- as_kernel(kernel)
+    check_flag(bias)
+    check_flag(scale)
+    scaling <- input_scaling(x, scale)
+    xs <- apply_scaling(x, scaling)
+    kernel <- resolve_kernel(kernel, xs)
+    Phi <- kernel_design(kernel, xs, xs, bias)
+  } else {
+    Phi <- check_numeric_matrix(basis, "basis")
+    if (!is.null(x)) x <- check_numeric_matrix(x, "x")
+    kernel <- NULL
+    bias <- FALSE
+    scaling <- NULL
+    xs <- NULL
+  }
+  y <- check_response(y, nrow(Phi))
+  res <- .sb_fit_gaussian(Phi, y, method, unclass(control), -1, control$verbose)
+  new_rvm(res, x = x, xs = xs, y = y, Phi_names = colnames(Phi), kernel = kernel, bias = bias,
+          scaling = scaling, method = method, call = match.call())
+}
+
+check_dots_empty <- function(...) {
+  dots <- list(...)
+  if (length(dots) > 0L) {
+    nm <- names(dots)
+    what <- if (is.null(nm) || any(!nzchar(nm))) "unnamed arguments" else paste0("`", nm, "`", collapse = ", ")
+    stop(sprintf("unknown argument(s): %s.", what), call. = FALSE)
+  }
+}
+
+action_names <- c("re-estimate", "add", "delete", "alignment skip", "noise only", "terminate")
+
+new_rvm <- function(res, x, xs, y, Phi_names, kernel, bias, scaling, method, call) {
+  n <- length(y)
+  M <- length(res$alpha)
+  basis_names <- if (!is.null(Phi_names)) Phi_names
+                 else if (is.null(kernel)) paste0("b", seq_len(M))
+                 else c(if (bias) "(bias)", as.character(seq_len(n)))
+  names(res$alpha) <- basis_names
+  ord <- order(res$relevant)  # basis order, bias first
+  relevant <- res$relevant[ord]
+  weights <- stats::setNames(as.numeric(res$mu)[ord], basis_names[relevant])
+  Sigma <- res$Sigma[ord, ord, drop = FALSE]
+  dimnames(Sigma) <- list(names(weights), names(weights))
+  relevance_index <- if (is.null(kernel)) integer(0) else relevant[relevant > bias] - bias
+  trace <- data.frame(iteration = seq_along(res$trace$logLik) - (method == "mackay"),
+                      logLik = res$trace$logLik, relevant = res$trace$relevant,
+                      noise = res$trace$noise, action = factor(action_names[res$trace$action + 1L],
+                                                               levels = action_names))
+  fitted <- as.numeric(res$fitted)
+  fit <- list(call = call, kernel = kernel, method = method, prior = "none", noise = "shared",
+              family = stats::gaussian(), bias = bias, relevant = relevant,
+              relevance_index = relevance_index, weights = weights, Sigma = Sigma, alpha = res$alpha,
+              lambda = res$beta^-1, fitted.values = fitted, residuals = y - fitted, logLik = res$log_ml,
+              trace = trace, converged = res$converged, iterations = res$iterations,
+              jitter_events = res$jitter_events, x = x, y = y, scaling = scaling,
+              centres = if (is.null(kernel)) NULL else xs[relevance_index, , drop = FALSE],
+              n_basis = M)
+  class(fit) <- c("rvm", "sparsebayes")
+  if (!fit$converged)
+    warning(sprintf("the %s solver did not converge in %d iterations; see `control = rvm_control()`.",
+                    method, fit$iterations), call. = FALSE)
+  fit
+}

@@ -1,0 +1,77 @@
+#' Control settings for the RVM solvers
+#'
+#' Defaults mirror SparseBayes v2 (Tipping), so a fit follows the published
+#' algorithm step for step.
+#'
+#' @param max_iterations Maximum number of iterations.
+#' @param time_limit Maximum fitting time in seconds.
+#' @param min_delta_log_alpha Fast solver: a re-estimation that changes
+#'   `log(alpha)` by less than this (with no deletion pending) ends the fit.
+#' @param min_delta_log_beta A noise update that changes `log(1/noise)` by
+#'   more than this triggers a full recomputation and cancels termination.
+#' @param noise_update_start,noise_update_frequency The noise is
+#'   re-estimated at each of the first `noise_update_start` iterations, then
+#'   every `noise_update_frequency` iterations.
+#' @param alignment_test,alignment_max Skip a candidate basis function whose
+#'   cosine with one already in the model exceeds `alignment_max`.
+#' @param priority_deletion,priority_addition Give deletions (additions)
+#'   precedence over other actions when any is available.
+#' @param zero_factor `q^2 - s` must exceed this for a basis function to
+#'   count as relevant.
+#' @param beta_max_factor The noise precision is capped at
+#'   `beta_max_factor / var(y)`.
+#' @param tolerance MacKay solver: largest change of `log(alpha)` at
+#'   convergence.
+#' @param alpha_max MacKay solver: a basis function (scaled to unit norm)
+#'   is pruned once its precision exceeds this.
+#' @param verbose `FALSE`, `TRUE` (a line every 10 iterations) or a whole
+#'   number `k` (a line every `k` iterations).
+#' @return An object of class `"rvm_control"`.
+#' @examples
+#' rvm_control(max_iterations = 500, verbose = TRUE)
+#' @export
+rvm_control <- function(max_iterations = 10000L, time_limit = 10000, min_delta_log_alpha = 1e-3,
+                        min_delta_log_beta = 1e-6, noise_update_start = 10L, noise_update_frequency = 5L,
+                        alignment_test = TRUE, alignment_max = 1 - 1e-3, priority_deletion = TRUE,
+                        priority_addition = FALSE, zero_factor = 1e-12, beta_max_factor = 1e6,
+                        tolerance = 1e-6, alpha_max = 1e12, verbose = FALSE) {
+  check_number(max_iterations, "max_iterations", lower = 1, upper = .Machine$integer.max, integer = TRUE)
+  check_number(time_limit, "time_limit", lower = 0, open_lower = TRUE)
+  check_number(min_delta_log_alpha, "min_delta_log_alpha", lower = 0, open_lower = TRUE)
+  check_number(min_delta_log_beta, "min_delta_log_beta", lower = 0, open_lower = TRUE)
+  check_number(noise_update_start, "noise_update_start", lower = 0, integer = TRUE)
+  check_number(noise_update_frequency, "noise_update_frequency", lower = 1, integer = TRUE)
+  check_flag(alignment_test)
+  check_number(alignment_max, "alignment_max", lower = 0, upper = 1, open_lower = TRUE)
+  check_flag(priority_deletion)
+  check_flag(priority_addition)
+  check_number(zero_factor, "zero_factor", lower = 0)
+  check_number(beta_max_factor, "beta_max_factor", lower = 0, open_lower = TRUE)
+  check_number(tolerance, "tolerance", lower = 0, open_lower = TRUE)
+  check_number(alpha_max, "alpha_max", lower = 0, open_lower = TRUE)
+  if (isTRUE(verbose)) verbose <- 10L
+  if (isFALSE(verbose)) verbose <- 0L
+  check_number(verbose, "verbose", lower = 0, integer = TRUE)
+  structure(list(max_iterations = as.integer(max_iterations), time_limit = time_limit,
+                 min_delta_log_alpha = min_delta_log_alpha, min_delta_log_beta = min_delta_log_beta,
+                 noise_update_start = as.integer(noise_update_start),
+                 noise_update_frequency = as.integer(noise_update_frequency),
+                 alignment_test = alignment_test, alignment_max = alignment_max,
+                 priority_deletion = priority_deletion, priority_addition = priority_addition,
+                 zero_factor = zero_factor, beta_max_factor = beta_max_factor, tolerance = tolerance,
+                 alpha_max = alpha_max, verbose = as.integer(verbose)),
+            class = "rvm_control")
+}
+
+check_control <- function(control) {
+  if (is.list(control) && !inherits(control, "rvm_control")) control <- do.call(rvm_control, control)
+  if (!inherits(control, "rvm_control")) stop_arg("control", "must be made by rvm_control().")
+  control
+}
+
+#' @export
+print.rvm_control <- function(x, ...) {
+  cat("RVM control settings\n")
+  utils::str(unclass(x), no.list = TRUE, give.head = FALSE)
+  invisible(x)
+}

@@ -1,0 +1,320 @@
+// The fast sequential marginal-likelihood solver (Tipping & Faul 2003,
+// SparseBayes v2): one basis function is added, re-estimated or deleted per
+// iteration, chosen by the largest increase of the log marginal likelihood.
+// Works on the basis with columns scaled to unit norm (Phi diag(inv_scale)),
+// applied on the fly so a large basis is never copied; see fit.hpp.
+// The cost per iteration is O(M S) plus O(n M) per addition, never O(n^3).
+#pragma once
+
+#include <algorithm>
+#include <chrono>
+#include <utility>
+
+#include "model.hpp"
+
+namespace sparsebayes {
+
+namespace detail {
+
+inline void remove_column(Eigen::MatrixXd& X, Eigen::Index k) {
+  const Eigen::Index c = X.cols();
+  if (k < c - 1) X.middleCols(k, c - k - 1) = X.rightCols(c - k - 1).eval();
+  X.conservativeResize(Eigen::NoChange, c - 1);
+}
+
+inline void remove_row_and_column(Eigen::MatrixXd& X, Eigen::Index k) {
+  const Eigen::Index c = X.cols();
+  if (k < c - 1) {
+    X.middleCols(k, c - k - 1) = X.rightCols(c - k - 1).eval();
+    X.middleRows(k, c - k - 1) = X.bottomRows(c - k - 1).eval();
+  }
+  X.conservativeResize(c - 1, c - 1);
+}
+
+inline void remove_entry(Eigen::VectorXd& v, Eigen::Index k) {
+  const Eigen::Index c = v.size();
+  if (k < c - 1) v.segment(k, c - k - 1) = v.tail(c - k - 1).eval();
+  v.conservativeResize(c - 1);
+}
+
+}  // namespace detail
+
+class FastSolver {
+ public:
+  FastSolver(const Eigen::Ref<const Eigen::MatrixXd>& Phi, const Eigen::VectorXd& inv_scale,
+             const Eigen::VectorXd& t, const SolverOptions& opt)
+      : Phi_(Phi), inv_scale_(inv_scale), t_(t), opt_(opt), n_(Phi.rows()), M_(Phi.cols()) {}
+
+  FitResult run(const Progress& progress) {
+    using clock = std::chrono::steady_clock;
+    const auto start = clock::now();
+    initialise();
+    FitResult res;
+    int it = 0;
+    bool converged = false;
+    while (it < opt_.max_iterations) {
+      ++it;
+      int action = select_action();
+      if (action != kTerminate && action != kAlignmentSkip) apply_action(action);
+      if (action != kAlignmentSkip) log_ml_ += best_delta_;
+      if (!noise_fixed_ && (action == kTerminate || it <= opt_.beta_update_start ||
+                            it % opt_.beta_update_frequency == 0)) {
+        const double beta_old = beta_;
+        update_noise();
+        if (std::abs(std::log(beta_) - std::log(beta_old)) > opt_.min_delta_log_beta) {
+          full_statistics();
+          if (action == kTerminate) action = kNoiseOnly;
+        }
+      }
+      const TraceRow row{log_ml_, static_cast<int>(used_.size()), 1.0 / beta_, action};
+      res.trace.push_back(row);
+      if (progress) progress(it, row);
+      if (action == kTerminate) {
+        converged = true;
+        break;
+      }
+      if (std::chrono::duration<double>(clock::now() - start).count() > opt_.time_limit) break;
+    }
+    full_statistics();  // exact posterior and evidence at the end
+    res.relevant = used_;
+    res.mu = mu_;
+    res.Sigma = Sigma_;
+    res.alpha = Eigen::VectorXd::Constant(M_, kInf);
+    for (std::size_t k = 0; k < used_.size(); ++k) res.alpha(used_[k]) = alpha_(k);
+    res.beta = beta_;
+    res.log_ml = log_ml_;
+    res.fitted = fitted();
+    res.iterations = it;
+    res.converged = converged;
+    res.jitter_events = jitter_events_;
+    return res;
+  }
+
+ private:
+  const Eigen::Ref<const Eigen::MatrixXd>& Phi_;
+  const Eigen::VectorXd& inv_scale_;  // 1 / column norms of Phi
+  const Eigen::VectorXd& t_;
+  SolverOptions opt_;
+  Eigen::Index n_, M_;
+  bool noise_fixed_ = false;
+
+  double beta_ = 1.0, log_ml_ = 0.0, best_delta_ = 0.0;
+  std::vector<Eigen::Index> used_;   // relevant columns
+  Eigen::VectorXd alpha_, mu_;       // per relevant column
+  Eigen::MatrixXd Sigma_;
+  Eigen::MatrixXd PhiT_PhiU_;        // Phi^T Phi_used, M x S: the cache that keeps steps cheap
+  Eigen::VectorXd PhiT_t_;           // Phi^T t
+  Eigen::VectorXd S_in_, Q_in_;      // S_m, Q_m of every column
+  std::vector<char> aligned_out_;    // columns barred from addition by the alignment test
+  std::vector<std::pair<Eigen::Index, Eigen::Index>> aligned_pairs_;  // (barred, relevant twin)
+  int jitter_events_ = 0;
+  Eigen::Index selected_ = -1;
+  double new_alpha_ = 0.0;
+
+  Eigen::VectorXd fitted() const {
+    Eigen::VectorXd y = Eigen::VectorXd::Zero(n_);
+    for (std::size_t k = 0; k < used_.size(); ++k) y += (mu_(k) * inv_scale_(used_[k])) * Phi_.col(used_[k]);
+    return y;
+  }
+
+  // Inner products of every unit-norm column with unit-norm column m: O(n M).
+  Eigen::VectorXd cross(Eigen::Index m) const {
+    return (Phi_.transpose() * Phi_.col(m)).cwiseProduct(inv_scale_) * inv_scale_(m);
+  }
+
+  Eigen::Index position_in_used(Eigen::Index m) const {
+    return std::find(used_.begin(), used_.end(), m) - used_.begin();
+  }
+
+  void initialise() {
+    const double sd_t = std::sqrt((t_.array() - t_.mean()).square().sum() / std::max<double>(1.0, n_ - 1.0));
+    var_t_ = sd_t * sd_t;
+    noise_fixed_ = opt_.fixed_noise > 0.0;
+    beta_ = noise_fixed_ ? 1.0 / opt_.fixed_noise : 1.0 / std::pow(std::max(1e-6, sd_t) * 0.1, 2);
+    PhiT_t_ = (Phi_.transpose() * t_).cwiseProduct(inv_scale_);
+    Eigen::Index first;
+    PhiT_t_.cwiseAbs().maxCoeff(&first);
+    // alpha = s^2 / (q^2 - s) for a unit-norm column alone in the model.
+    const double s = beta_, q = beta_ * PhiT_t_(first);
+    double a = s * s / (q * q - s);
+    if (a < 0.0) a = 1e3;
+    a = std::clamp(a, 1e-3, 1e3);
+    used_.assign(1, first);
+    alpha_ = Eigen::VectorXd::Constant(1, a);
+    PhiT_PhiU_ = cross(first);
+    aligned_out_.assign(M_, 0);
+    full_statistics();
+  }
+
+  // Exact Sigma, mu, log evidence and S_m, Q_m from the cache: O(M S^2).
+  void full_statistics() {
+    const Eigen::Index S = used_.size();
+    Eigen::MatrixXd PhiU_PhiU(S, S);
+    Eigen::VectorXd PhiU_t(S);
+    for (Eigen::Index k = 0; k < S; ++k) {
+      PhiU_PhiU.row(k) = PhiT_PhiU_.row(used_[k]);
+      PhiU_t(k) = PhiT_t_(used_[k]);
+    }
+    const Posterior p = weight_posterior(PhiU_PhiU, PhiU_t, alpha_, beta_, jitter_events_);
+    Sigma_ = p.Sigma;
+    mu_ = p.mu;
+    const double rss = (t_ - fitted()).squaredNorm();
+    log_ml_ = log_marginal_likelihood(p, alpha_, beta_, rss, n_);
+    const Eigen::MatrixXd CS = PhiT_PhiU_ * Sigma_;
+    S_in_ = (beta_ - beta_ * beta_ * (CS.array() * PhiT_PhiU_.array()).rowwise().sum()).matrix();
+    Q_in_ = beta_ * (PhiT_t_ - PhiT_PhiU_ * mu_);
+  }
+
+  double var_t_ = 1.0;
+
+  void update_noise() {
+    const double rss = (t_ - fitted()).squaredNorm();
+    const double gamma_sum = (1.0 - alpha_.array() * Sigma_.diagonal().array()).sum();
+    double b = (static_cast<double>(n_) - gamma_sum) / std::max(rss, 1e-300);
+    beta_ = std::min(b, opt_.beta_max_factor / std::max(var_t_, 1e-300));
+  }
+
+  // Chooses the action with the largest gain; sets selected_, new_alpha_, best_delta_.
+  int select_action() {
+    const Eigen::Index S = used_.size();
+    Eigen::VectorXd s = S_in_, q = Q_in_;
+    for (Eigen::Index k = 0; k < S; ++k) {
+      const Eigen::Index m = used_[k];
+      const double d = alpha_(k) - S_in_(m);
+      s(m) = alpha_(k) * S_in_(m) / d;
+      q(m) = alpha_(k) * Q_in_(m) / d;
+    }
+    const Eigen::VectorXd theta = q.array().square() - s.array();
+    Eigen::VectorXd delta = Eigen::VectorXd::Zero(M_);
+    std::vector<int> act(M_, kReestimate);
+    std::vector<char> is_used(M_, 0);
+    bool any_delete = false, any_add = false;
+    for (Eigen::Index k = 0; k < S; ++k) {
+      const Eigen::Index m = used_[k];
+      is_used[m] = 1;
+      if (theta(m) > opt_.zero_factor) {
+        const double a_new = s(m) * s(m) / theta(m);
+        const double d = 1.0 / a_new - 1.0 / alpha_(k);
+        delta(m) = 0.5 * (d * Q_in_(m) * Q_in_(m) / (d * S_in_(m) + 1.0) - std::log1p(S_in_(m) * d));
+      } else if (S > 1) {
+        any_delete = true;
+        act[m] = kDelete;
+        // -l(alpha_m): the gain of setting alpha_m to infinity.
+        delta(m) = 0.5 * (Q_in_(m) * Q_in_(m) / (S_in_(m) - alpha_(k)) - std::log1p(-S_in_(m) / alpha_(k)));
+      }
+    }
+    for (Eigen::Index m = 0; m < M_; ++m) {
+      if (is_used[m] || aligned_out_[m] || !(theta(m) > opt_.zero_factor)) continue;
+      any_add = true;
+      act[m] = kAdd;
+      const double quot = Q_in_(m) * Q_in_(m) / S_in_(m);
+      delta(m) = 0.5 * (quot - 1.0 - std::log(quot));
+    }
+    if ((any_add && opt_.priority_addition) || (any_delete && opt_.priority_deletion)) {
+      const int keep = any_delete && opt_.priority_deletion ? kDelete : kAdd;
+      for (Eigen::Index m = 0; m < M_; ++m)
+        if (act[m] != keep) delta(m) = 0.0;
+    }
+    Eigen::Index best;
+    best_delta_ = delta.maxCoeff(&best);
+    selected_ = best;
+    if (!(best_delta_ > 0.0)) {
+      best_delta_ = 0.0;
+      return kTerminate;
+    }
+    int action = act[best];
+    new_alpha_ = theta(best) > 0.0 ? s(best) * s(best) / theta(best) : kInf;
+    if (action == kReestimate && !any_delete) {
+      const double old_alpha = alpha_(position_in_used(best));
+      if (std::abs(std::log(new_alpha_) - std::log(old_alpha)) < opt_.min_delta_log_alpha) {
+        best_delta_ = 0.0;
+        return kTerminate;
+      }
+    }
+    if (action == kAdd && opt_.alignment_test) {
+      // Column norms are one, so the cached inner products are the cosines.
+      bool aligned = false;
+      for (Eigen::Index k = 0; k < S; ++k) {
+        if (PhiT_PhiU_(best, k) > opt_.alignment_max) {
+          aligned = true;
+          aligned_pairs_.emplace_back(best, used_[k]);
+        }
+      }
+      if (aligned) {
+        aligned_out_[best] = 1;
+        best_delta_ = 0.0;
+        return kAlignmentSkip;
+      }
+    }
+    return action;
+  }
+
+  void apply_action(int action) {
+    const Eigen::Index m = selected_;
+    const double b = beta_;
+    if (action == kReestimate) {
+      const Eigen::Index k = position_in_used(m);
+      const Eigen::VectorXd s_k = Sigma_.col(k);
+      const double kappa = 1.0 / (Sigma_(k, k) + 1.0 / (new_alpha_ - alpha_(k)));
+      const Eigen::VectorXd tmp = kappa * s_k;
+      Sigma_ -= tmp * s_k.transpose();
+      const Eigen::VectorXd delta_mu = -mu_(k) * tmp;
+      mu_ += delta_mu;
+      const Eigen::VectorXd beta_C_s = b * (PhiT_PhiU_ * s_k);
+      S_in_.array() += kappa * beta_C_s.array().square();
+      Q_in_ -= b * (PhiT_PhiU_ * delta_mu);
+      alpha_(k) = new_alpha_;
+    } else if (action == kAdd) {
+      const Eigen::VectorXd PhiT_phi = cross(m);  // the O(n M) step
+      const Eigen::VectorXd tmp = b * (Sigma_ * PhiT_PhiU_.row(m).transpose());
+      const double s_ii = 1.0 / (new_alpha_ + S_in_(m));
+      const Eigen::VectorXd s_i = -s_ii * tmp;
+      const Eigen::Index S = used_.size();
+      Eigen::MatrixXd Sigma_new(S + 1, S + 1);
+      Sigma_new.topLeftCorner(S, S) = Sigma_ - s_i * tmp.transpose();
+      Sigma_new.topRightCorner(S, 1) = s_i;
+      Sigma_new.bottomLeftCorner(1, S) = s_i.transpose();
+      Sigma_new(S, S) = s_ii;
+      Sigma_.swap(Sigma_new);
+      const double mu_i = s_ii * Q_in_(m);
+      mu_.conservativeResize(S + 1);
+      mu_.head(S) -= mu_i * tmp;
+      mu_(S) = mu_i;
+      const Eigen::VectorXd mCi = b * (PhiT_phi - PhiT_PhiU_ * tmp);
+      S_in_.array() -= s_ii * mCi.array().square();
+      Q_in_ -= mu_i * mCi;
+      PhiT_PhiU_.conservativeResize(Eigen::NoChange, S + 1);
+      PhiT_PhiU_.col(S) = PhiT_phi;
+      used_.push_back(m);
+      alpha_.conservativeResize(S + 1);
+      alpha_(S) = new_alpha_;
+    } else if (action == kDelete) {
+      const Eigen::Index k = position_in_used(m);
+      const double s_kk = Sigma_(k, k);
+      const Eigen::VectorXd s_k = Sigma_.col(k);
+      const Eigen::VectorXd tmp = s_k / s_kk;
+      Sigma_ -= tmp * s_k.transpose();
+      const double mu_k = mu_(k);
+      mu_ -= mu_k * tmp;
+      const Eigen::VectorXd jPm = b * (PhiT_PhiU_ * s_k);
+      S_in_.array() += jPm.array().square() / s_kk;
+      Q_in_ += jPm * (mu_k / s_kk);
+      detail::remove_row_and_column(Sigma_, k);
+      detail::remove_entry(mu_, k);
+      detail::remove_entry(alpha_, k);
+      detail::remove_column(PhiT_PhiU_, k);
+      used_.erase(used_.begin() + k);
+      // Columns barred because they aligned with m may compete again.
+      for (auto it = aligned_pairs_.begin(); it != aligned_pairs_.end();) {
+        if (it->second == m) {
+          aligned_out_[it->first] = 0;
+          it = aligned_pairs_.erase(it);
+        } else {
+          ++it;
+        }
+      }
+    }
+  }
+};
+
+}  // namespace sparsebayes

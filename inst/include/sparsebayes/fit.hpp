@@ -1,0 +1,59 @@
+// Entry point for Gaussian-likelihood fits: puts the problem in standard
+// units (targets divided by their sd, basis columns scaled to unit norm, as
+// SparseBayes does), runs the chosen solver and maps the result back, so the
+// solvers' constants are scale-free and extreme magnitudes do not overflow.
+#pragma once
+
+#include <string>
+
+#include "fast_solver.hpp"
+#include "mackay_solver.hpp"
+
+namespace sparsebayes {
+
+inline FitResult fit_gaussian(const Eigen::Ref<const Eigen::MatrixXd>& Phi_in,
+                              const Eigen::Ref<const Eigen::VectorXd>& t_in, const std::string& method,
+                              SolverOptions opt, const Progress& progress = nullptr) {
+  check_inputs(Phi_in, t_in);
+  const Eigen::Index n = Phi_in.rows();
+  const double sd_t = std::sqrt((t_in.array() - t_in.mean()).square().sum() / (n - 1.0));
+  if (!(sd_t > 0.0) || !std::isfinite(sd_t))
+    throw std::invalid_argument("the response is constant (or its spread overflows); nothing to fit");
+  const Eigen::VectorXd t = t_in / sd_t;
+  Eigen::VectorXd scale = Phi_in.colwise().norm().transpose();
+  if (!scale.allFinite()) throw std::invalid_argument("basis column norms overflow; rescale the inputs");
+  Eigen::VectorXd inv_scale(scale.size());
+  for (Eigen::Index j = 0; j < scale.size(); ++j) {
+    if (!(scale(j) > 0.0)) scale(j) = 1.0;  // a zero column can never enter the model
+    inv_scale(j) = 1.0 / scale(j);
+  }
+  if (opt.fixed_noise > 0.0) opt.fixed_noise /= sd_t * sd_t;
+
+  FitResult r;
+  if (method == "fast") {
+    r = FastSolver(Phi_in, inv_scale, t, opt).run(progress);
+  } else if (method == "mackay") {
+    r = mackay_solve(Phi_in, inv_scale, t, opt, progress);
+  } else {
+    throw std::invalid_argument("unknown method '" + method + "'");
+  }
+
+  // Back to the caller's units: w = sd_t w~ / scale, alpha = alpha~ scale^2 / sd_t^2.
+  const double v = sd_t * sd_t;
+  Eigen::VectorXd s_used(r.relevant.size());
+  for (std::size_t k = 0; k < r.relevant.size(); ++k) s_used(k) = scale(r.relevant[k]);
+  r.mu = sd_t * r.mu.cwiseQuotient(s_used);
+  r.Sigma = v * (s_used.cwiseInverse().asDiagonal() * r.Sigma * s_used.cwiseInverse().asDiagonal());
+  r.alpha = r.alpha.cwiseProduct(scale.cwiseAbs2()) / v;
+  r.beta /= v;
+  r.fitted *= sd_t;
+  const double shift = -static_cast<double>(n) * std::log(sd_t);  // density of t = sd_t * t~
+  r.log_ml += shift;
+  for (auto& row : r.trace) {
+    row.log_ml += shift;
+    row.noise_variance *= v;
+  }
+  return r;
+}
+
+}  // namespace sparsebayes

@@ -1,0 +1,112 @@
+// The classic all-at-once re-estimation of Tipping (2001), after MacKay:
+//   alpha_j <- gamma_j / mu_j^2,  beta <- (N - sum gamma) / ||t - Phi mu||^2,
+// with gamma_j = 1 - alpha_j Sigma_jj, pruning columns whose alpha diverges.
+// Each iteration factorises the whole active set: O(n M^2 + M^3). It is the
+// slow, independent route to the evidence maximum that the fast solver finds.
+#pragma once
+
+#include <algorithm>
+#include <chrono>
+
+#include "model.hpp"
+
+namespace sparsebayes {
+
+// Phi diag(inv_scale) has unit-norm columns (see fit.hpp).
+inline FitResult mackay_solve(const Eigen::Ref<const Eigen::MatrixXd>& Phi, const Eigen::VectorXd& inv_scale,
+                              const Eigen::VectorXd& t, const SolverOptions& opt, const Progress& progress) {
+  using clock = std::chrono::steady_clock;
+  const auto start = clock::now();
+  const Eigen::Index n = Phi.rows(), M = Phi.cols();
+  const double sd_t = std::sqrt((t.array() - t.mean()).square().sum() / std::max<double>(1.0, n - 1.0));
+  const bool noise_fixed = opt.fixed_noise > 0.0;
+  double beta = noise_fixed ? 1.0 / opt.fixed_noise : 1.0 / std::pow(std::max(1e-6, sd_t) * 0.1, 2);
+  const double beta_max = opt.beta_max_factor / std::max(sd_t * sd_t, 1e-300);
+
+  const Eigen::VectorXd PhiT_t = (Phi.transpose() * t).cwiseProduct(inv_scale);
+  const Eigen::VectorXd sq_norm = Phi.colwise().squaredNorm().transpose().cwiseProduct(inv_scale.cwiseAbs2());
+  // Start every column at its single-column optimum, clipped as SparseBayes does.
+  std::vector<Eigen::Index> active;
+  std::vector<double> alpha_active;
+  for (Eigen::Index m = 0; m < M; ++m) {
+    const double s = beta * sq_norm(m), q = beta * PhiT_t(m);
+    if (!(s > 0.0)) continue;
+    double a = s * s / (q * q - s);
+    if (a < 0.0) a = 1e3;
+    active.push_back(m);
+    alpha_active.push_back(std::clamp(a, 1e-3, 1e3));
+  }
+  if (active.empty()) throw std::invalid_argument("every basis column is zero");
+
+  FitResult res;
+  int jitter_events = 0, it = 0;
+  bool converged = false;
+  Posterior post;
+  Eigen::VectorXd alpha, fitted;
+  double log_ml = 0.0;
+  while (true) {
+    const Eigen::Index S = active.size();
+    Eigen::MatrixXd PhiA(n, S);
+    Eigen::VectorXd PhiA_t(S);
+    alpha.resize(S);
+    for (Eigen::Index k = 0; k < S; ++k) {
+      PhiA.col(k) = Phi.col(active[k]) * inv_scale(active[k]);
+      PhiA_t(k) = PhiT_t(active[k]);
+      alpha(k) = alpha_active[k];
+    }
+    post = weight_posterior(PhiA.transpose() * PhiA, PhiA_t, alpha, beta, jitter_events);
+    fitted = PhiA * post.mu;
+    const double rss = (t - fitted).squaredNorm();
+    log_ml = log_marginal_likelihood(post, alpha, beta, rss, n);
+    const TraceRow row{log_ml, static_cast<int>(S), 1.0 / beta, kReestimate};
+    res.trace.push_back(row);
+    if (progress) progress(it, row);
+    if (converged || it >= opt.max_iterations) break;
+    if (std::chrono::duration<double>(clock::now() - start).count() > opt.time_limit) break;
+    ++it;
+
+    const Eigen::ArrayXd gamma = 1.0 - alpha.array() * post.Sigma.diagonal().array();
+    double max_change = 0.0;
+    std::vector<Eigen::Index> next;
+    std::vector<double> next_alpha;
+    for (Eigen::Index k = 0; k < S; ++k) {
+      const double a = std::max(gamma(k), 0.0) / (post.mu(k) * post.mu(k));
+      if (a < opt.alpha_max) {
+        max_change = std::max(max_change, std::abs(std::log(a) - std::log(alpha(k))));
+        next.push_back(active[k]);
+        next_alpha.push_back(a);
+      }
+    }
+    bool pruned = static_cast<Eigen::Index>(next.size()) < S;
+    if (next.empty()) {  // keep the strongest column rather than an empty model
+      Eigen::Index k;
+      post.mu.cwiseAbs().maxCoeff(&k);
+      next.assign(1, active[k]);
+      next_alpha.assign(1, alpha(k));
+      pruned = S > 1;
+    }
+    double delta_log_beta = 0.0;
+    if (!noise_fixed) {
+      const double b = std::min((static_cast<double>(n) - gamma.sum()) / std::max(rss, 1e-300), beta_max);
+      delta_log_beta = std::abs(std::log(b) - std::log(beta));
+      beta = b;
+    }
+    active.swap(next);
+    alpha_active.swap(next_alpha);
+    converged = !pruned && max_change < opt.tolerance && delta_log_beta < opt.tolerance;
+  }
+  res.relevant = active;
+  res.mu = post.mu;
+  res.Sigma = post.Sigma;
+  res.alpha = Eigen::VectorXd::Constant(M, kInf);
+  for (std::size_t k = 0; k < active.size(); ++k) res.alpha(active[k]) = alpha(k);
+  res.beta = beta;
+  res.log_ml = log_ml;
+  res.fitted = fitted;
+  res.iterations = it;
+  res.converged = converged;
+  res.jitter_events = jitter_events;
+  return res;
+}
+
+}  // namespace sparsebayes

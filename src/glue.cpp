@@ -1,0 +1,96 @@
+// Thin Rcpp glue: R objects <-> Eigen, core exceptions -> R errors.
+// All modelling logic lives in inst/include/sparsebayes/.
+#include <RcppEigen.h>
+
+#include <sparsebayes/fit.hpp>
+#include <sparsebayes/kernels.hpp>
+
+// [[Rcpp::depends(RcppEigen)]]
+
+namespace {
+
+sparsebayes::Kernel as_kernel(const Rcpp::List& k) {
+  sparsebayes::Kernel out;
+  out.type = sparsebayes::kernel_type_from_name(Rcpp::as<std::string>(k["type"]));
+  out.width = Rcpp::as<double>(k["width"]);
+  out.variance = Rcpp::as<double>(k["variance"]);
+  out.degree = Rcpp::as<double>(k["degree"]);
+  out.offset = Rcpp::as<double>(k["offset"]);
+  return out;
+}
+
+sparsebayes::SolverOptions as_options(const Rcpp::List& c) {
+  sparsebayes::SolverOptions o;
+  o.max_iterations = Rcpp::as<int>(c["max_iterations"]);
+  o.time_limit = Rcpp::as<double>(c["time_limit"]);
+  o.zero_factor = Rcpp::as<double>(c["zero_factor"]);
+  o.min_delta_log_alpha = Rcpp::as<double>(c["min_delta_log_alpha"]);
+  o.min_delta_log_beta = Rcpp::as<double>(c["min_delta_log_beta"]);
+  o.priority_addition = Rcpp::as<bool>(c["priority_addition"]);
+  o.priority_deletion = Rcpp::as<bool>(c["priority_deletion"]);
+  o.beta_update_start = Rcpp::as<int>(c["noise_update_start"]);
+  o.beta_update_frequency = Rcpp::as<int>(c["noise_update_frequency"]);
+  o.beta_max_factor = Rcpp::as<double>(c["beta_max_factor"]);
+  o.alignment_test = Rcpp::as<bool>(c["alignment_test"]);
+  o.alignment_max = Rcpp::as<double>(c["alignment_max"]);
+  o.tolerance = Rcpp::as<double>(c["tolerance"]);
+  o.alpha_max = Rcpp::as<double>(c["alpha_max"]);
+  return o;
+}
+
+}  // namespace
+
+// Kernel basis between the rows of x and z, with a leading column of ones
+// when bias is TRUE; written straight into R's memory.
+// [[Rcpp::export(.sb_kernel_design)]]
+Rcpp::NumericMatrix sb_kernel_design(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x, Eigen::Map<Eigen::MatrixXd> z,
+                                     bool bias) {
+  try {
+    const sparsebayes::Kernel k = as_kernel(kernel);
+    Rcpp::NumericMatrix out(x.rows(), z.rows() + (bias ? 1 : 0));
+    Eigen::Map<Eigen::MatrixXd> K(out.begin(), out.nrow(), out.ncol());
+    if (bias) K.col(0).setOnes();
+    sparsebayes::fill_kernel_matrix(k, x, z, K, bias ? 1 : 0);
+    return out;
+  } catch (const std::exception& e) {
+    Rcpp::stop(e.what());
+  }
+}
+
+// [[Rcpp::export(.sb_fit_gaussian)]]
+Rcpp::List sb_fit_gaussian(Eigen::Map<Eigen::MatrixXd> Phi, Eigen::Map<Eigen::VectorXd> t, std::string method,
+                           Rcpp::List control, double fixed_noise, int verbose) {
+  try {
+    sparsebayes::SolverOptions opt = as_options(control);
+    opt.fixed_noise = fixed_noise;
+    const sparsebayes::Progress progress = [verbose](int it, const sparsebayes::TraceRow& row) {
+      if (it % 100 == 0) Rcpp::checkUserInterrupt();
+      if (verbose > 0 && (it <= 1 || it % verbose == 0))
+        Rprintf("iteration %5d  log evidence %.6g  relevant %d  noise sd %.4g\n", it, row.log_ml,
+                row.n_relevant, std::sqrt(row.noise_variance));
+    };
+    const sparsebayes::FitResult r = sparsebayes::fit_gaussian(Phi, t, method, opt, progress);
+    Rcpp::IntegerVector relevant(r.relevant.size());
+    for (std::size_t k = 0; k < r.relevant.size(); ++k) relevant[k] = static_cast<int>(r.relevant[k]) + 1;
+    const std::size_t T = r.trace.size();
+    Rcpp::NumericVector tr_ll(T), tr_noise(T);
+    Rcpp::IntegerVector tr_n(T), tr_action(T);
+    for (std::size_t i = 0; i < T; ++i) {
+      tr_ll[i] = r.trace[i].log_ml;
+      tr_n[i] = r.trace[i].n_relevant;
+      tr_noise[i] = r.trace[i].noise_variance;
+      tr_action[i] = r.trace[i].action;
+    }
+    return Rcpp::List::create(
+        Rcpp::Named("relevant") = relevant, Rcpp::Named("mu") = r.mu, Rcpp::Named("Sigma") = r.Sigma,
+        Rcpp::Named("alpha") = r.alpha, Rcpp::Named("beta") = r.beta, Rcpp::Named("log_ml") = r.log_ml,
+        Rcpp::Named("fitted") = r.fitted, Rcpp::Named("iterations") = r.iterations,
+        Rcpp::Named("converged") = r.converged, Rcpp::Named("jitter_events") = r.jitter_events,
+        Rcpp::Named("trace") = Rcpp::List::create(Rcpp::Named("logLik") = tr_ll, Rcpp::Named("relevant") = tr_n,
+                                                  Rcpp::Named("noise") = tr_noise, Rcpp::Named("action") = tr_action));
+  } catch (const Rcpp::internal::InterruptedException&) {
+    throw;
+  } catch (const std::exception& e) {
+    Rcpp::stop(e.what());
+  }
+}

@@ -1,0 +1,26 @@
+#!/bin/sh
+# Installs the R packages given as arguments that are not installed yet:
+# Debian's prebuilt r-cran-* packages where apt is usable, CRAN otherwise.
+set -e
+missing=$(Rscript -e 'p <- commandArgs(TRUE); cat(p[!vapply(p, requireNamespace, logical(1), quietly = TRUE)])' "$@")
+[ -z "$missing" ] && exit 0
+echo "installing R packages: $missing"
+if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+  debs=""
+  for p in $missing; do debs="$debs r-cran-$(echo "$p" | tr 'A-Z' 'a-z')"; done
+  apt-get update -qq >/dev/null 2>&1 || true
+  for d in $debs; do
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$d" >/dev/null 2>&1 || echo "no Debian package $d"
+  done
+fi
+Rscript -e '
+p <- commandArgs(TRUE)
+p <- p[!vapply(p, requireNamespace, logical(1), quietly = TRUE)]
+if (length(p)) {
+  lib <- Sys.getenv("R_LIBS_USER")
+  if (!file.access(.libPaths()[1], 2) == 0) { dir.create(lib, recursive = TRUE, showWarnings = FALSE); .libPaths(c(lib, .libPaths())) }
+  install.packages(p, repos = "https://cloud.r-project.org", lib = .libPaths()[1])
+}
+p <- p[!vapply(p, requireNamespace, logical(1), quietly = TRUE)]
+if (length(p)) stop("could not install: ", paste(p, collapse = ", "))
+' $missing
