@@ -136,6 +136,16 @@ kernel_design <- function(kernel, x, centres, bias = FALSE) {
   .sb_kernel_design(unclass(spec), x, centres, bias)
 }
 
+# k(x_i, x_i) for each row of x.
+kernel_diagonal <- function(kernel, x) {
+  switch(kernel$type,
+    gaussian = , laplace = , cauchy = rep(kernel$variance, nrow(x)),
+    tpspline = rep(0, nrow(x)),
+    vapply(seq_len(nrow(x)), function(i) {
+      kernel_design(kernel, x[i, , drop = FALSE], x[i, , drop = FALSE])[1L, 1L]
+    }, numeric(1)))
+}
+
 #' @export
 print.sparsebayes_kernel <- function(x, ...) {
   args <- switch(x$type,

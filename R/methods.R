@@ -11,25 +11,39 @@
 #' @param interval `"none"`, `"confidence"` (for the mean function) or
 #'   `"prediction"` (for a new observation, adding the noise variance).
 #' @param level Coverage of the interval.
+#' @param variance How the variance of the mean is computed.
+#'   `"augmented"` (the default for kernel fits) adds the uncertainty of a
+#'   weight on a kernel centred at the new input, as in the RVM* of
+#'   Rasmussen and Quiñonero-Candela (2005), with prior variance the mean
+#'   prior variance `mean(1/alpha)` of the retained kernel weights: error
+#'   bars then grow away from the data, where the plain RVM's shrink. `"rvm"`
+#'   gives the plain posterior variance `phi' Sigma phi`. The predictive mean
+#'   is the RVM's in both cases. Fits with a user `basis` always use `"rvm"`.
 #' @param ... Unused.
 #' @return As [stats::predict.lm()]: a vector of predictions, or with an
 #'   interval a matrix with columns `fit`, `lwr`, `upr`; with `se.fit = TRUE`
 #'   a list with `fit`, `se.fit`, `df` (`Inf`: the predictive distribution
 #'   is Gaussian) and `residual.scale` (the noise sd). Rows of `newdata` with
 #'   missing values give `NA`.
+#' @references Rasmussen, C. E. and Quiñonero-Candela, J. (2005). Healing
+#'   the relevance vector machine through augmentation. *Proceedings of the
+#'   22nd International Conference on Machine Learning*, 689--696.
+#'   \doi{10.1145/1102351.1102438}
 #' @examples
 #' fit <- rvm(accel ~ times, data = MASS::mcycle)
 #' predict(fit, data.frame(times = c(10, 20, 30)), interval = "prediction")
 #' @export
 predict.rvm <- function(object, newdata = NULL, type = "response", se.fit = FALSE,
-                        interval = c("none", "confidence", "prediction"), level = 0.95, ...) {
+                        interval = c("none", "confidence", "prediction"), level = 0.95,
+                        variance = c("augmented", "rvm"), ...) {
   type <- match.arg(type, "response")
   interval <- match.arg(interval)
+  variance <- match.arg(variance)
   check_flag(se.fit, "se.fit")
   check_number(level, "level", lower = 0, upper = 1, open_lower = TRUE)
   if (level >= 1) stop_arg("level", "must be below 1.")
-  Phi <- if (is.null(newdata)) NULL else relevant_design(object, new_inputs(object, newdata))
-  predict_gaussian(object, Phi, se.fit, interval, level)
+  x <- if (is.null(newdata)) NULL else new_inputs(object, newdata)
+  predict_gaussian(object, x, se.fit, interval, level, variance)
 }
 
 # Columns of the design for the retained basis functions at inputs x.
@@ -38,25 +52,27 @@ relevant_design <- function(object, x) {
   xs <- apply_scaling(x, object$scaling)
   ok <- stats::complete.cases(xs)
   Phi <- matrix(NA_real_, nrow(xs), length(object$relevant))
-  if (any(ok)) {
+  if (any(ok))
     Phi[ok, ] <- kernel_design(object$kernel, xs[ok, , drop = FALSE], object$centres,
                                object$bias && 1L %in% object$relevant)
-  }
   Phi
 }
 
-# Predictive mean, standard error and intervals from design columns Phi of
-# the retained weights (NULL: the training inputs).
-predict_gaussian <- function(object, Phi, se.fit, interval, level) {
-  if (is.null(Phi)) {
-    fit <- object$fitted.values
-    need_var <- se.fit || interval != "none"
-    if (need_var) Phi <- training_design(object)
-  } else {
-    fit <- drop(Phi %*% object$weights)
+# Predictive mean, standard error and intervals at inputs x (NULL: the
+# training inputs).
+predict_gaussian <- function(object, x, se.fit, interval, level, variance = "augmented") {
+  want_var <- se.fit || interval != "none"
+  if (is.null(x)) {
+    if (!want_var) return(object$fitted.values)
+    if (is.null(object$kernel)) stop("the training design of a fit with a user `basis` is not stored; ",
+                                     "pass it as `newdata`.", call. = FALSE)
+    x <- object$x
   }
-  if (!se.fit && interval == "none") return(fit)
+  Phi <- relevant_design(object, x)
+  fit <- drop(Phi %*% object$weights)
+  if (!want_var) return(fit)
   var_f <- rowSums((Phi %*% object$Sigma) * Phi)
+  if (variance == "augmented" && !is.null(object$kernel)) var_f <- var_f + augmentation_variance(object, x, Phi)
   se <- sqrt(pmax(var_f, 0))
   out <- fit
   if (interval != "none") {
@@ -70,10 +86,29 @@ predict_gaussian <- function(object, Phi, se.fit, interval, level) {
 
 noise_for_prediction <- function(object) mean(object$lambda)
 
-training_design <- function(object) {
-  if (is.null(object$kernel)) stop("the training design of a fit with a user `basis` is not stored; ",
-                                   "pass it as `newdata`.", call. = FALSE)
-  relevant_design(object, object$x)
+# RVM*: the posterior variance a weight w* ~ N(0, v) on the kernel centred at
+# x* adds at x*, e*^2 / (1/v + S*), with S* = phi*' C^-1 phi* over the
+# training inputs and e* = k(x*, x*) - beta phi(x*)' Sigma Phi' phi*.
+augmentation_variance <- function(object, x, Phi) {
+  xs <- apply_scaling(x, object$scaling)
+  ok <- which(stats::complete.cases(xs))
+  extra <- rep(NA_real_, nrow(xs))
+  if (!length(ok)) return(extra)
+  xtrain <- apply_scaling(object$x, object$scaling)
+  Phi_train <- relevant_design(object, object$x)
+  kernel_alpha <- object$alpha[object$relevant[object$relevant > object$bias]]
+  prior_var <- mean(1 / if (length(kernel_alpha)) kernel_alpha else object$alpha[object$relevant])
+  beta <- 1 / mean(object$lambda)
+  chunk <- max(1L, floor(5e6 / nrow(xtrain)))  # bound the memory of K
+  for (rows in split(ok, ceiling(seq_along(ok) / chunk))) {
+    K <- kernel_design(object$kernel, xs[rows, , drop = FALSE], xtrain)
+    P <- K %*% Phi_train
+    S <- beta * rowSums(K^2) - beta^2 * rowSums((P %*% object$Sigma) * P)
+    e <- kernel_diagonal(object$kernel, xs[rows, , drop = FALSE]) -
+      beta * rowSums((Phi[rows, , drop = FALSE] %*% object$Sigma) * P)
+    extra[rows] <- e^2 / (1 / prior_var + pmax(S, 0))
+  }
+  extra
 }
 
 #' @export

@@ -23,7 +23,7 @@ plot.rvm <- function(x, level = 0.95, n_grid = 400L, ...) {
 plot_curve <- function(x, level, n_grid, ...) {
   xin <- x$x[, 1L]
   grid <- seq(min(xin), max(xin), length.out = n_grid)
-  pr <- predict_gaussian(x, relevant_design(x, matrix(grid, ncol = 1L)), FALSE, "prediction", level)
+  pr <- predict_gaussian(x, matrix(grid, ncol = 1L), FALSE, "prediction", level)
   xlab <- colnames(x$x)[1L] %||% "x"
   ylab <- if (!is.null(x$terms)) deparse(x$terms[[2L]]) else "y"
   graphics::plot(xin, x$y, xlab = xlab, ylab = ylab, pch = 16, cex = 0.6, col = "grey40",

@@ -95,7 +95,7 @@ rvm.formula <- function(formula, data, subset, na.action, ...) {
 
 #' @rdname rvm
 #' @export
-rvm.default <- function(x, y, kernel = "gaussian", bias = TRUE, scale = TRUE,
+rvm.default <- function(x = NULL, y, kernel = "gaussian", bias = TRUE, scale = TRUE,
                         method = c("fast", "mackay"), basis = NULL, control = rvm_control(), ...) {
   method <- match.arg(method)
   control <- check_control(control)

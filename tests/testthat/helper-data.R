@@ -1,0 +1,27 @@
+# Seeded data generators shared by the tests.
+
+sinc_data <- function(n = 100, noise_sd = 0.1, seed = 1) {
+  set.seed(seed)
+  x <- runif(n, -10, 10)
+  f <- sin(x) / x
+  data.frame(x = x, y = f + rnorm(n, sd = noise_sd), f = f)
+}
+
+sinc <- function(x) ifelse(x == 0, 1, sin(x) / x)
+
+# A small linear problem: 3 relevant of 6 features.
+linear_data <- function(n = 60, seed = 2) {
+  set.seed(seed)
+  X <- matrix(rnorm(n * 6), n, 6, dimnames = list(NULL, paste0("v", 1:6)))
+  y <- drop(X[, 1:3] %*% c(2, -1, 0.5)) + rnorm(n, sd = 0.5)
+  list(X = X, y = y)
+}
+
+# log N(y | 0, noise I + Phi_r diag(1/alpha_r) Phi_r^T) computed densely.
+dense_log_evidence <- function(Phi, y, alpha, noise) {
+  r <- which(is.finite(alpha))
+  C <- diag(noise, length(y)) + Phi[, r, drop = FALSE] %*% (t(Phi[, r, drop = FALSE]) / alpha[r])
+  U <- chol(C)
+  z <- backsolve(U, y, transpose = TRUE)
+  -0.5 * (length(y) * log(2 * pi) + 2 * sum(log(diag(U))) + sum(z^2))
+}

@@ -1,0 +1,43 @@
+test_that("kernels match their formulas", {
+  set.seed(21)
+  x <- matrix(rnorm(10), 5, 2)
+  z <- matrix(rnorm(6), 3, 2)
+  d2 <- outer(rowSums(x^2), rowSums(z^2), "+") - 2 * x %*% t(z)
+  expect_equal(kernel_matrix(kernel_gaussian(1.5, variance = 2), x, z), 2 * exp(-d2 / 1.5^2), tolerance = 1e-12)
+  expect_equal(kernel_matrix(kernel_laplace(0.7), x, z), exp(-sqrt(d2) / 0.7), tolerance = 1e-12)
+  expect_equal(kernel_matrix(kernel_cauchy(2), x, z), 1 / (1 + d2 / 4), tolerance = 1e-12)
+  expect_equal(kernel_matrix(kernel_polynomial(3, 0.5), x, z), (x %*% t(z) + 0.5)^3, tolerance = 1e-12)
+  expect_equal(kernel_matrix("linear", x, z), x %*% t(z), tolerance = 1e-12)
+  tp <- kernel_matrix(kernel_tpspline(2), x, z)
+  expect_equal(tp, d2 / 4 * log(sqrt(d2) / 2), tolerance = 1e-10)
+  expect_equal(diag(kernel_matrix(kernel_tpspline(2), x)), rep(0, 5))
+  # Linear spline (Schmolck & Everson eq. 38), one input, and a product over inputs.
+  ls1 <- function(a, b, r) {
+    m <- pmin(a, b)
+    1 + a * b / r^2 + a * b * m / r^3 - (a + b) / 2 * m^2 / r^3 + m^3 / (3 * r^3)
+  }
+  expect_equal(kernel_matrix(kernel_lspline(3), x[, 1], z[, 1]), outer(x[, 1], z[, 1], ls1, r = 3), tolerance = 1e-12)
+  expect_equal(kernel_matrix(kernel_lspline(3), x, z),
+               outer(x[, 1], z[, 1], ls1, r = 3) * outer(x[, 2], z[, 2], ls1, r = 3), tolerance = 1e-12)
+})
+
+test_that("many input columns use the Gram identity without losing accuracy", {
+  set.seed(22)
+  x <- matrix(rnorm(200), 10, 20)
+  d2 <- as.matrix(dist(x))^2
+  expect_equal(kernel_matrix(kernel_gaussian(5), x), unname(exp(-d2 / 25)), tolerance = 1e-10)
+})
+
+test_that("kernel names are shorthand and widths default from the data", {
+  expect_identical(sparsebayes:::as_kernel("cauchy"), kernel_cauchy())
+  x <- matrix(c(0, 1, 3), 3)
+  # half the median pairwise distance (distances 1, 2, 3)
+  expect_equal(kernel_matrix("gaussian", x), unname(exp(-as.matrix(dist(x))^2 / 1^2)))
+  expect_error(kernel_matrix("rbf", x), "kernel.*must be one of")
+  expect_error(kernel_matrix(42, x), "kernel.*must be a kernel object")
+  expect_error(kernel_gaussian(-1), "width.*> 0")
+  expect_error(kernel_gaussian(variance = 0), "variance.*> 0")
+  expect_error(kernel_polynomial(1.5), "degree.*whole number")
+  expect_error(kernel_matrix("linear", x, matrix(1, 2, 2)), "y.*2 columns.*1")
+  expect_error(kernel_matrix("linear", c(1, NA)), "x.*NA")
+})
