@@ -29,6 +29,7 @@ document:
 	Rscript -e 'Rcpp::compileAttributes("."); roxygen2::roxygenise()'
 
 check: deps
+	command -v qpdf >/dev/null || apt-get install -y -qq qpdf >/dev/null 2>&1 || true
 	sh tools/install-deps.sh $(TEST_DEPS) $(DEV_DEPS)
 	rm -rf check && mkdir -p check && cd check && R CMD build .. && _R_CHECK_FORCE_SUGGESTS_=false R CMD check --as-cran --no-manual sparsebayes_*.tar.gz
 

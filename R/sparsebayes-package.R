@@ -15,4 +15,5 @@
 #' @keywords internal
 #' @useDynLib sparsebayes, .registration = TRUE
 #' @importFrom Rcpp sourceCpp
+#' @importFrom stats coef fitted logLik nobs predict residuals vcov
 "_PACKAGE"
