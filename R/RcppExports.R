@@ -5,7 +5,11 @@
     .Call(`_sparsebayes_sb_kernel_design`, kernel, x, z, bias)
 }
 
-.sb_fit_gaussian <- function(Phi, t, method, control, fixed_noise, verbose) {
-    .Call(`_sparsebayes_sb_fit_gaussian`, Phi, t, method, control, fixed_noise, verbose)
+.sb_fit <- function(Phi, t, likelihood, method, control, fixed_noise, verbose) {
+    .Call(`_sparsebayes_sb_fit`, Phi, t, likelihood, method, control, fixed_noise, verbose)
+}
+
+.sb_laplace_mode <- function(Phi, t, likelihood, alpha) {
+    .Call(`_sparsebayes_sb_laplace_mode`, Phi, t, likelihood, alpha)
 }
 

@@ -41,7 +41,7 @@ check_numeric_matrix <- function(x, arg = deparse(substitute(x))) {
 
 check_response <- function(y, n, arg = "y") {
   if (is.factor(y) || is.character(y) || is.logical(y))
-    stop_arg(arg, "must be numeric; classification is not available yet.")
+    stop_arg(arg, "must be numeric for the gaussian family; use family = binomial() to classify.")
   if (!is.numeric(y)) stop_arg(arg, "must be a numeric vector.")
   if (!is.null(dim(y)) && NCOL(y) != 1L) stop_arg(arg, "must be a single column.")
   y <- as.numeric(y)

@@ -6,20 +6,34 @@
 #' @param newdata New inputs: a data frame for formula fits, a numeric
 #'   matrix (or vector for one input) otherwise, or the new design matrix
 #'   for fits with a user-supplied `basis`. `NULL` gives the fitted values.
-#' @param type `"response"` (the only type for Gaussian models).
-#' @param se.fit Return standard errors of the predictive mean?
+#' @param type Gaussian fits: `"response"`. Binomial fits: `"class"` (the
+#'   default, a factor with the training levels), `"prob"` (a matrix with a
+#'   column of probabilities per class), `"response"` (the probability of the
+#'   second class, as [stats::predict.glm()]) or `"link"` (log-odds).
+#'   Poisson fits: `"response"` (the default, the rate) or `"link"`.
+#'   Multiclass fits: `"class"` or `"prob"`.
+#' @param se.fit Return standard errors of the predictive mean? For binomial
+#'   and poisson fits they are on the link scale.
 #' @param interval `"none"`, `"confidence"` (for the mean function) or
-#'   `"prediction"` (for a new observation, adding the noise variance).
+#'   `"prediction"` (for a new observation, adding the noise variance;
+#'   Gaussian fits only). For binomial and poisson fits the confidence
+#'   interval is computed on the link scale and mapped to the response.
 #' @param level Coverage of the interval.
 #' @param variance How the variance of the mean is computed.
-#'   `"augmented"` (the default for kernel fits) adds the uncertainty of a
-#'   weight on a kernel centred at the new input, as in the RVM* of
-#'   Rasmussen and Quiñonero-Candela (2005), with prior variance the mean
-#'   prior variance `mean(1/alpha)` of the retained kernel weights: error
+#'   `"augmented"` (the default for Gaussian kernel fits) adds the
+#'   uncertainty of a weight on a kernel centred at the new input, as in the
+#'   RVM* of Rasmussen and Quiñonero-Candela (2005), with prior variance the
+#'   mean prior variance `mean(1/alpha)` of the retained kernel weights: error
 #'   bars then grow away from the data, where the plain RVM's shrink. `"rvm"`
 #'   gives the plain posterior variance `phi' Sigma phi`. The predictive mean
-#'   is the RVM's in both cases. Fits with a user `basis` always use `"rvm"`.
+#'   is the RVM's in both cases. Fits with a user `basis` and non-Gaussian
+#'   fits always use `"rvm"`.
 #' @param ... Unused.
+#' @details Binomial probabilities are the moderated output
+#'   `plogis(m / sqrt(1 + pi v / 8))` of the linear predictor's posterior
+#'   mean `m` and variance `v` (MacKay 1992), which shrinks overconfident
+#'   probabilities where the weights are uncertain; the class is the more
+#'   probable one. Poisson rates are the posterior mean `exp(m + v / 2)`.
 #' @return As [stats::predict.lm()]: a vector of predictions, or with an
 #'   interval a matrix with columns `fit`, `lwr`, `upr`; with `se.fit = TRUE`
 #'   a list with `fit`, `se.fit`, `df` (`Inf`: the predictive distribution
@@ -29,21 +43,63 @@
 #'   the relevance vector machine through augmentation. *Proceedings of the
 #'   22nd International Conference on Machine Learning*, 689--696.
 #'   \doi{10.1145/1102351.1102438}
+#'
+#'   MacKay, D. J. C. (1992). The evidence framework applied to
+#'   classification networks. *Neural Computation*, 4, 720--736.
 #' @examples
 #' fit <- rvm(accel ~ times, data = MASS::mcycle)
 #' predict(fit, data.frame(times = c(10, 20, 30)), interval = "prediction")
 #' @export
-predict.rvm <- function(object, newdata = NULL, type = "response", se.fit = FALSE,
+predict.rvm <- function(object, newdata = NULL, type = NULL, se.fit = FALSE,
                         interval = c("none", "confidence", "prediction"), level = 0.95,
                         variance = c("augmented", "rvm"), ...) {
-  type <- match.arg(type, "response")
+  family <- object$family$family
+  type <- check_type(type, switch(family, gaussian = "response", binomial = c("class", "prob", "response", "link"),
+                                  poisson = c("response", "link")))
   interval <- match.arg(interval)
   variance <- match.arg(variance)
   check_flag(se.fit, "se.fit")
   check_number(level, "level", lower = 0, upper = 1, open_lower = TRUE)
   if (level >= 1) stop_arg("level", "must be below 1.")
+  if (family != "gaussian" && interval == "prediction")
+    stop_arg("interval", "\"prediction\" is for gaussian fits; use \"confidence\".")
+  if (type %in% c("class", "prob") && (se.fit || interval != "none"))
+    stop_arg("type", sprintf("\"%s\" gives no standard errors or intervals; use type = \"response\".", type))
   x <- if (is.null(newdata)) NULL else new_inputs(object, newdata)
-  predict_gaussian(object, x, se.fit, interval, level, variance)
+  if (family == "gaussian") return(predict_gaussian(object, x, se.fit, interval, level, variance))
+  lp <- linear_predictor(object, x, need_var = TRUE)
+  p <- link_to_response(family, lp$eta, lp$var)
+  if (type == "class") return(factor(object$levels[1L + (p > 0.5)], levels = object$levels))
+  if (type == "prob") return(matrix(c(1 - p, p), ncol = 2L, dimnames = list(NULL, object$levels)))
+  fit <- if (type == "link") lp$eta else p
+  se <- sqrt(lp$var)
+  if (interval == "confidence") {
+    q <- stats::qnorm((1 + level) / 2)
+    bounds <- cbind(lp$eta - q * se, lp$eta + q * se)
+    if (type == "response") bounds <- object$family$linkinv(bounds)
+    fit <- cbind(fit = fit, lwr = bounds[, 1L], upr = bounds[, 2L])
+  }
+  if (se.fit) list(fit = fit, se.fit = se, df = Inf, residual.scale = 1) else fit
+}
+
+check_type <- function(type, allowed) {
+  if (is.null(type)) return(allowed[1L])
+  if (!is.character(type) || length(type) != 1L || !type %in% allowed)
+    stop_arg("type", sprintf("must be one of %s for this model.", paste0("\"", allowed, "\"", collapse = ", ")))
+  type
+}
+
+# Posterior mean and variance of the linear predictor at inputs x (NULL: the
+# training inputs).
+linear_predictor <- function(object, x, need_var) {
+  if (is.null(x)) {
+    if (is.null(object$kernel)) stop("the training design of a fit with a user `basis` is not stored; ",
+                                     "pass it as `newdata`.", call. = FALSE)
+    x <- object$x
+  }
+  Phi <- relevant_design(object, x)
+  list(eta = drop(Phi %*% object$weights), var = if (need_var) pmax(rowSums((Phi %*% object$Sigma) * Phi), 0),
+       Phi = Phi, x = x)
 }
 
 # Columns of the design for the retained basis functions at inputs x.
@@ -58,22 +114,18 @@ relevant_design <- function(object, x) {
   Phi
 }
 
-# Predictive mean, standard error and intervals at inputs x (NULL: the
-# training inputs).
+# Predictive mean, standard error and intervals of a Gaussian fit at inputs
+# x (NULL: the training inputs).
 predict_gaussian <- function(object, x, se.fit, interval, level, variance = "augmented") {
   want_var <- se.fit || interval != "none"
-  if (is.null(x)) {
-    if (!want_var) return(object$fitted.values)
-    if (is.null(object$kernel)) stop("the training design of a fit with a user `basis` is not stored; ",
-                                     "pass it as `newdata`.", call. = FALSE)
-    x <- object$x
-  }
-  Phi <- relevant_design(object, x)
-  fit <- drop(Phi %*% object$weights)
+  if (is.null(x) && !want_var) return(object$fitted.values)
+  lp <- linear_predictor(object, x, want_var)
+  fit <- lp$eta
   if (!want_var) return(fit)
-  var_f <- rowSums((Phi %*% object$Sigma) * Phi)
-  if (variance == "augmented" && !is.null(object$kernel)) var_f <- var_f + augmentation_variance(object, x, Phi)
-  se <- sqrt(pmax(var_f, 0))
+  var_f <- lp$var
+  if (variance == "augmented" && !is.null(object$kernel))
+    var_f <- var_f + augmentation_variance(object, lp$x, lp$Phi)
+  se <- sqrt(var_f)
   out <- fit
   if (interval != "none") {
     q <- stats::qnorm((1 + level) / 2)
@@ -113,17 +165,37 @@ augmentation_variance <- function(object, x, Phi) {
 
 #' @export
 print.rvm <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
-  cat("Relevance vector machine\n")
+  cat(model_title(x), "\n", sep = "")
   cat("Call: ", paste(deparse(x$call, width.cutoff = 70L), collapse = "\n  "), "\n", sep = "")
-  kern <- if (is.null(x$kernel)) "user-supplied basis" else utils::capture.output(print(x$kernel))
-  cat(sprintf("Kernel: %s%s\n", kern, if (x$bias) " + bias" else ""))
-  cat(sprintf("%d of %d basis functions relevant (n = %d); noise sd %s; log evidence %s\n",
-              length(x$relevant), x$n_basis, length(x$y), format(sqrt(mean(x$lambda)), digits = digits),
+  cat(sprintf("Kernel: %s\n", kernel_label(x)))
+  cat(sprintf("%d of %d basis functions relevant (n = %d); %s; log evidence %s\n",
+              length(x$relevant), x$n_basis, length(x$y), fit_quality(x, digits),
               format(x$logLik, digits = digits + 2L)))
   cat(sprintf("Solver: %s, %d iterations%s\n", x$method, x$iterations,
               if (x$converged) "" else " (NOT converged)"))
   invisible(x)
 }
+
+model_title <- function(x) {
+  switch(x$family$family, gaussian = "Relevance vector machine",
+         binomial = sprintf("Relevance vector machine classifier (%s vs %s)", x$levels[2L], x$levels[1L]),
+         poisson = "Relevance vector machine, Poisson counts")
+}
+
+kernel_label <- function(x) {
+  kern <- if (is.null(x$kernel)) "user-supplied basis" else utils::capture.output(print(x$kernel))
+  paste0(kern, if (isTRUE(x$bias)) " + bias")
+}
+
+# Noise sd, training error or deviance: the one-line quality of a fit.
+fit_quality <- function(x, digits) {
+  switch(x$family$family,
+    gaussian = sprintf("noise sd %s", format(sqrt(mean(x$lambda)), digits = digits)),
+    binomial = sprintf("training error %.1f%%", 100 * mean((x$fitted.values > 0.5) != (x$y == 1))),
+    poisson = sprintf("deviance %s", format(deviance_of(x), digits = digits)))
+}
+
+deviance_of <- function(x) sum(x$family$dev.resids(x$y, x$fitted.values, rep(1, length(x$y))))
 
 #' Summarise an RVM fit
 #'
@@ -133,10 +205,12 @@ print.rvm <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
 #' @param digits Significant digits to print.
 #' @param ... Unused.
 #' @return `summary.rvm` returns an object of class `"summary.rvm"`: a list
-#'   with `call`, `kernel`, `method`, `n`, `n_basis`, `n_relevant`, `sigma`
-#'   (noise sd), `logLik`, `iterations`, `converged`, `rmse` (training),
-#'   `r_squared` and `coefficients`, a matrix of the largest posterior weights
-#'   with their posterior sd and z value.
+#'   with `call`, `title`, `kernel` (a label), `method`, `family`, `n`,
+#'   `n_basis`, `n_relevant`, `sigma` (noise sd, `NA` unless gaussian),
+#'   `logLik`, `iterations`, `converged`, `rmse` and `r_squared` (gaussian,
+#'   training), `error` (binomial training error rate), `deviance`, and
+#'   `coefficients`, a matrix of the largest posterior weights with their
+#'   posterior sd and z value.
 #' @examples
 #' summary(rvm(accel ~ times, data = MASS::mcycle))
 #' @export
@@ -148,26 +222,37 @@ summary.rvm <- function(object, n_weights = 10L, ...) {
   coefs <- cbind(Estimate = w[ord], `Post. SD` = sd_w[ord], `z value` = w[ord] / sd_w[ord])
   rownames(coefs) <- names(w)[ord]
   y <- object$y
-  structure(list(call = object$call, kernel = object$kernel, bias = object$bias, method = object$method,
-                 n = length(y), n_basis = object$n_basis, n_relevant = length(object$relevant),
+  gaussian <- object$family$family == "gaussian"
+  structure(list(call = object$call, title = model_title(object), kernel = kernel_label(object),
+                 method = object$method, family = object$family$family, n = length(y),
+                 n_basis = object$n_basis, n_relevant = length(object$relevant),
                  sigma = sqrt(mean(object$lambda)), logLik = object$logLik, iterations = object$iterations,
-                 converged = object$converged, rmse = sqrt(mean(object$residuals^2)),
-                 r_squared = 1 - sum(object$residuals^2) / sum((y - mean(y))^2), coefficients = coefs),
+                 converged = object$converged,
+                 rmse = if (gaussian) sqrt(mean(object$residuals^2)) else NA_real_,
+                 r_squared = if (gaussian) 1 - sum(object$residuals^2) / sum((y - mean(y))^2) else NA_real_,
+                 error = if (object$family$family == "binomial") mean((object$fitted.values > 0.5) != (y == 1))
+                         else NA_real_,
+                 deviance = deviance_of(object), coefficients = coefs),
             class = "summary.rvm")
 }
 
 #' @rdname summary.rvm
 #' @export
 print.summary.rvm <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
-  cat("Relevance vector machine\n\nCall:\n", paste(deparse(x$call, width.cutoff = 70L), collapse = "\n"),
+  cat(x$title, "\n\nCall:\n", paste(deparse(x$call, width.cutoff = 70L), collapse = "\n"),
       "\n\n", sep = "")
-  kern <- if (is.null(x$kernel)) "user-supplied basis" else utils::capture.output(print(x$kernel))
-  cat(sprintf("Kernel:             %s%s\n", kern, if (x$bias) " + bias" else ""))
+  cat(sprintf("Kernel:             %s\n", x$kernel))
   cat(sprintf("Relevance vectors:  %d of %d basis functions (n = %d)\n", x$n_relevant, x$n_basis, x$n))
-  cat(sprintf("Noise sd:           %s\n", format(x$sigma, digits = digits)))
-  cat(sprintf("Log evidence:       %s\n", format(x$logLik, digits = digits + 2L)))
-  cat(sprintf("Training RMSE:      %s   (R-squared %s)\n", format(x$rmse, digits = digits),
-              format(x$r_squared, digits = digits)))
+  if (x$family == "gaussian") {
+    cat(sprintf("Noise sd:           %s\n", format(x$sigma, digits = digits)))
+    cat(sprintf("Training RMSE:      %s   (R-squared %s)\n", format(x$rmse, digits = digits),
+                format(x$r_squared, digits = digits)))
+  } else {
+    if (x$family == "binomial") cat(sprintf("Training error:     %.2f%%\n", 100 * x$error))
+    cat(sprintf("Deviance:           %s\n", format(x$deviance, digits = digits)))
+  }
+  cat(sprintf("Log evidence:       %s%s\n", format(x$logLik, digits = digits + 2L),
+              if (x$family == "gaussian") "" else " (Laplace approximation)"))
   cat(sprintf("Solver:             %s, %d iterations, %s\n", x$method, x$iterations,
               if (x$converged) "converged" else "NOT converged"))
   if (nrow(x$coefficients)) {

@@ -23,6 +23,15 @@
 #' @param method `"fast"` (sequential, Tipping and Faul 2003) or `"mackay"`
 #'   (all-at-once re-estimation, Tipping 2001; O(n^3) per iteration, for
 #'   reference and small problems).
+#' @param family `NULL` (the default: [stats::gaussian()] for a numeric
+#'   response, [stats::binomial()] for a factor or logical one),
+#'   `gaussian()`, `binomial()` or `poisson()` (canonical links), or their
+#'   names. Non-Gaussian likelihoods are fitted by a Laplace approximation at
+#'   the posterior mode (penalised IRLS) inside the same solver. A factor
+#'   with two levels is a binary classifier for the second level, as in
+#'   [stats::glm()]; with more levels one binary model is fitted per class
+#'   against the rest, and `predict` normalises their probabilities (an
+#'   object of class `"rvm_multiclass"` holding the models in `models`).
 #' @param basis Optional user-supplied n by M design matrix, used instead of
 #'   a kernel (then `x` may be `NULL` and `kernel`, `bias`, `scale` are
 #'   ignored). `predict` then takes the new design matrix as `newdata`.
@@ -32,16 +41,20 @@
 #'   \item{call}{the matched call.}
 #'   \item{kernel}{the kernel with its width resolved (`NULL` with `basis`).}
 #'   \item{method, prior, noise, family}{the solver, `"none"`, `"shared"` and
-#'     [stats::gaussian()].}
+#'     the family object.}
 #'   \item{relevant}{indices of the retained basis functions among the
 #'     columns of the design (the bias, if any, is column 1).}
 #'   \item{relevance_index}{training rows whose kernels were retained.}
 #'   \item{weights}{posterior mean of the retained weights.}
 #'   \item{Sigma}{posterior covariance of the retained weights.}
 #'   \item{alpha}{precisions of all basis functions, `Inf` where pruned.}
-#'   \item{lambda}{noise variance.}
-#'   \item{fitted.values, residuals}{on the response scale.}
-#'   \item{logLik}{log marginal likelihood at the optimum.}
+#'   \item{lambda}{noise variance (`NA` for binomial and poisson fits).}
+#'   \item{fitted.values, residuals}{on the response scale (probabilities
+#'     and rates for binomial and poisson fits; residuals are `y - fitted`).}
+#'   \item{linear.predictors}{the fit on the link scale.}
+#'   \item{levels}{binomial fits: the two classes.}
+#'   \item{logLik}{log marginal likelihood at the optimum (its Laplace
+#'     approximation for binomial and poisson fits).}
 #'   \item{trace}{data frame per iteration: `logLik`, `relevant`, `noise`
 #'     (variance) and `action`.}
 #'   \item{converged, iterations}{whether the solver met its convergence
@@ -69,6 +82,11 @@
 #'
 #' fit2 <- rvm(accel ~ times, data = MASS::mcycle)
 #' summary(fit2)
+#'
+#' # classification: Ripley's synthetic data
+#' cls <- rvm(yc ~ xs + ys, data = transform(MASS::synth.tr, yc = factor(yc)),
+#'            kernel = kernel_gaussian(0.5), scale = FALSE)
+#' mean(predict(cls, MASS::synth.te) != MASS::synth.te$yc)
 #' @export
 rvm <- function(x, ...) UseMethod("rvm")
 
@@ -85,21 +103,22 @@ rvm.formula <- function(formula, data, subset, na.action, ...) {
   if (is.null(y)) stop_arg("formula", "has no response.")
   x <- formula_design(mt, mf)
   fit <- rvm.default(x, y, ...)
-  fit$call <- match.call()
-  fit$terms <- mt
-  fit$xlevels <- stats::.getXlevels(mt, mf)
-  fit$contrasts <- attr(x, "contrasts")
-  fit$na.action <- attr(mf, "na.action")
+  formula_parts <- list(call = match.call(), terms = mt, xlevels = stats::.getXlevels(mt, mf),
+                        contrasts = attr(x, "contrasts"), na.action = attr(mf, "na.action"))
+  fit[names(formula_parts)] <- formula_parts
+  if (inherits(fit, "rvm_multiclass"))
+    fit$models <- lapply(fit$models, function(m) { m[names(formula_parts)] <- formula_parts; m })
   fit
 }
 
 #' @rdname rvm
 #' @export
-rvm.default <- function(x = NULL, y, kernel = "gaussian", bias = TRUE, scale = TRUE,
+rvm.default <- function(x = NULL, y, kernel = "gaussian", bias = TRUE, scale = TRUE, family = NULL,
                         method = c("fast", "mackay"), basis = NULL, control = rvm_control(), ...) {
   method <- match.arg(method)
   control <- check_control(control)
   check_dots_empty(...)
+  family <- resolve_family(family, y)
   if (is.null(basis)) {
     if (is.null(x)) stop_arg("x", "is NULL; give inputs or a `basis` matrix.")
     x <- check_numeric_matrix(x, "x")
@@ -118,10 +137,30 @@ rvm.default <- function(x = NULL, y, kernel = "gaussian", bias = TRUE, scale = T
     scaling <- NULL
     xs <- NULL
   }
-  y <- check_response(y, nrow(Phi))
-  res <- .sb_fit_gaussian(Phi, y, method, unclass(control), -1, control$verbose)
-  new_rvm(res, x = x, xs = xs, y = y, Phi_names = colnames(Phi), kernel = kernel, bias = bias,
-          scaling = scaling, method = method, call = match.call())
+  y <- encode_response(y, nrow(Phi), family)
+  call <- match.call()
+  likelihood <- c(gaussian = "gaussian", binomial = "bernoulli", poisson = "poisson")[[family$family]]
+  fit_one <- function(target) {
+    res <- .sb_fit(Phi, target, likelihood, method, unclass(control), -1, control$verbose)
+    new_rvm(res, x = x, xs = xs, y = target, Phi_names = colnames(Phi), kernel = kernel, bias = bias,
+            scaling = scaling, method = method, family = family, call = call)
+  }
+  if (!is.factor(y)) return(fit_one(y))
+  if (nlevels(y) == 2L) {
+    fit <- fit_one(as.numeric(y == levels(y)[2L]))
+    fit$levels <- levels(y)
+    return(fit)
+  }
+  # One model per class against the rest; predict normalises their probabilities.
+  models <- lapply(levels(y), function(k) {
+    fit <- fit_one(as.numeric(y == k))
+    fit$levels <- c(paste0("not ", k), k)
+    fit
+  })
+  names(models) <- levels(y)
+  structure(list(call = call, models = models, levels = levels(y), y = y, x = x, kernel = kernel,
+                 family = family, method = method),
+            class = c("rvm_multiclass", "sparsebayes"))
 }
 
 check_dots_empty <- function(...) {
@@ -135,7 +174,7 @@ check_dots_empty <- function(...) {
 
 action_names <- c("re-estimate", "add", "delete", "alignment skip", "noise only", "terminate")
 
-new_rvm <- function(res, x, xs, y, Phi_names, kernel, bias, scaling, method, call) {
+new_rvm <- function(res, x, xs, y, Phi_names, kernel, bias, scaling, method, family, call) {
   n <- length(y)
   M <- length(res$alpha)
   basis_names <- if (!is.null(Phi_names)) Phi_names
@@ -152,11 +191,14 @@ new_rvm <- function(res, x, xs, y, Phi_names, kernel, bias, scaling, method, cal
                       logLik = res$trace$logLik, relevant = res$trace$relevant,
                       noise = res$trace$noise, action = factor(action_names[res$trace$action + 1L],
                                                                levels = action_names))
-  fitted <- as.numeric(res$fitted)
+  eta <- as.numeric(res$fitted)
+  gaussian <- family$family == "gaussian"
+  fitted <- if (gaussian) eta else family$linkinv(eta)
   fit <- list(call = call, kernel = kernel, method = method, prior = "none", noise = "shared",
-              family = stats::gaussian(), bias = bias, relevant = relevant,
+              family = family, bias = bias, relevant = relevant,
               relevance_index = relevance_index, weights = weights, Sigma = Sigma, alpha = res$alpha,
-              lambda = res$beta^-1, fitted.values = fitted, residuals = y - fitted, logLik = res$log_ml,
+              lambda = if (gaussian) res$beta^-1 else NA_real_, fitted.values = fitted,
+              linear.predictors = eta, residuals = y - fitted, logLik = res$log_ml,
               trace = trace, converged = res$converged, iterations = res$iterations,
               jitter_events = res$jitter_events, x = x, y = y, scaling = scaling,
               centres = if (is.null(kernel)) NULL else xs[relevance_index, , drop = FALSE],
@@ -165,5 +207,7 @@ new_rvm <- function(res, x, xs, y, Phi_names, kernel, bias, scaling, method, cal
   if (!fit$converged)
     warning(sprintf("the %s solver did not converge in %d iterations; see `control = rvm_control()`.",
                     method, fit$iterations), call. = FALSE)
+  if (!res$mode_converged)
+    warning("the search for the posterior mode (Laplace approximation) did not converge.", call. = FALSE)
   fit
 }

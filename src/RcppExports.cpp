@@ -25,26 +25,42 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
-// sb_fit_gaussian
-Rcpp::List sb_fit_gaussian(Eigen::Map<Eigen::MatrixXd> Phi, Eigen::Map<Eigen::VectorXd> t, std::string method, Rcpp::List control, double fixed_noise, int verbose);
-RcppExport SEXP _sparsebayes_sb_fit_gaussian(SEXP PhiSEXP, SEXP tSEXP, SEXP methodSEXP, SEXP controlSEXP, SEXP fixed_noiseSEXP, SEXP verboseSEXP) {
+// sb_fit
+Rcpp::List sb_fit(Eigen::Map<Eigen::MatrixXd> Phi, Eigen::Map<Eigen::VectorXd> t, std::string likelihood, std::string method, Rcpp::List control, double fixed_noise, int verbose);
+RcppExport SEXP _sparsebayes_sb_fit(SEXP PhiSEXP, SEXP tSEXP, SEXP likelihoodSEXP, SEXP methodSEXP, SEXP controlSEXP, SEXP fixed_noiseSEXP, SEXP verboseSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
     Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type Phi(PhiSEXP);
     Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type t(tSEXP);
+    Rcpp::traits::input_parameter< std::string >::type likelihood(likelihoodSEXP);
     Rcpp::traits::input_parameter< std::string >::type method(methodSEXP);
     Rcpp::traits::input_parameter< Rcpp::List >::type control(controlSEXP);
     Rcpp::traits::input_parameter< double >::type fixed_noise(fixed_noiseSEXP);
     Rcpp::traits::input_parameter< int >::type verbose(verboseSEXP);
-    rcpp_result_gen = Rcpp::wrap(sb_fit_gaussian(Phi, t, method, control, fixed_noise, verbose));
+    rcpp_result_gen = Rcpp::wrap(sb_fit(Phi, t, likelihood, method, control, fixed_noise, verbose));
+    return rcpp_result_gen;
+END_RCPP
+}
+// sb_laplace_mode
+Rcpp::List sb_laplace_mode(Eigen::Map<Eigen::MatrixXd> Phi, Eigen::Map<Eigen::VectorXd> t, std::string likelihood, Eigen::Map<Eigen::VectorXd> alpha);
+RcppExport SEXP _sparsebayes_sb_laplace_mode(SEXP PhiSEXP, SEXP tSEXP, SEXP likelihoodSEXP, SEXP alphaSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type Phi(PhiSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type t(tSEXP);
+    Rcpp::traits::input_parameter< std::string >::type likelihood(likelihoodSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type alpha(alphaSEXP);
+    rcpp_result_gen = Rcpp::wrap(sb_laplace_mode(Phi, t, likelihood, alpha));
     return rcpp_result_gen;
 END_RCPP
 }
 
 static const R_CallMethodDef CallEntries[] = {
     {"_sparsebayes_sb_kernel_design", (DL_FUNC) &_sparsebayes_sb_kernel_design, 4},
-    {"_sparsebayes_sb_fit_gaussian", (DL_FUNC) &_sparsebayes_sb_fit_gaussian, 6},
+    {"_sparsebayes_sb_fit", (DL_FUNC) &_sparsebayes_sb_fit, 7},
+    {"_sparsebayes_sb_laplace_mode", (DL_FUNC) &_sparsebayes_sb_laplace_mode, 4},
     {NULL, NULL, 0}
 };
 

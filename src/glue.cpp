@@ -57,9 +57,9 @@ Rcpp::NumericMatrix sb_kernel_design(Rcpp::List kernel, Eigen::Map<Eigen::Matrix
   }
 }
 
-// [[Rcpp::export(.sb_fit_gaussian)]]
-Rcpp::List sb_fit_gaussian(Eigen::Map<Eigen::MatrixXd> Phi, Eigen::Map<Eigen::VectorXd> t, std::string method,
-                           Rcpp::List control, double fixed_noise, int verbose) {
+// [[Rcpp::export(.sb_fit)]]
+Rcpp::List sb_fit(Eigen::Map<Eigen::MatrixXd> Phi, Eigen::Map<Eigen::VectorXd> t, std::string likelihood,
+                  std::string method, Rcpp::List control, double fixed_noise, int verbose) {
   try {
     sparsebayes::SolverOptions opt = as_options(control);
     opt.fixed_noise = fixed_noise;
@@ -69,7 +69,7 @@ Rcpp::List sb_fit_gaussian(Eigen::Map<Eigen::MatrixXd> Phi, Eigen::Map<Eigen::Ve
         Rprintf("iteration %5d  log evidence %.6g  relevant %d  noise sd %.4g\n", it, row.log_ml,
                 row.n_relevant, std::sqrt(row.noise_variance));
     };
-    const sparsebayes::FitResult r = sparsebayes::fit_gaussian(Phi, t, method, opt, progress);
+    const sparsebayes::FitResult r = sparsebayes::fit_model(Phi, t, likelihood, method, opt, progress);
     Rcpp::IntegerVector relevant(r.relevant.size());
     for (std::size_t k = 0; k < r.relevant.size(); ++k) relevant[k] = static_cast<int>(r.relevant[k]) + 1;
     const std::size_t T = r.trace.size();
@@ -86,10 +86,26 @@ Rcpp::List sb_fit_gaussian(Eigen::Map<Eigen::MatrixXd> Phi, Eigen::Map<Eigen::Ve
         Rcpp::Named("alpha") = r.alpha, Rcpp::Named("beta") = r.beta, Rcpp::Named("log_ml") = r.log_ml,
         Rcpp::Named("fitted") = r.fitted, Rcpp::Named("iterations") = r.iterations,
         Rcpp::Named("converged") = r.converged, Rcpp::Named("jitter_events") = r.jitter_events,
+        Rcpp::Named("mode_converged") = r.mode_converged,
         Rcpp::Named("trace") = Rcpp::List::create(Rcpp::Named("logLik") = tr_ll, Rcpp::Named("relevant") = tr_n,
                                                   Rcpp::Named("noise") = tr_noise, Rcpp::Named("action") = tr_action));
-  } catch (const Rcpp::internal::InterruptedException&) {
-    throw;
+  } catch (const std::exception& e) {
+    Rcpp::stop(e.what());
+  }
+}
+
+// The Laplace posterior mode for fixed precisions; exported for the tests
+// that compare it with glm().
+// [[Rcpp::export(.sb_laplace_mode)]]
+Rcpp::List sb_laplace_mode(Eigen::Map<Eigen::MatrixXd> Phi, Eigen::Map<Eigen::VectorXd> t, std::string likelihood,
+                           Eigen::Map<Eigen::VectorXd> alpha) {
+  try {
+    int jitter = 0;
+    const sparsebayes::LaplacePosterior lp = sparsebayes::laplace_mode(
+        sparsebayes::likelihood_from_name(likelihood), Phi, t, alpha, Eigen::VectorXd::Zero(Phi.cols()), jitter);
+    return Rcpp::List::create(Rcpp::Named("mu") = lp.post.mu, Rcpp::Named("Sigma") = lp.post.Sigma,
+                              Rcpp::Named("converged") = lp.converged,
+                              Rcpp::Named("log_evidence") = sparsebayes::laplace_log_evidence(lp, alpha));
   } catch (const std::exception& e) {
     Rcpp::stop(e.what());
   }

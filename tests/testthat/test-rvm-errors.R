@@ -9,8 +9,8 @@ test_that("rvm() rejects bad data with a message naming the argument", {
   expect_error(rvm(replace(d$x, 2, -Inf), d$y), "`x` contains infinite")
   expect_error(rvm(d$x, rep(1, 30)), "`y` is constant")
   expect_error(rvm(d$x[1:2], d$y[1:2]), "`y` needs at least 3")
-  expect_error(rvm(d$x, as.character(d$y)), "`y` must be numeric")
-  expect_error(rvm(d$x, factor(d$y > 0)), "`y` must be numeric")
+  expect_error(rvm(d$x, as.character(d$y)), "`y` is character; convert it to a factor")
+  expect_error(rvm(d$x, factor(d$y > 0), family = gaussian()), "`y` must be numeric for the gaussian family")
   expect_error(rvm(matrix(character(0), 0, 1), numeric(0)), "`x` must be a numeric matrix|`x` has no rows")
   expect_error(rvm(list(1, 2), d$y), "`x` must be a numeric matrix")
   expect_error(rvm(data.frame(a = letters[1:30]), d$y), "`x` must be numeric; use the formula")
@@ -22,7 +22,7 @@ test_that("rvm() rejects bad data with a message naming the argument", {
   expect_error(rvm(d$x, d$y, method = "slow"), "should be one of")
   expect_error(rvm(d$x, d$y, control = list(max_iterations = -1)), "`max_iterations` must be >= 1")
   expect_error(rvm(d$x, d$y, control = 3), "`control` must be made by rvm_control")
-  expect_error(rvm(d$x, d$y, family = "binomial"), "unknown argument.*family")
+  expect_error(rvm(d$x, d$y, colour = "red"), "unknown argument.*colour")
   expect_error(rvm(y ~ 1, data = d), "`formula` has no predictors")
   expect_error(rvm(~ x, data = d), "`formula` has no response")
 })
@@ -55,7 +55,7 @@ test_that("predict() checks its arguments and newdata", {
   expect_error(predict(fit, 1, level = 1), "`level` must be below 1")
   expect_error(predict(fit, 1, se.fit = NA), "`se.fit`")
   expect_error(predict(fit, 1, interval = "both"), "should be one of")
-  expect_error(predict(fit, 1, type = "class"), "should be")
+  expect_error(predict(fit, 1, type = "class"), "`type` must be one of \"response\"")
   f2 <- rvm(y ~ x, data = d)
   expect_error(predict(f2, 1:3), "`newdata` must be a data frame")
   expect_error(summary(fit, n_weights = -1), "n_weights")
@@ -65,9 +65,9 @@ test_that("predict() checks its arguments and newdata", {
 })
 
 test_that("errors from the C++ core arrive as R errors", {
-  expect_error(sparsebayes:::.sb_fit_gaussian(matrix(1, 3, 2), c(1, 2), "fast", unclass(rvm_control()), -1, 0),
+  expect_error(sparsebayes:::.sb_fit(matrix(1, 3, 2), c(1, 2), "gaussian", "fast", unclass(rvm_control()), -1, 0),
                "different number of rows")
-  expect_error(sparsebayes:::.sb_fit_gaussian(matrix(1, 3, 2), c(1, 2, 3), "nope", unclass(rvm_control()), -1, 0),
+  expect_error(sparsebayes:::.sb_fit(matrix(1, 3, 2), c(1, 2, 3), "gaussian", "nope", unclass(rvm_control()), -1, 0),
                "unknown method")
   expect_error(sparsebayes:::.sb_kernel_design(list(type = "bad", width = 1, variance = 1, degree = 2, offset = 1),
                                                matrix(1), matrix(1), FALSE), "unknown kernel type")

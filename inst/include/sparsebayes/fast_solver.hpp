@@ -3,14 +3,18 @@
 // iteration, chosen by the largest increase of the log marginal likelihood.
 // Works on the basis with columns scaled to unit norm (Phi diag(inv_scale)),
 // applied on the fly so a large basis is never copied; see fit.hpp.
-// The cost per iteration is O(M S) plus O(n M) per addition, never O(n^3).
+// Gaussian likelihood: Sigma, mu, S and Q are updated incrementally, so an
+// iteration costs O(M S) plus O(n M) per addition, never O(n^3).
+// Bernoulli and Poisson likelihoods: the alpha change is applied and the
+// Laplace approximation recomputed at the new posterior mode (SparseBayes
+// v2), O(n M S) per iteration.
 #pragma once
 
 #include <algorithm>
 #include <chrono>
 #include <utility>
 
-#include "model.hpp"
+#include "likelihood.hpp"
 
 namespace sparsebayes {
 
@@ -42,8 +46,8 @@ inline void remove_entry(Eigen::VectorXd& v, Eigen::Index k) {
 class FastSolver {
  public:
   FastSolver(const Eigen::Ref<const Eigen::MatrixXd>& Phi, const Eigen::VectorXd& inv_scale,
-             const Eigen::VectorXd& t, const SolverOptions& opt)
-      : Phi_(Phi), inv_scale_(inv_scale), t_(t), opt_(opt), n_(Phi.rows()), M_(Phi.cols()) {}
+             const Eigen::VectorXd& t, Likelihood lik, const SolverOptions& opt)
+      : Phi_(Phi), inv_scale_(inv_scale), t_(t), lik_(lik), opt_(opt), n_(Phi.rows()), M_(Phi.cols()) {}
 
   FitResult run(const Progress& progress) {
     using clock = std::chrono::steady_clock;
@@ -55,8 +59,14 @@ class FastSolver {
     while (it < opt_.max_iterations) {
       ++it;
       int action = select_action();
-      if (action != kTerminate && action != kAlignmentSkip) apply_action(action);
-      if (action != kAlignmentSkip) log_ml_ += best_delta_;
+      const bool changes_model = action != kTerminate && action != kAlignmentSkip;
+      if (lik_ == Likelihood::gaussian) {
+        if (changes_model) apply_action(action);
+        if (action != kAlignmentSkip) log_ml_ += best_delta_;
+      } else if (changes_model) {
+        change_alpha(action);
+        full_statistics();  // B depends on the mode: recompute the Laplace approximation
+      }
       if (!noise_fixed_ && (action == kTerminate || it <= opt_.beta_update_start ||
                             it % opt_.beta_update_frequency == 0)) {
         const double beta_old = beta_;
@@ -66,7 +76,8 @@ class FastSolver {
           if (action == kTerminate) action = kNoiseOnly;
         }
       }
-      const TraceRow row{log_ml_, static_cast<int>(used_.size()), 1.0 / beta_, action};
+      const double noise = lik_ == Likelihood::gaussian ? 1.0 / beta_ : std::nan("");
+      const TraceRow row{log_ml_, static_cast<int>(used_.size()), noise, action};
       res.trace.push_back(row);
       if (progress) progress(it, row);
       if (action == kTerminate) {
@@ -81,9 +92,10 @@ class FastSolver {
     res.Sigma = Sigma_;
     res.alpha = Eigen::VectorXd::Constant(M_, kInf);
     for (std::size_t k = 0; k < used_.size(); ++k) res.alpha(used_[k]) = alpha_(k);
-    res.beta = beta_;
+    res.beta = lik_ == Likelihood::gaussian ? beta_ : std::nan("");
     res.log_ml = log_ml_;
     res.fitted = fitted();
+    res.mode_converged = mode_converged_;
     res.iterations = it;
     res.converged = converged;
     res.jitter_events = jitter_events_;
@@ -94,6 +106,7 @@ class FastSolver {
   const Eigen::Ref<const Eigen::MatrixXd>& Phi_;
   const Eigen::VectorXd& inv_scale_;  // 1 / column norms of Phi
   const Eigen::VectorXd& t_;
+  Likelihood lik_;
   SolverOptions opt_;
   Eigen::Index n_, M_;
   bool noise_fixed_ = false;
@@ -108,6 +121,7 @@ class FastSolver {
   std::vector<char> aligned_out_;    // columns barred from addition by the alignment test
   std::vector<std::pair<Eigen::Index, Eigen::Index>> aligned_pairs_;  // (barred, relevant twin)
   int jitter_events_ = 0;
+  bool mode_converged_ = true;
   Eigen::Index selected_ = -1;
   double new_alpha_ = 0.0;
 
@@ -129,25 +143,49 @@ class FastSolver {
   void initialise() {
     const double sd_t = std::sqrt((t_.array() - t_.mean()).square().sum() / std::max<double>(1.0, n_ - 1.0));
     var_t_ = sd_t * sd_t;
-    noise_fixed_ = opt_.fixed_noise > 0.0;
-    beta_ = noise_fixed_ ? 1.0 / opt_.fixed_noise : 1.0 / std::pow(std::max(1e-6, sd_t) * 0.1, 2);
+    noise_fixed_ = opt_.fixed_noise > 0.0 || lik_ != Likelihood::gaussian;
+    beta_ = opt_.fixed_noise > 0.0 ? 1.0 / opt_.fixed_noise : 1.0 / std::pow(std::max(1e-6, sd_t) * 0.1, 2);
+    aligned_out_.assign(M_, 0);
     PhiT_t_ = (Phi_.transpose() * t_).cwiseProduct(inv_scale_);
+    // The first basis has the largest projection on the (pseudo-linear) targets.
+    Eigen::VectorXd linear_t = t_;
+    if (lik_ == Likelihood::bernoulli) linear_t = 2.0 * t_.array() - 1.0;
+    if (lik_ == Likelihood::poisson) linear_t = (t_.array() + 1e-3).log();
+    const Eigen::VectorXd proj = lik_ == Likelihood::gaussian
+                                     ? PhiT_t_
+                                     : Eigen::VectorXd((Phi_.transpose() * linear_t).cwiseProduct(inv_scale_));
     Eigen::Index first;
-    PhiT_t_.cwiseAbs().maxCoeff(&first);
-    // alpha = s^2 / (q^2 - s) for a unit-norm column alone in the model.
-    const double s = beta_, q = beta_ * PhiT_t_(first);
-    double a = s * s / (q * q - s);
-    if (a < 0.0) a = 1e3;
+    proj.cwiseAbs().maxCoeff(&first);
+    double a;
+    if (lik_ == Likelihood::gaussian) {
+      // alpha = s^2 / (q^2 - s) for a unit-norm column alone in the model.
+      const double s = beta_, q = beta_ * PhiT_t_(first);
+      a = s * s / (q * q - s);
+      if (a < 0.0) a = 1e3;
+      mu_ = Eigen::VectorXd::Zero(1);
+    } else {
+      // Least squares of the linearised targets on the first column.
+      if (lik_ == Likelihood::bernoulli)
+        linear_t = ((0.9 * linear_t.array() + 1.0) / 2.0).unaryExpr([](double p) { return std::log(p / (1.0 - p)); });
+      const double w0 = inv_scale_(first) * Phi_.col(first).dot(linear_t);
+      a = 1.0 / (w0 * w0);
+      mu_ = Eigen::VectorXd::Constant(1, w0);
+    }
     a = std::clamp(a, 1e-3, 1e3);
     used_.assign(1, first);
     alpha_ = Eigen::VectorXd::Constant(1, a);
     PhiT_PhiU_ = cross(first);
-    aligned_out_.assign(M_, 0);
     full_statistics();
   }
 
-  // Exact Sigma, mu, log evidence and S_m, Q_m from the cache: O(M S^2).
+  // Exact Sigma, mu, log evidence and S_m, Q_m of every column.
   void full_statistics() {
+    if (lik_ == Likelihood::gaussian) gaussian_statistics();
+    else laplace_statistics();
+  }
+
+  // From the cache: O(M S^2).
+  void gaussian_statistics() {
     const Eigen::Index S = used_.size();
     Eigen::MatrixXd PhiU_PhiU(S, S);
     Eigen::VectorXd PhiU_t(S);
@@ -163,6 +201,28 @@ class FastSolver {
     const Eigen::MatrixXd CS = PhiT_PhiU_ * Sigma_;
     S_in_ = (beta_ - beta_ * beta_ * (CS.array() * PhiT_PhiU_.array()).rowwise().sum()).matrix();
     Q_in_ = beta_ * (PhiT_t_ - PhiT_PhiU_ * mu_);
+  }
+
+  // Laplace approximation at the posterior mode, warm-started from mu_, with
+  // B = diag(IRLS weights): S_m = phi' B phi - phi' B Phi_u Sigma Phi_u' B phi
+  // and Q_m = phi' (t - y) (the mode makes the linearised targets drop out).
+  void laplace_statistics() {
+    const Eigen::Index S = used_.size();
+    Eigen::MatrixXd PhiU(n_, S);
+    for (Eigen::Index k = 0; k < S; ++k) PhiU.col(k) = Phi_.col(used_[k]) * inv_scale_(used_[k]);
+    const LaplacePosterior lp = laplace_mode(lik_, PhiU, t_, alpha_, mu_, jitter_events_);
+    mode_converged_ = lp.converged;
+    Sigma_ = lp.post.Sigma;
+    mu_ = lp.post.mu;
+    log_ml_ = laplace_log_evidence(lp, alpha_);
+    const Eigen::MatrixXd BPhiU = lp.weights.asDiagonal() * PhiU;
+    const Eigen::MatrixXd PhiT_BPhiU = inv_scale_.asDiagonal() * (Phi_.transpose() * BPhiU);  // O(n M S)
+    Eigen::VectorXd phi_B_phi(M_);
+    for (Eigen::Index m = 0; m < M_; ++m)
+      phi_B_phi(m) = Phi_.col(m).cwiseAbs2().dot(lp.weights) * inv_scale_(m) * inv_scale_(m);
+    const Eigen::MatrixXd CS = PhiT_BPhiU * Sigma_;
+    S_in_ = phi_B_phi - (CS.array() * PhiT_BPhiU.array()).rowwise().sum().matrix();
+    Q_in_ = (Phi_.transpose() * (t_ - lp.mean)).cwiseProduct(inv_scale_);
   }
 
   double var_t_ = 1.0;
@@ -283,11 +343,7 @@ class FastSolver {
       const Eigen::VectorXd mCi = b * (PhiT_phi - PhiT_PhiU_ * tmp);
       S_in_.array() -= s_ii * mCi.array().square();
       Q_in_ -= mu_i * mCi;
-      PhiT_PhiU_.conservativeResize(Eigen::NoChange, S + 1);
-      PhiT_PhiU_.col(S) = PhiT_phi;
-      used_.push_back(m);
-      alpha_.conservativeResize(S + 1);
-      alpha_(S) = new_alpha_;
+      append_column(m, PhiT_phi);
     } else if (action == kDelete) {
       const Eigen::Index k = position_in_used(m);
       const double s_kk = Sigma_(k, k);
@@ -301,17 +357,49 @@ class FastSolver {
       Q_in_ += jPm * (mu_k / s_kk);
       detail::remove_row_and_column(Sigma_, k);
       detail::remove_entry(mu_, k);
-      detail::remove_entry(alpha_, k);
-      detail::remove_column(PhiT_PhiU_, k);
-      used_.erase(used_.begin() + k);
-      // Columns barred because they aligned with m may compete again.
-      for (auto it = aligned_pairs_.begin(); it != aligned_pairs_.end();) {
-        if (it->second == m) {
-          aligned_out_[it->first] = 0;
-          it = aligned_pairs_.erase(it);
-        } else {
-          ++it;
-        }
+      remove_column(k);
+    }
+  }
+
+  // Non-Gaussian likelihoods: change the model only; full_statistics() follows.
+  void change_alpha(int action) {
+    const Eigen::Index m = selected_;
+    if (action == kReestimate) {
+      alpha_(position_in_used(m)) = new_alpha_;
+    } else if (action == kAdd) {
+      const Eigen::Index S = used_.size();
+      mu_.conservativeResize(S + 1);
+      mu_(S) = 0.0;  // warm start of the mode search
+      append_column(m, cross(m));
+    } else if (action == kDelete) {
+      const Eigen::Index k = position_in_used(m);
+      detail::remove_entry(mu_, k);
+      remove_column(k);
+    }
+  }
+
+  // Bookkeeping shared by both likelihood paths (mu_ and Sigma_ aside).
+  void append_column(Eigen::Index m, const Eigen::VectorXd& PhiT_phi) {
+    const Eigen::Index S = used_.size();
+    PhiT_PhiU_.conservativeResize(Eigen::NoChange, S + 1);
+    PhiT_PhiU_.col(S) = PhiT_phi;
+    used_.push_back(m);
+    alpha_.conservativeResize(S + 1);
+    alpha_(S) = new_alpha_;
+  }
+
+  void remove_column(Eigen::Index k) {
+    const Eigen::Index m = used_[k];
+    detail::remove_entry(alpha_, k);
+    detail::remove_column(PhiT_PhiU_, k);
+    used_.erase(used_.begin() + k);
+    // Columns barred because they aligned with m may compete again.
+    for (auto it = aligned_pairs_.begin(); it != aligned_pairs_.end();) {
+      if (it->second == m) {
+        aligned_out_[it->first] = 0;
+        it = aligned_pairs_.erase(it);
+      } else {
+        ++it;
       }
     }
   }

@@ -1,7 +1,8 @@
-// Entry point for Gaussian-likelihood fits: puts the problem in standard
-// units (targets divided by their sd, basis columns scaled to unit norm, as
-// SparseBayes does), runs the chosen solver and maps the result back, so the
-// solvers' constants are scale-free and extreme magnitudes do not overflow.
+// Entry point for every fit: puts the problem in standard units (basis
+// columns scaled to unit norm, as SparseBayes does, and Gaussian targets
+// divided by their sd), runs the chosen solver and maps the result back, so
+// the solvers' constants are scale-free and extreme magnitudes do not
+// overflow.
 #pragma once
 
 #include <string>
@@ -11,14 +12,22 @@
 
 namespace sparsebayes {
 
-inline FitResult fit_gaussian(const Eigen::Ref<const Eigen::MatrixXd>& Phi_in,
-                              const Eigen::Ref<const Eigen::VectorXd>& t_in, const std::string& method,
-                              SolverOptions opt, const Progress& progress = nullptr) {
+inline FitResult fit_model(const Eigen::Ref<const Eigen::MatrixXd>& Phi_in, const Eigen::Ref<const Eigen::VectorXd>& t_in,
+                           const std::string& likelihood, const std::string& method, SolverOptions opt,
+                           const Progress& progress = nullptr) {
   check_inputs(Phi_in, t_in);
+  const Likelihood lik = likelihood_from_name(likelihood);
   const Eigen::Index n = Phi_in.rows();
-  const double sd_t = std::sqrt((t_in.array() - t_in.mean()).square().sum() / (n - 1.0));
-  if (!(sd_t > 0.0) || !std::isfinite(sd_t))
-    throw std::invalid_argument("the response is constant (or its spread overflows); nothing to fit");
+  double sd_t = 1.0;  // only Gaussian targets are rescaled
+  if (lik == Likelihood::gaussian) {
+    sd_t = std::sqrt((t_in.array() - t_in.mean()).square().sum() / (n - 1.0));
+    if (!(sd_t > 0.0) || !std::isfinite(sd_t))
+      throw std::invalid_argument("the response is constant (or its spread overflows); nothing to fit");
+  } else if (lik == Likelihood::bernoulli && ((t_in.array() < 0.0).any() || (t_in.array() > 1.0).any())) {
+    throw std::invalid_argument("Bernoulli targets must lie in [0, 1]");
+  } else if (lik == Likelihood::poisson && (t_in.array() < 0.0).any()) {
+    throw std::invalid_argument("Poisson targets must be non-negative");
+  }
   const Eigen::VectorXd t = t_in / sd_t;
   Eigen::VectorXd scale = Phi_in.colwise().norm().transpose();
   if (!scale.allFinite()) throw std::invalid_argument("basis column norms overflow; rescale the inputs");
@@ -31,9 +40,9 @@ inline FitResult fit_gaussian(const Eigen::Ref<const Eigen::MatrixXd>& Phi_in,
 
   FitResult r;
   if (method == "fast") {
-    r = FastSolver(Phi_in, inv_scale, t, opt).run(progress);
+    r = FastSolver(Phi_in, inv_scale, t, lik, opt).run(progress);
   } else if (method == "mackay") {
-    r = mackay_solve(Phi_in, inv_scale, t, opt, progress);
+    r = mackay_solve(Phi_in, inv_scale, t, lik, opt, progress);
   } else {
     throw std::invalid_argument("unknown method '" + method + "'");
   }

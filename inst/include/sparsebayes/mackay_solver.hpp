@@ -3,24 +3,27 @@
 // with gamma_j = 1 - alpha_j Sigma_jj, pruning columns whose alpha diverges.
 // Each iteration factorises the whole active set: O(n M^2 + M^3). It is the
 // slow, independent route to the evidence maximum that the fast solver finds.
+// Non-Gaussian likelihoods use the Laplace approximation at the mode.
 #pragma once
 
 #include <algorithm>
 #include <chrono>
 
-#include "model.hpp"
+#include "likelihood.hpp"
 
 namespace sparsebayes {
 
 // Phi diag(inv_scale) has unit-norm columns (see fit.hpp).
 inline FitResult mackay_solve(const Eigen::Ref<const Eigen::MatrixXd>& Phi, const Eigen::VectorXd& inv_scale,
-                              const Eigen::VectorXd& t, const SolverOptions& opt, const Progress& progress) {
+                              const Eigen::VectorXd& t, Likelihood lik, const SolverOptions& opt,
+                              const Progress& progress) {
   using clock = std::chrono::steady_clock;
   const auto start = clock::now();
   const Eigen::Index n = Phi.rows(), M = Phi.cols();
   const double sd_t = std::sqrt((t.array() - t.mean()).square().sum() / std::max<double>(1.0, n - 1.0));
-  const bool noise_fixed = opt.fixed_noise > 0.0;
-  double beta = noise_fixed ? 1.0 / opt.fixed_noise : 1.0 / std::pow(std::max(1e-6, sd_t) * 0.1, 2);
+  const bool gaussian = lik == Likelihood::gaussian;
+  const bool noise_fixed = opt.fixed_noise > 0.0 || !gaussian;
+  double beta = opt.fixed_noise > 0.0 ? 1.0 / opt.fixed_noise : 1.0 / std::pow(std::max(1e-6, sd_t) * 0.1, 2);
   const double beta_max = opt.beta_max_factor / std::max(sd_t * sd_t, 1e-300);
 
   const Eigen::VectorXd PhiT_t = (Phi.transpose() * t).cwiseProduct(inv_scale);
@@ -42,7 +45,8 @@ inline FitResult mackay_solve(const Eigen::Ref<const Eigen::MatrixXd>& Phi, cons
   int jitter_events = 0, it = 0;
   bool converged = false;
   Posterior post;
-  Eigen::VectorXd alpha, fitted;
+  Eigen::VectorXd alpha, fitted, mu_start = Eigen::VectorXd::Zero(active.size());
+  bool mode_converged = true;
   double log_ml = 0.0;
   while (true) {
     const Eigen::Index S = active.size();
@@ -54,11 +58,20 @@ inline FitResult mackay_solve(const Eigen::Ref<const Eigen::MatrixXd>& Phi, cons
       PhiA_t(k) = PhiT_t(active[k]);
       alpha(k) = alpha_active[k];
     }
-    post = weight_posterior(PhiA.transpose() * PhiA, PhiA_t, alpha, beta, jitter_events);
-    fitted = PhiA * post.mu;
-    const double rss = (t - fitted).squaredNorm();
-    log_ml = log_marginal_likelihood(post, alpha, beta, rss, n);
-    const TraceRow row{log_ml, static_cast<int>(S), 1.0 / beta, kReestimate};
+    double rss = 0.0;
+    if (gaussian) {
+      post = weight_posterior(PhiA.transpose() * PhiA, PhiA_t, alpha, beta, jitter_events);
+      fitted = PhiA * post.mu;
+      rss = (t - fitted).squaredNorm();
+      log_ml = log_marginal_likelihood(post, alpha, beta, rss, n);
+    } else {
+      const LaplacePosterior lp = laplace_mode(lik, PhiA, t, alpha, mu_start, jitter_events);
+      mode_converged = lp.converged;
+      post = lp.post;
+      fitted = PhiA * post.mu;
+      log_ml = laplace_log_evidence(lp, alpha);
+    }
+    const TraceRow row{log_ml, static_cast<int>(S), gaussian ? 1.0 / beta : std::nan(""), kReestimate};
     res.trace.push_back(row);
     if (progress) progress(it, row);
     if (converged || it >= opt.max_iterations) break;
@@ -68,13 +81,14 @@ inline FitResult mackay_solve(const Eigen::Ref<const Eigen::MatrixXd>& Phi, cons
     const Eigen::ArrayXd gamma = 1.0 - alpha.array() * post.Sigma.diagonal().array();
     double max_change = 0.0;
     std::vector<Eigen::Index> next;
-    std::vector<double> next_alpha;
+    std::vector<double> next_alpha, next_mu;
     for (Eigen::Index k = 0; k < S; ++k) {
       const double a = std::max(gamma(k), 0.0) / (post.mu(k) * post.mu(k));
       if (a < opt.alpha_max) {
         max_change = std::max(max_change, std::abs(std::log(a) - std::log(alpha(k))));
         next.push_back(active[k]);
         next_alpha.push_back(a);
+        next_mu.push_back(post.mu(k));
       }
     }
     bool pruned = static_cast<Eigen::Index>(next.size()) < S;
@@ -83,6 +97,7 @@ inline FitResult mackay_solve(const Eigen::Ref<const Eigen::MatrixXd>& Phi, cons
       post.mu.cwiseAbs().maxCoeff(&k);
       next.assign(1, active[k]);
       next_alpha.assign(1, alpha(k));
+      next_mu.assign(1, post.mu(k));
       pruned = S > 1;
     }
     double delta_log_beta = 0.0;
@@ -93,6 +108,7 @@ inline FitResult mackay_solve(const Eigen::Ref<const Eigen::MatrixXd>& Phi, cons
     }
     active.swap(next);
     alpha_active.swap(next_alpha);
+    mu_start = Eigen::Map<const Eigen::VectorXd>(next_mu.data(), next_mu.size());
     converged = !pruned && max_change < opt.tolerance && delta_log_beta < opt.tolerance;
   }
   res.relevant = active;
@@ -100,7 +116,8 @@ inline FitResult mackay_solve(const Eigen::Ref<const Eigen::MatrixXd>& Phi, cons
   res.Sigma = post.Sigma;
   res.alpha = Eigen::VectorXd::Constant(M, kInf);
   for (std::size_t k = 0; k < active.size(); ++k) res.alpha(active[k]) = alpha(k);
-  res.beta = beta;
+  res.beta = gaussian ? beta : std::nan("");
+  res.mode_converged = mode_converged;
   res.log_ml = log_ml;
   res.fitted = fitted;
   res.iterations = it;

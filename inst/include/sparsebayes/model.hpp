@@ -55,10 +55,11 @@ struct FitResult {
   Eigen::VectorXd alpha;               // all M precisions; +inf for pruned columns
   double beta = 0.0;                   // noise precision
   double log_ml = 0.0;                 // log marginal likelihood, log p(t | alpha, beta)
-  Eigen::VectorXd fitted;
+  Eigen::VectorXd fitted;              // linear predictor Phi mu
   int iterations = 0;
   bool converged = false;
   int jitter_events = 0;               // Cholesky factorisations that needed jitter
+  bool mode_converged = true;          // non-Gaussian: the last posterior-mode search converged
   std::vector<TraceRow> trace;
 };
 

@@ -1,0 +1,85 @@
+# Methods for multiclass RVM classifiers: one binary RVM per class against
+# the rest, with probabilities normalised across classes.
+
+#' @export
+print.rvm_multiclass <- function(x, ...) {
+  cat(sprintf("Relevance vector machine classifier, %d classes (one against the rest)\n", length(x$levels)))
+  cat("Call: ", paste(deparse(x$call, width.cutoff = 70L), collapse = "\n  "), "\n", sep = "")
+  cat(sprintf("Kernel: %s\n", kernel_label(x$models[[1L]])))
+  rv <- vapply(x$models, function(m) length(m$relevant), integer(1))
+  cat("Relevance vectors per class: ", paste(sprintf("%s %d", names(rv), rv), collapse = ", "), "\n", sep = "")
+  cat(sprintf("Training error: %.1f%%\n", 100 * mean(predict(x) != x$y)))
+  invisible(x)
+}
+
+#' @export
+summary.rvm_multiclass <- function(object, ...) {
+  structure(list(print = utils::capture.output(print(object)), models = lapply(object$models, summary)),
+            class = "summary.rvm_multiclass")
+}
+
+#' @export
+print.summary.rvm_multiclass <- function(x, ...) {
+  writeLines(x$print)
+  for (k in names(x$models)) {
+    cat(sprintf("\n--- class %s against the rest ---\n", k))
+    s <- x$models[[k]]
+    cat(sprintf("%d relevance vectors, deviance %s, log evidence %s, %s\n", s$n_relevant,
+                format(s$deviance, digits = 4), format(s$logLik, digits = 6),
+                if (s$converged) "converged" else "NOT converged"))
+  }
+  invisible(x)
+}
+
+#' Predict from a multiclass RVM classifier
+#'
+#' @param object A multiclass fit from [rvm()] (a factor response with more
+#'   than two levels).
+#' @param newdata New inputs as for [predict.rvm()]; `NULL` for the training
+#'   inputs.
+#' @param type `"class"` (a factor) or `"prob"` (a matrix with one column per
+#'   class, rows summing to one: each binary model's moderated probability,
+#'   normalised).
+#' @param ... Unused.
+#' @return A factor or a probability matrix.
+#' @examples
+#' fit <- rvm(Species ~ ., data = iris)
+#' table(predict(fit), iris$Species)
+#' @export
+predict.rvm_multiclass <- function(object, newdata = NULL, type = c("class", "prob"), ...) {
+  type <- match.arg(type)
+  p <- vapply(object$models, function(m) predict(m, newdata, type = "response"),
+              numeric(if (is.null(newdata)) length(object$y) else nrow(new_inputs(object$models[[1L]], newdata))))
+  p <- matrix(p, ncol = length(object$levels), dimnames = list(NULL, object$levels))
+  p <- p / rowSums(p)
+  if (type == "prob") return(p)
+  factor(object$levels[max.col(p, ties.method = "first")], levels = object$levels)
+}
+
+#' @export
+coef.rvm_multiclass <- function(object, ...) lapply(object$models, coef)
+
+#' @export
+logLik.rvm_multiclass <- function(object, ...) {
+  ll <- lapply(object$models, logLik)
+  structure(sum(unlist(ll)), df = sum(vapply(ll, attr, numeric(1), "df")), nobs = length(object$y),
+            class = "logLik")
+}
+
+#' @export
+fitted.rvm_multiclass <- function(object, ...) predict(object, type = "prob")
+
+#' @export
+residuals.rvm_multiclass <- function(object, ...) {
+  stats::model.matrix(~ y - 1, data.frame(y = object$y)) - fitted(object)
+}
+
+#' @export
+plot.rvm_multiclass <- function(x, ...) {
+  if (is.null(x$kernel) || ncol(x$x) != 2L) stop("plot() draws multiclass fits with two inputs only.", call. = FALSE)
+  plot_classes(x, ...)
+  invisible(x)
+}
+
+#' @export
+vcov.rvm_multiclass <- function(object, ...) lapply(object$models, vcov)
