@@ -13,3 +13,7 @@
     .Call(`_sparsebayes_sb_laplace_mode`, Phi, t, likelihood, alpha)
 }
 
+.sb_optimal_alpha <- function(s, q, beta, c) {
+    .Call(`_sparsebayes_sb_optimal_alpha`, s, q, beta, c)
+}
+

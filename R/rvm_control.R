@@ -20,6 +20,10 @@
 #'   count as relevant.
 #' @param beta_max_factor The noise precision is capped at
 #'   `beta_max_factor / var(y)`.
+#' @param noise_shape,noise_scale Shape `g` and scale `h` of the
+#'   inverse-gamma prior on the noise variance used with a smoothness prior
+#'   (Schmolck and Everson 2007, eq. 36), placed on the variance of the
+#'   response divided by its standard deviation so fits are scale invariant.
 #' @param tolerance MacKay solver: largest change of `log(alpha)` at
 #'   convergence.
 #' @param alpha_max MacKay solver: a basis function (scaled to unit norm)
@@ -34,7 +38,8 @@ rvm_control <- function(max_iterations = 10000L, time_limit = 10000, min_delta_l
                         min_delta_log_beta = 1e-6, noise_update_start = 10L, noise_update_frequency = 5L,
                         alignment_test = TRUE, alignment_max = 1 - 1e-3, priority_deletion = TRUE,
                         priority_addition = FALSE, zero_factor = 1e-12, beta_max_factor = 1e6,
-                        tolerance = 1e-6, alpha_max = 1e12, verbose = FALSE) {
+                        noise_shape = 1e-4, noise_scale = 1e-4, tolerance = 1e-6, alpha_max = 1e12,
+                        verbose = FALSE) {
   check_number(max_iterations, "max_iterations", lower = 1, upper = .Machine$integer.max, integer = TRUE)
   check_number(time_limit, "time_limit", lower = 0, open_lower = TRUE)
   check_number(min_delta_log_alpha, "min_delta_log_alpha", lower = 0, open_lower = TRUE)
@@ -47,6 +52,8 @@ rvm_control <- function(max_iterations = 10000L, time_limit = 10000, min_delta_l
   check_flag(priority_addition)
   check_number(zero_factor, "zero_factor", lower = 0)
   check_number(beta_max_factor, "beta_max_factor", lower = 0, open_lower = TRUE)
+  check_number(noise_shape, "noise_shape", lower = 0)
+  check_number(noise_scale, "noise_scale", lower = 0)
   check_number(tolerance, "tolerance", lower = 0, open_lower = TRUE)
   check_number(alpha_max, "alpha_max", lower = 0, open_lower = TRUE)
   if (isTRUE(verbose)) verbose <- 10L
@@ -58,7 +65,8 @@ rvm_control <- function(max_iterations = 10000L, time_limit = 10000, min_delta_l
                  noise_update_frequency = as.integer(noise_update_frequency),
                  alignment_test = alignment_test, alignment_max = alignment_max,
                  priority_deletion = priority_deletion, priority_addition = priority_addition,
-                 zero_factor = zero_factor, beta_max_factor = beta_max_factor, tolerance = tolerance,
+                 zero_factor = zero_factor, beta_max_factor = beta_max_factor, noise_shape = noise_shape,
+                 noise_scale = noise_scale, tolerance = tolerance,
                  alpha_max = alpha_max, verbose = as.integer(verbose)),
             class = "rvm_control")
 }

@@ -56,11 +56,26 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// sb_optimal_alpha
+double sb_optimal_alpha(double s, double q, double beta, double c);
+RcppExport SEXP _sparsebayes_sb_optimal_alpha(SEXP sSEXP, SEXP qSEXP, SEXP betaSEXP, SEXP cSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< double >::type s(sSEXP);
+    Rcpp::traits::input_parameter< double >::type q(qSEXP);
+    Rcpp::traits::input_parameter< double >::type beta(betaSEXP);
+    Rcpp::traits::input_parameter< double >::type c(cSEXP);
+    rcpp_result_gen = Rcpp::wrap(sb_optimal_alpha(s, q, beta, c));
+    return rcpp_result_gen;
+END_RCPP
+}
 
 static const R_CallMethodDef CallEntries[] = {
     {"_sparsebayes_sb_kernel_design", (DL_FUNC) &_sparsebayes_sb_kernel_design, 4},
     {"_sparsebayes_sb_fit", (DL_FUNC) &_sparsebayes_sb_fit, 7},
     {"_sparsebayes_sb_laplace_mode", (DL_FUNC) &_sparsebayes_sb_laplace_mode, 4},
+    {"_sparsebayes_sb_optimal_alpha", (DL_FUNC) &_sparsebayes_sb_optimal_alpha, 4},
     {NULL, NULL, 0}
 };
 

@@ -34,6 +34,9 @@ sparsebayes::SolverOptions as_options(const Rcpp::List& c) {
   o.alignment_test = Rcpp::as<bool>(c["alignment_test"]);
   o.alignment_max = Rcpp::as<double>(c["alignment_max"]);
   o.tolerance = Rcpp::as<double>(c["tolerance"]);
+  o.smoothness = Rcpp::as<double>(c["smoothness"]);
+  o.noise_shape = Rcpp::as<double>(c["noise_shape"]);
+  o.noise_scale = Rcpp::as<double>(c["noise_scale"]);
   o.alpha_max = Rcpp::as<double>(c["alpha_max"]);
   return o;
 }
@@ -109,4 +112,11 @@ Rcpp::List sb_laplace_mode(Eigen::Map<Eigen::MatrixXd> Phi, Eigen::Map<Eigen::Ve
   } catch (const std::exception& e) {
     Rcpp::stop(e.what());
   }
+}
+
+// The smoothness-prior maximiser of l^(alpha) for given s, q, beta and c;
+// exported for the tests that check it against a brute-force search.
+// [[Rcpp::export(.sb_optimal_alpha)]]
+double sb_optimal_alpha(double s, double q, double beta, double c) {
+  return sparsebayes::optimal_alpha(s, q, beta, c, 0.0);
 }

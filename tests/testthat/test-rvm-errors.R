@@ -65,9 +65,9 @@ test_that("predict() checks its arguments and newdata", {
 })
 
 test_that("errors from the C++ core arrive as R errors", {
-  expect_error(sparsebayes:::.sb_fit(matrix(1, 3, 2), c(1, 2), "gaussian", "fast", unclass(rvm_control()), -1, 0),
+  expect_error(sparsebayes:::.sb_fit(matrix(1, 3, 2), c(1, 2), "gaussian", "fast", sparsebayes:::solver_settings(rvm_control()), -1, 0),
                "different number of rows")
-  expect_error(sparsebayes:::.sb_fit(matrix(1, 3, 2), c(1, 2, 3), "gaussian", "nope", unclass(rvm_control()), -1, 0),
+  expect_error(sparsebayes:::.sb_fit(matrix(1, 3, 2), c(1, 2, 3), "gaussian", "nope", sparsebayes:::solver_settings(rvm_control()), -1, 0),
                "unknown method")
   expect_error(sparsebayes:::.sb_kernel_design(list(type = "bad", width = 1, variance = 1, degree = 2, offset = 1),
                                                matrix(1), matrix(1), FALSE), "unknown kernel type")

@@ -15,6 +15,7 @@
 #include <utility>
 
 #include "likelihood.hpp"
+#include "smoothness.hpp"
 
 namespace sparsebayes {
 
@@ -62,7 +63,7 @@ class FastSolver {
       const bool changes_model = action != kTerminate && action != kAlignmentSkip;
       if (lik_ == Likelihood::gaussian) {
         if (changes_model) apply_action(action);
-        if (action != kAlignmentSkip) log_ml_ += best_delta_;
+        if (action != kAlignmentSkip) objective_ += best_delta_;
       } else if (changes_model) {
         change_alpha(action);
         full_statistics();  // B depends on the mode: recompute the Laplace approximation
@@ -77,7 +78,7 @@ class FastSolver {
         }
       }
       const double noise = lik_ == Likelihood::gaussian ? 1.0 / beta_ : std::nan("");
-      const TraceRow row{log_ml_, static_cast<int>(used_.size()), noise, action};
+      const TraceRow row{objective_, static_cast<int>(used_.size()), noise, action};
       res.trace.push_back(row);
       if (progress) progress(it, row);
       if (action == kTerminate) {
@@ -94,6 +95,7 @@ class FastSolver {
     for (std::size_t k = 0; k < used_.size(); ++k) res.alpha(used_[k]) = alpha_(k);
     res.beta = lik_ == Likelihood::gaussian ? beta_ : std::nan("");
     res.log_ml = log_ml_;
+    res.log_posterior = objective_;
     res.fitted = fitted();
     res.mode_converged = mode_converged_;
     res.iterations = it;
@@ -111,7 +113,9 @@ class FastSolver {
   Eigen::Index n_, M_;
   bool noise_fixed_ = false;
 
-  double beta_ = 1.0, log_ml_ = 0.0, best_delta_ = 0.0;
+  double beta_ = 1.0, best_delta_ = 0.0;
+  double log_ml_ = 0.0;     // log p(t | alpha, beta), exact after full_statistics()
+  double objective_ = 0.0;  // what the solver climbs: log_ml_ plus the log priors
   std::vector<Eigen::Index> used_;   // relevant columns
   Eigen::VectorXd alpha_, mu_;       // per relevant column
   Eigen::MatrixXd Sigma_;
@@ -182,6 +186,18 @@ class FastSolver {
   void full_statistics() {
     if (lik_ == Likelihood::gaussian) gaussian_statistics();
     else laplace_statistics();
+    objective_ = log_ml_ + log_prior();
+  }
+
+  // The smoothness prior -c sum_S 1 / (1 + alpha / beta) (pruned columns add
+  // nothing) and, with it, the inverse-gamma prior on the noise variance
+  // (eq. 60 of Schmolck & Everson, up to its constant normaliser).
+  double log_prior() const {
+    const double c = opt_.smoothness;
+    if (c <= 0.0) return 0.0;
+    const double g = opt_.noise_shape, h = opt_.noise_scale;
+    return -c * (1.0 / (1.0 + alpha_.array() / beta_)).sum() + g * std::log(h) - std::lgamma(g) +
+           (g + 1.0) * std::log(beta_) - h * beta_;
   }
 
   // From the cache: O(M S^2).
@@ -231,7 +247,35 @@ class FastSolver {
     const double rss = (t_ - fitted()).squaredNorm();
     const double gamma_sum = (1.0 - alpha_.array() * Sigma_.diagonal().array()).sum();
     double b = (static_cast<double>(n_) - gamma_sum) / std::max(rss, 1e-300);
+    if (opt_.smoothness > 0.0) b = smooth_noise_precision(rss, gamma_sum, 1.0 / b);
     beta_ = std::min(b, opt_.beta_max_factor / std::max(var_t_, 1e-300));
+  }
+
+  // Solves eq. 36 of Schmolck & Everson for sigma^2 (with Sigma and mu held):
+  //   [N v - rss - v sum(gamma)] / 2 - c sum alpha v^2 / (1 + v alpha)^2
+  //     + (g - 1) v - h = 0,
+  // bracketing upwards from the c = 0 solution v0, where the left side is
+  // negative (the prior term only lowers it), then bisecting in log v.
+  double smooth_noise_precision(double rss, double gamma_sum, double v0) const {
+    const double c = opt_.smoothness, g = opt_.noise_shape, h = opt_.noise_scale;
+    const double N = static_cast<double>(n_);
+    auto f = [&](double v) {
+      const double prior = (alpha_.array() * v * v / (1.0 + v * alpha_.array()).square()).sum();
+      return 0.5 * (N * v - rss - v * gamma_sum) - c * prior + (g - 1.0) * v - h;
+    };
+    double lo = std::max(v0, 1e-300), hi = 2.0 * lo;
+    while (f(lo) > 0.0 && lo > 1e-300) lo *= 0.5;
+    while (f(hi) <= 0.0) {
+      lo = hi;
+      hi *= 2.0;
+      if (hi > 1e300) return 1.0 / lo;
+    }
+    for (int it = 0; it < 200 && hi / lo > 1.0 + 1e-13; ++it) {
+      const double mid = std::sqrt(lo * hi);
+      if (f(mid) > 0.0) hi = mid;
+      else lo = mid;
+    }
+    return 1.0 / std::sqrt(lo * hi);
   }
 
   // Chooses the action with the largest gain; sets selected_, new_alpha_, best_delta_.
@@ -244,31 +288,33 @@ class FastSolver {
       s(m) = alpha_(k) * S_in_(m) / d;
       q(m) = alpha_(k) * Q_in_(m) / d;
     }
-    const Eigen::VectorXd theta = q.array().square() - s.array();
-    Eigen::VectorXd delta = Eigen::VectorXd::Zero(M_);
+    // Each column's best alpha given the others (the smoothness prior's cubic
+    // when c > 0) and the gain in the log posterior of moving it there.
+    const double c = opt_.smoothness;
+    Eigen::VectorXd a_new(M_), delta = Eigen::VectorXd::Zero(M_);
     std::vector<int> act(M_, kReestimate);
     std::vector<char> is_used(M_, 0);
     bool any_delete = false, any_add = false;
     for (Eigen::Index k = 0; k < S; ++k) {
       const Eigen::Index m = used_[k];
       is_used[m] = 1;
-      if (theta(m) > opt_.zero_factor) {
-        const double a_new = s(m) * s(m) / theta(m);
-        const double d = 1.0 / a_new - 1.0 / alpha_(k);
-        delta(m) = 0.5 * (d * Q_in_(m) * Q_in_(m) / (d * S_in_(m) + 1.0) - std::log1p(S_in_(m) * d));
+      a_new(m) = optimal_alpha(s(m), q(m), beta_, c, opt_.zero_factor);
+      const double now = smooth_gain(alpha_(k), s(m), q(m), beta_, c);
+      if (std::isfinite(a_new(m))) {
+        delta(m) = smooth_gain(a_new(m), s(m), q(m), beta_, c) - now;
       } else if (S > 1) {
         any_delete = true;
         act[m] = kDelete;
-        // -l(alpha_m): the gain of setting alpha_m to infinity.
-        delta(m) = 0.5 * (Q_in_(m) * Q_in_(m) / (S_in_(m) - alpha_(k)) - std::log1p(-S_in_(m) / alpha_(k)));
+        delta(m) = -now;
       }
     }
     for (Eigen::Index m = 0; m < M_; ++m) {
-      if (is_used[m] || aligned_out_[m] || !(theta(m) > opt_.zero_factor)) continue;
+      if (is_used[m] || aligned_out_[m]) continue;
+      a_new(m) = optimal_alpha(s(m), q(m), beta_, c, opt_.zero_factor);
+      if (!std::isfinite(a_new(m))) continue;
       any_add = true;
       act[m] = kAdd;
-      const double quot = Q_in_(m) * Q_in_(m) / S_in_(m);
-      delta(m) = 0.5 * (quot - 1.0 - std::log(quot));
+      delta(m) = smooth_gain(a_new(m), s(m), q(m), beta_, c);
     }
     if ((any_add && opt_.priority_addition) || (any_delete && opt_.priority_deletion)) {
       const int keep = any_delete && opt_.priority_deletion ? kDelete : kAdd;
@@ -283,7 +329,7 @@ class FastSolver {
       return kTerminate;
     }
     int action = act[best];
-    new_alpha_ = theta(best) > 0.0 ? s(best) * s(best) / theta(best) : kInf;
+    new_alpha_ = a_new(best);
     if (action == kReestimate && !any_delete) {
       const double old_alpha = alpha_(position_in_used(best));
       if (std::abs(std::log(new_alpha_) - std::log(old_alpha)) < opt_.min_delta_log_alpha) {

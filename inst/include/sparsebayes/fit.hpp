@@ -28,6 +28,8 @@ inline FitResult fit_model(const Eigen::Ref<const Eigen::MatrixXd>& Phi_in, cons
   } else if (lik == Likelihood::poisson && (t_in.array() < 0.0).any()) {
     throw std::invalid_argument("Poisson targets must be non-negative");
   }
+  if (lik != Likelihood::gaussian && opt.smoothness > 0.0)
+    throw std::invalid_argument("the smoothness prior is defined for the gaussian family only");
   const Eigen::VectorXd t = t_in / sd_t;
   Eigen::VectorXd scale = Phi_in.colwise().norm().transpose();
   if (!scale.allFinite()) throw std::invalid_argument("basis column norms overflow; rescale the inputs");
@@ -42,6 +44,7 @@ inline FitResult fit_model(const Eigen::Ref<const Eigen::MatrixXd>& Phi_in, cons
   if (method == "fast") {
     r = FastSolver(Phi_in, inv_scale, t, lik, opt).run(progress);
   } else if (method == "mackay") {
+    if (opt.smoothness > 0.0) throw std::invalid_argument("the smoothness prior needs method 'fast'");
     r = mackay_solve(Phi_in, inv_scale, t, lik, opt, progress);
   } else {
     throw std::invalid_argument("unknown method '" + method + "'");
@@ -58,6 +61,7 @@ inline FitResult fit_model(const Eigen::Ref<const Eigen::MatrixXd>& Phi_in, cons
   r.fitted *= sd_t;
   const double shift = -static_cast<double>(n) * std::log(sd_t);  // density of t = sd_t * t~
   r.log_ml += shift;
+  r.log_posterior += shift;
   for (auto& row : r.trace) {
     row.log_ml += shift;
     row.noise_variance *= v;

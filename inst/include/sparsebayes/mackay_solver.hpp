@@ -119,6 +119,7 @@ inline FitResult mackay_solve(const Eigen::Ref<const Eigen::MatrixXd>& Phi, cons
   res.beta = gaussian ? beta : std::nan("");
   res.mode_converged = mode_converged;
   res.log_ml = log_ml;
+  res.log_posterior = log_ml;
   res.fitted = fitted;
   res.iterations = it;
   res.converged = converged;

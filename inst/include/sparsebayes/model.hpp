@@ -31,6 +31,9 @@ struct SolverOptions {
   bool alignment_test = true;
   double alignment_max = 1.0 - 1e-3;
   double fixed_noise = -1.0;            // > 0: noise variance held fixed at this value
+  double smoothness = 0.0;              // c of the smoothness prior; 0 = classic RVM
+  double noise_shape = 1e-4;            // g, h of the inverse-gamma noise prior used with c > 0,
+  double noise_scale = 1e-4;            //   on the variance of the standardised targets
   double tolerance = 1e-6;              // mackay: max |delta log alpha| at convergence
   double alpha_max = 1e12;              // mackay: prune when alpha (unit-norm basis) exceeds this
 };
@@ -55,6 +58,7 @@ struct FitResult {
   Eigen::VectorXd alpha;               // all M precisions; +inf for pruned columns
   double beta = 0.0;                   // noise precision
   double log_ml = 0.0;                 // log marginal likelihood, log p(t | alpha, beta)
+  double log_posterior = 0.0;          // log_ml plus the log priors (= log_ml without a prior)
   Eigen::VectorXd fitted;              // linear predictor Phi mu
   int iterations = 0;
   bool converged = false;

@@ -1,0 +1,78 @@
+// The smoothness prior of Schmolck & Everson (2007): p(alpha | sigma^2) is
+// proportional to exp(-c DF) with DF ~ sum_m 1 / (1 + sigma^2 alpha_m), so
+// one basis function contributes
+//   l^(a) = l(a) - c / (1 + a / beta),
+//   l(a)  = [log a - log(a + s) + q^2 / (a + s)] / 2     (Tipping & Faul),
+// with beta = 1 / sigma^2 and sparsity and quality factors s and q.
+// c = 0 is the classic RVM; AIC, BIC and RIC are c = 1, log(N)/2, log(N).
+#pragma once
+
+#include <cmath>
+#include <limits>
+
+namespace sparsebayes {
+
+// l^(a) in a form that stays accurate for large a; l^(inf) = 0.
+inline double smooth_gain(double a, double s, double q, double beta, double c) {
+  if (std::isinf(a)) return 0.0;
+  return 0.5 * (-std::log1p(s / a) + q * q / (a + s)) - c / (1.0 + a / beta);
+}
+
+namespace detail {
+
+// The numerator P(a) of dl^/da (paper eqs. 46-49).
+struct SmoothCubic {
+  double b0, b1, b2, b3;
+  SmoothCubic(double s, double q, double beta, double c)
+      : b0(s * s * beta * beta),
+        b1(s * beta * beta + 2.0 * beta * s * s - beta * beta * q * q + 2.0 * s * s * c * beta),
+        b2(2.0 * s * beta + s * s - 2.0 * beta * q * q + 4.0 * s * beta * c),
+        b3(s - q * q + 2.0 * c * beta) {}
+  double operator()(double a) const { return ((b3 * a + b2) * a + b1) * a + b0; }
+};
+
+// A root of P between lo (P > 0) and hi (P < 0), by bisection in log a:
+// robust over the many decades a spans.
+inline double bisect_root(const SmoothCubic& P, double lo, double hi) {
+  for (int it = 0; it < 200 && hi / lo > 1.0 + 1e-13; ++it) {
+    const double mid = std::sqrt(lo * hi);
+    if (P(mid) > 0.0) lo = mid;
+    else hi = mid;
+  }
+  return std::sqrt(lo * hi);
+}
+
+}  // namespace detail
+
+// The maximiser of l^(a) over a in (0, inf], choosing among the four cases
+// of the paper's Fig. 4 (App. 6.3): no finite turning point, one (B3 < 0:
+// the maximum), or two (B3 > 0: the smaller is the maximum, kept only if it
+// beats l^(inf) = 0). Every positive root lies above the c = 0 optimum
+// a* = s^2 / (q^2 - s), since P >= P0 > 0 below it.
+inline double optimal_alpha(double s, double q, double beta, double c, double zero_factor) {
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  const double theta = q * q - s;
+  if (!(theta > zero_factor)) return inf;
+  const double a_star = s * s / theta;
+  if (c <= 0.0) return a_star;
+  const detail::SmoothCubic P(s, q, beta, c);
+  double a_hat;
+  if (P.b3 <= 0.0) {
+    double hi = 2.0 * a_star;
+    while (P(hi) > 0.0) {
+      hi *= 2.0;
+      if (hi > 1e300) return inf;
+    }
+    a_hat = detail::bisect_root(P, a_star, hi);
+  } else {
+    // P'(a) = 3 B3 a^2 + 2 B2 a + B1; the larger critical point is P's minimum.
+    const double disc = P.b2 * P.b2 - 3.0 * P.b3 * P.b1;
+    if (disc <= 0.0) return inf;
+    const double a_min = (-P.b2 + std::sqrt(disc)) / (3.0 * P.b3);
+    if (!(a_min > a_star) || P(a_min) >= 0.0) return inf;
+    a_hat = detail::bisect_root(P, a_star, a_min);
+  }
+  return smooth_gain(a_hat, s, q, beta, c) > 0.0 ? a_hat : inf;
+}
+
+}  // namespace sparsebayes
