@@ -17,3 +17,15 @@
     .Call(`_sparsebayes_sb_optimal_alpha`, s, q, beta, c)
 }
 
+.sb_fit_wavelet <- function(t, family, control, fixed_noise, verbose) {
+    .Call(`_sparsebayes_sb_fit_wavelet`, t, family, control, fixed_noise, verbose)
+}
+
+.sb_wavelet_columns <- function(N, family, index) {
+    .Call(`_sparsebayes_sb_wavelet_columns`, N, family, index)
+}
+
+.sb_dwt <- function(t, family) {
+    .Call(`_sparsebayes_sb_dwt`, t, family)
+}
+

@@ -15,7 +15,9 @@
 #'   `d = 0`.
 #'
 #' Wherever a kernel is expected, its name (`"gaussian"`, ...) may be given
-#' instead, meaning the kernel with its default arguments.
+#' instead, meaning the kernel with its default arguments (`"haar"` and
+#' `"symmlet8"` name the wavelet dictionaries of [kernel_wavelet()]). A list
+#' of kernels is an overcomplete dictionary: their bases side by side.
 #'
 #' @param width Width `r` of the kernel, in the units of the inputs the
 #'   kernel sees (standardised inputs when a model is fitted with
@@ -78,7 +80,8 @@ kernel_tpspline <- function(width = NULL, variance = 1) new_kernel("tpspline", w
 
 kernel_constructors <- list(gaussian = kernel_gaussian, laplace = kernel_laplace, cauchy = kernel_cauchy,
                             polynomial = kernel_polynomial, linear = kernel_linear,
-                            lspline = kernel_lspline, tpspline = kernel_tpspline)
+                            lspline = kernel_lspline, tpspline = kernel_tpspline,
+                            haar = function() kernel_wavelet("haar"), symmlet8 = function() kernel_wavelet("symmlet8"))
 
 kernel_has_width <- function(kernel) kernel$type %in% c("gaussian", "laplace", "cauchy", "lspline", "tpspline")
 
@@ -149,6 +152,7 @@ kernel_diagonal <- function(kernel, x) {
 #' @export
 print.sparsebayes_kernel <- function(x, ...) {
   args <- switch(x$type,
+    wavelet = x$family,
     polynomial = sprintf("degree = %s, offset = %s", format(x$degree), format(x$offset)),
     linear = "",
     sprintf("width = %s", if (is.null(x$width)) "NULL (from the data)" else format(x$width, digits = 4)))

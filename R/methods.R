@@ -108,9 +108,7 @@ relevant_design <- function(object, x) {
   xs <- apply_scaling(x, object$scaling)
   ok <- stats::complete.cases(xs)
   Phi <- matrix(NA_real_, nrow(xs), length(object$relevant))
-  if (any(ok))
-    Phi[ok, ] <- kernel_design(object$kernel, xs[ok, , drop = FALSE], object$centres,
-                               object$bias && 1L %in% object$relevant)
+  if (any(ok)) Phi[ok, ] <- dictionary_design(object, x[ok, , drop = FALSE], xs[ok, , drop = FALSE])
   Phi
 }
 
@@ -123,7 +121,7 @@ predict_gaussian <- function(object, x, se.fit, interval, level, variance = "aug
   fit <- lp$eta
   if (!want_var) return(fit)
   var_f <- lp$var
-  if (variance == "augmented" && !is.null(object$kernel))
+  if (variance == "augmented" && inherits(object$kernel, "sparsebayes_kernel") && !is_wavelet(object$kernel))
     var_f <- var_f + augmentation_variance(object, lp$x, lp$Phi)
   se <- sqrt(var_f)
   out <- fit
@@ -183,7 +181,8 @@ model_title <- function(x) {
 }
 
 kernel_label <- function(x) {
-  kern <- if (is.null(x$kernel)) "user-supplied basis" else utils::capture.output(print(x$kernel))
+  kern <- if (is.null(x$kernel)) "user-supplied basis"
+          else paste(vapply(fit_kernels(x), function(k) utils::capture.output(print(k)), ""), collapse = " + ")
   paste0(kern, if (isTRUE(x$bias)) " + bias")
 }
 

@@ -135,23 +135,32 @@ rvm.default <- function(x = NULL, y, kernel = "gaussian", bias = TRUE, scale = T
   if (is.null(basis)) {
     if (is.null(x)) stop_arg("x", "is NULL; give inputs or a `basis` matrix.")
     x <- check_numeric_matrix(x, "x")
-    kernel <- as_kernel(kernel)
+    kernels <- as_dictionary(kernel)
     check_flag(bias)
     check_flag(scale)
+    if (any(vapply(kernels, is_wavelet, logical(1)))) bias <- FALSE  # wavelets hold the constant
     scaling <- input_scaling(x, scale)
     xs <- apply_scaling(x, scaling)
-    kernel <- resolve_kernel(kernel, xs)
-    Phi <- kernel_design(kernel, xs, xs, bias)
+    kernels <- lapply(kernels, resolve_kernel, x = xs)
+    kernel <- if (length(kernels) == 1L) kernels[[1L]] else kernels
+    shortcut <- length(kernels) == 1L && is_wavelet(kernel) && control$orthonormal_shortcut
+    Phi <- if (shortcut) NULL else dictionary_basis(kernels, x, xs, bias)
   } else {
     Phi <- check_numeric_matrix(basis, "basis")
     if (!is.null(x)) x <- check_numeric_matrix(x, "x")
+    shortcut <- FALSE
     kernel <- NULL
     bias <- FALSE
     scaling <- NULL
     xs <- NULL
   }
-  y <- encode_response(y, nrow(Phi), family)
-  smoothness <- smoothness_constant(prior, nrow(Phi))
+  n <- if (is.null(Phi)) nrow(x) else nrow(Phi)
+  y <- encode_response(y, n, family)
+  smoothness <- smoothness_constant(prior, n)
+  if (shortcut && (family$family != "gaussian" || method != "fast")) {
+    shortcut <- FALSE
+    Phi <- dictionary_basis(kernels, x, xs, bias)
+  }
   if (smoothness > 0 && family$family != "gaussian")
     stop_arg("prior", "must be \"none\" for the binomial and poisson families.")
   if (smoothness > 0 && method != "fast") stop_arg("prior", "needs method = \"fast\".")
@@ -159,7 +168,9 @@ rvm.default <- function(x = NULL, y, kernel = "gaussian", bias = TRUE, scale = T
   call <- match.call()
   likelihood <- c(gaussian = "gaussian", binomial = "bernoulli", poisson = "poisson")[[family$family]]
   fit_one <- function(target) {
-    res <- .sb_fit(Phi, target, likelihood, method, settings, -1, control$verbose)
+    fixed_noise <- if (is.null(control$noise_variance)) -1 else control$noise_variance
+    res <- if (shortcut) wavelet_shortcut(target, x, kernel, settings, fixed_noise, control$verbose)
+           else .sb_fit(Phi, target, likelihood, method, settings, fixed_noise, control$verbose)
     fit <- new_rvm(res, x = x, xs = xs, y = target, Phi_names = colnames(Phi), kernel = kernel, bias = bias,
                    scaling = scaling, method = method, family = family, call = call)
     fit$prior <- if (is.character(prior)) prior else smoothness
@@ -196,6 +207,25 @@ smoothness_constant <- function(prior, n) {
   prior
 }
 
+# Names of the design columns: "(bias)", then the training row of each
+# kernel, prefixed by the kernel type in a dictionary ("haar:17").
+basis_names_of <- function(kernel, bias, n) {
+  kernels <- as_dictionary(kernel)
+  labels <- lapply(kernels, function(k) {
+    tag <- if (is_wavelet(k)) k$family else k$type
+    if (length(kernels) == 1L && !is_wavelet(k)) as.character(seq_len(n)) else paste0(tag, ":", seq_len(n))
+  })
+  c(if (bias) "(bias)", unlist(labels))
+}
+
+# The O(N) fit on a single orthonormal wavelet basis, in the caller's row order.
+wavelet_shortcut <- function(y, x, kernel, settings, fixed_noise, verbose) {
+  ord <- wavelet_grid_order(x)
+  res <- .sb_fit_wavelet(y[ord], kernel$family, settings, fixed_noise, verbose)
+  res$fitted[ord] <- res$fitted
+  res
+}
+
 # The option list the C++ solvers read.
 solver_settings <- function(control, smoothness = 0) c(unclass(control), smoothness = smoothness)
 
@@ -215,14 +245,20 @@ new_rvm <- function(res, x, xs, y, Phi_names, kernel, bias, scaling, method, fam
   M <- length(res$alpha)
   basis_names <- if (!is.null(Phi_names)) Phi_names
                  else if (is.null(kernel)) paste0("b", seq_len(M))
-                 else c(if (bias) "(bias)", as.character(seq_len(n)))
+                 else basis_names_of(kernel, bias, n)
   names(res$alpha) <- basis_names
   ord <- order(res$relevant)  # basis order, bias first
   relevant <- res$relevant[ord]
   weights <- stats::setNames(as.numeric(res$mu)[ord], basis_names[relevant])
   Sigma <- res$Sigma[ord, ord, drop = FALSE]
   dimnames(Sigma) <- list(names(weights), names(weights))
-  relevance_index <- if (is.null(kernel)) integer(0) else relevant[relevant > bias] - bias
+  relevance_index <- integer(0)
+  if (!is.null(kernel)) {
+    parts <- column_parts(list(relevant = relevant, bias = bias, x = x))
+    is_kernel_part <- parts$part > 0L
+    is_kernel_part[is_kernel_part] <- !vapply(as_dictionary(kernel)[parts$part[is_kernel_part]], is_wavelet, logical(1))
+    relevance_index <- unique(parts$index[is_kernel_part])
+  }
   trace <- data.frame(iteration = seq_along(res$trace$logLik) - (method == "mackay"),
                       logLik = res$trace$logLik, relevant = res$trace$relevant,
                       noise = res$trace$noise, action = factor(action_names[res$trace$action + 1L],

@@ -24,6 +24,11 @@
 #'   inverse-gamma prior on the noise variance used with a smoothness prior
 #'   (Schmolck and Everson 2007, eq. 36), placed on the variance of the
 #'   response divided by its standard deviation so fits are scale invariant.
+#' @param noise_variance `NULL` (estimate the noise) or a fixed noise
+#'   variance (gaussian family).
+#' @param orthonormal_shortcut Fit a single orthonormal wavelet dictionary by
+#'   the O(N) path (no basis matrix is formed)? `FALSE` runs the general
+#'   solver on the explicit basis, for comparison.
 #' @param tolerance MacKay solver: largest change of `log(alpha)` at
 #'   convergence.
 #' @param alpha_max MacKay solver: a basis function (scaled to unit norm)
@@ -38,8 +43,8 @@ rvm_control <- function(max_iterations = 10000L, time_limit = 10000, min_delta_l
                         min_delta_log_beta = 1e-6, noise_update_start = 10L, noise_update_frequency = 5L,
                         alignment_test = TRUE, alignment_max = 1 - 1e-3, priority_deletion = TRUE,
                         priority_addition = FALSE, zero_factor = 1e-12, beta_max_factor = 1e6,
-                        noise_shape = 1e-4, noise_scale = 1e-4, tolerance = 1e-6, alpha_max = 1e12,
-                        verbose = FALSE) {
+                        noise_shape = 1e-4, noise_scale = 1e-4, noise_variance = NULL,
+                        orthonormal_shortcut = TRUE, tolerance = 1e-6, alpha_max = 1e12, verbose = FALSE) {
   check_number(max_iterations, "max_iterations", lower = 1, upper = .Machine$integer.max, integer = TRUE)
   check_number(time_limit, "time_limit", lower = 0, open_lower = TRUE)
   check_number(min_delta_log_alpha, "min_delta_log_alpha", lower = 0, open_lower = TRUE)
@@ -54,6 +59,8 @@ rvm_control <- function(max_iterations = 10000L, time_limit = 10000, min_delta_l
   check_number(beta_max_factor, "beta_max_factor", lower = 0, open_lower = TRUE)
   check_number(noise_shape, "noise_shape", lower = 0)
   check_number(noise_scale, "noise_scale", lower = 0)
+  if (!is.null(noise_variance)) check_number(noise_variance, "noise_variance", lower = 0, open_lower = TRUE)
+  check_flag(orthonormal_shortcut)
   check_number(tolerance, "tolerance", lower = 0, open_lower = TRUE)
   check_number(alpha_max, "alpha_max", lower = 0, open_lower = TRUE)
   if (isTRUE(verbose)) verbose <- 10L
@@ -66,7 +73,8 @@ rvm_control <- function(max_iterations = 10000L, time_limit = 10000, min_delta_l
                  alignment_test = alignment_test, alignment_max = alignment_max,
                  priority_deletion = priority_deletion, priority_addition = priority_addition,
                  zero_factor = zero_factor, beta_max_factor = beta_max_factor, noise_shape = noise_shape,
-                 noise_scale = noise_scale, tolerance = tolerance,
+                 noise_scale = noise_scale, noise_variance = noise_variance,
+                 orthonormal_shortcut = orthonormal_shortcut, tolerance = tolerance,
                  alpha_max = alpha_max, verbose = as.integer(verbose)),
             class = "rvm_control")
 }

@@ -70,12 +70,55 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// sb_fit_wavelet
+Rcpp::List sb_fit_wavelet(Eigen::Map<Eigen::VectorXd> t, std::string family, Rcpp::List control, double fixed_noise, int verbose);
+RcppExport SEXP _sparsebayes_sb_fit_wavelet(SEXP tSEXP, SEXP familySEXP, SEXP controlSEXP, SEXP fixed_noiseSEXP, SEXP verboseSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type t(tSEXP);
+    Rcpp::traits::input_parameter< std::string >::type family(familySEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type control(controlSEXP);
+    Rcpp::traits::input_parameter< double >::type fixed_noise(fixed_noiseSEXP);
+    Rcpp::traits::input_parameter< int >::type verbose(verboseSEXP);
+    rcpp_result_gen = Rcpp::wrap(sb_fit_wavelet(t, family, control, fixed_noise, verbose));
+    return rcpp_result_gen;
+END_RCPP
+}
+// sb_wavelet_columns
+Eigen::MatrixXd sb_wavelet_columns(int N, std::string family, Rcpp::IntegerVector index);
+RcppExport SEXP _sparsebayes_sb_wavelet_columns(SEXP NSEXP, SEXP familySEXP, SEXP indexSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< int >::type N(NSEXP);
+    Rcpp::traits::input_parameter< std::string >::type family(familySEXP);
+    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type index(indexSEXP);
+    rcpp_result_gen = Rcpp::wrap(sb_wavelet_columns(N, family, index));
+    return rcpp_result_gen;
+END_RCPP
+}
+// sb_dwt
+Eigen::VectorXd sb_dwt(Eigen::Map<Eigen::VectorXd> t, std::string family);
+RcppExport SEXP _sparsebayes_sb_dwt(SEXP tSEXP, SEXP familySEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type t(tSEXP);
+    Rcpp::traits::input_parameter< std::string >::type family(familySEXP);
+    rcpp_result_gen = Rcpp::wrap(sb_dwt(t, family));
+    return rcpp_result_gen;
+END_RCPP
+}
 
 static const R_CallMethodDef CallEntries[] = {
     {"_sparsebayes_sb_kernel_design", (DL_FUNC) &_sparsebayes_sb_kernel_design, 4},
     {"_sparsebayes_sb_fit", (DL_FUNC) &_sparsebayes_sb_fit, 7},
     {"_sparsebayes_sb_laplace_mode", (DL_FUNC) &_sparsebayes_sb_laplace_mode, 4},
     {"_sparsebayes_sb_optimal_alpha", (DL_FUNC) &_sparsebayes_sb_optimal_alpha, 4},
+    {"_sparsebayes_sb_fit_wavelet", (DL_FUNC) &_sparsebayes_sb_fit_wavelet, 5},
+    {"_sparsebayes_sb_wavelet_columns", (DL_FUNC) &_sparsebayes_sb_wavelet_columns, 3},
+    {"_sparsebayes_sb_dwt", (DL_FUNC) &_sparsebayes_sb_dwt, 2},
     {NULL, NULL, 0}
 };
 

@@ -41,6 +41,37 @@ sparsebayes::SolverOptions as_options(const Rcpp::List& c) {
   return o;
 }
 
+Rcpp::List as_list(const sparsebayes::FitResult& r) {
+  Rcpp::IntegerVector relevant(r.relevant.size());
+  for (std::size_t k = 0; k < r.relevant.size(); ++k) relevant[k] = static_cast<int>(r.relevant[k]) + 1;
+  const std::size_t T = r.trace.size();
+  Rcpp::NumericVector tr_ll(T), tr_noise(T);
+  Rcpp::IntegerVector tr_n(T), tr_action(T);
+  for (std::size_t i = 0; i < T; ++i) {
+    tr_ll[i] = r.trace[i].log_ml;
+    tr_n[i] = r.trace[i].n_relevant;
+    tr_noise[i] = r.trace[i].noise_variance;
+    tr_action[i] = r.trace[i].action;
+  }
+  return Rcpp::List::create(
+      Rcpp::Named("relevant") = relevant, Rcpp::Named("mu") = r.mu, Rcpp::Named("Sigma") = r.Sigma,
+      Rcpp::Named("alpha") = r.alpha, Rcpp::Named("beta") = r.beta, Rcpp::Named("log_ml") = r.log_ml,
+      Rcpp::Named("log_posterior") = r.log_posterior, Rcpp::Named("fitted") = r.fitted, Rcpp::Named("iterations") = r.iterations,
+      Rcpp::Named("converged") = r.converged, Rcpp::Named("jitter_events") = r.jitter_events,
+      Rcpp::Named("mode_converged") = r.mode_converged,
+      Rcpp::Named("trace") = Rcpp::List::create(Rcpp::Named("logLik") = tr_ll, Rcpp::Named("relevant") = tr_n,
+                                                Rcpp::Named("noise") = tr_noise, Rcpp::Named("action") = tr_action));
+}
+
+sparsebayes::Progress make_progress(int verbose) {
+  return [verbose](int it, const sparsebayes::TraceRow& row) {
+    if (it % 100 == 0) Rcpp::checkUserInterrupt();
+    if (verbose > 0 && (it <= 1 || it % verbose == 0))
+      Rprintf("iteration %5d  log objective %.6g  relevant %d  noise sd %.4g\n", it, row.log_ml, row.n_relevant,
+              std::sqrt(row.noise_variance));
+  };
+}
+
 }  // namespace
 
 // Kernel basis between the rows of x and z, with a leading column of ones
@@ -66,32 +97,7 @@ Rcpp::List sb_fit(Eigen::Map<Eigen::MatrixXd> Phi, Eigen::Map<Eigen::VectorXd> t
   try {
     sparsebayes::SolverOptions opt = as_options(control);
     opt.fixed_noise = fixed_noise;
-    const sparsebayes::Progress progress = [verbose](int it, const sparsebayes::TraceRow& row) {
-      if (it % 100 == 0) Rcpp::checkUserInterrupt();
-      if (verbose > 0 && (it <= 1 || it % verbose == 0))
-        Rprintf("iteration %5d  log evidence %.6g  relevant %d  noise sd %.4g\n", it, row.log_ml,
-                row.n_relevant, std::sqrt(row.noise_variance));
-    };
-    const sparsebayes::FitResult r = sparsebayes::fit_model(Phi, t, likelihood, method, opt, progress);
-    Rcpp::IntegerVector relevant(r.relevant.size());
-    for (std::size_t k = 0; k < r.relevant.size(); ++k) relevant[k] = static_cast<int>(r.relevant[k]) + 1;
-    const std::size_t T = r.trace.size();
-    Rcpp::NumericVector tr_ll(T), tr_noise(T);
-    Rcpp::IntegerVector tr_n(T), tr_action(T);
-    for (std::size_t i = 0; i < T; ++i) {
-      tr_ll[i] = r.trace[i].log_ml;
-      tr_n[i] = r.trace[i].n_relevant;
-      tr_noise[i] = r.trace[i].noise_variance;
-      tr_action[i] = r.trace[i].action;
-    }
-    return Rcpp::List::create(
-        Rcpp::Named("relevant") = relevant, Rcpp::Named("mu") = r.mu, Rcpp::Named("Sigma") = r.Sigma,
-        Rcpp::Named("alpha") = r.alpha, Rcpp::Named("beta") = r.beta, Rcpp::Named("log_ml") = r.log_ml,
-        Rcpp::Named("fitted") = r.fitted, Rcpp::Named("iterations") = r.iterations,
-        Rcpp::Named("converged") = r.converged, Rcpp::Named("jitter_events") = r.jitter_events,
-        Rcpp::Named("mode_converged") = r.mode_converged,
-        Rcpp::Named("trace") = Rcpp::List::create(Rcpp::Named("logLik") = tr_ll, Rcpp::Named("relevant") = tr_n,
-                                                  Rcpp::Named("noise") = tr_noise, Rcpp::Named("action") = tr_action));
+    return as_list(sparsebayes::fit_model(Phi, t, likelihood, method, opt, make_progress(verbose)));
   } catch (const std::exception& e) {
     Rcpp::stop(e.what());
   }
@@ -119,4 +125,39 @@ Rcpp::List sb_laplace_mode(Eigen::Map<Eigen::MatrixXd> Phi, Eigen::Map<Eigen::Ve
 // [[Rcpp::export(.sb_optimal_alpha)]]
 double sb_optimal_alpha(double s, double q, double beta, double c) {
   return sparsebayes::optimal_alpha(s, q, beta, c, 0.0);
+}
+
+// Gaussian RVM on an orthonormal wavelet basis by the O(N) path; t in grid order.
+// [[Rcpp::export(.sb_fit_wavelet)]]
+Rcpp::List sb_fit_wavelet(Eigen::Map<Eigen::VectorXd> t, std::string family, Rcpp::List control, double fixed_noise,
+                          int verbose) {
+  try {
+    sparsebayes::SolverOptions opt = as_options(control);
+    opt.fixed_noise = fixed_noise;
+    return as_list(sparsebayes::fit_wavelet(t, family, opt, make_progress(verbose)));
+  } catch (const std::exception& e) {
+    Rcpp::stop(e.what());
+  }
+}
+
+// Columns `index` (1-based) of the N-point wavelet synthesis basis.
+// [[Rcpp::export(.sb_wavelet_columns)]]
+Eigen::MatrixXd sb_wavelet_columns(int N, std::string family, Rcpp::IntegerVector index) {
+  try {
+    std::vector<Eigen::Index> idx(index.size());
+    for (R_xlen_t j = 0; j < index.size(); ++j) idx[j] = index[j] - 1;
+    return sparsebayes::wavelet_columns(N, family, idx);
+  } catch (const std::exception& e) {
+    Rcpp::stop(e.what());
+  }
+}
+
+// Forward wavelet transform of a signal of N = 2^J points.
+// [[Rcpp::export(.sb_dwt)]]
+Eigen::VectorXd sb_dwt(Eigen::Map<Eigen::VectorXd> t, std::string family) {
+  try {
+    return sparsebayes::dwt(t, family);
+  } catch (const std::exception& e) {
+    Rcpp::stop(e.what());
+  }
 }

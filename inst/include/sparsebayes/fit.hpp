@@ -9,8 +9,41 @@
 
 #include "fast_solver.hpp"
 #include "mackay_solver.hpp"
+#include "orthonormal_solver.hpp"
+#include "wavelets.hpp"
 
 namespace sparsebayes {
+
+namespace detail {
+
+inline double sample_sd(const Eigen::Ref<const Eigen::VectorXd>& t) {
+  const double sd = std::sqrt((t.array() - t.mean()).square().sum() / (t.size() - 1.0));
+  if (!(sd > 0.0) || !std::isfinite(sd))
+    throw std::invalid_argument("the response is constant (or its spread overflows); nothing to fit");
+  return sd;
+}
+
+// Maps a result on unit-norm columns and targets t / sd_t back to the
+// caller's units: w = sd_t w~ / scale, alpha = alpha~ scale^2 / sd_t^2.
+inline void to_caller_units(FitResult& r, const Eigen::VectorXd& scale, double sd_t, Eigen::Index n) {
+  const double v = sd_t * sd_t;
+  Eigen::VectorXd s_used(r.relevant.size());
+  for (std::size_t k = 0; k < r.relevant.size(); ++k) s_used(k) = scale(r.relevant[k]);
+  r.mu = sd_t * r.mu.cwiseQuotient(s_used);
+  r.Sigma = v * (s_used.cwiseInverse().asDiagonal() * r.Sigma * s_used.cwiseInverse().asDiagonal());
+  r.alpha = r.alpha.cwiseProduct(scale.cwiseAbs2()) / v;
+  r.beta /= v;
+  r.fitted *= sd_t;
+  const double shift = -static_cast<double>(n) * std::log(sd_t);  // density of t = sd_t * t~
+  r.log_ml += shift;
+  r.log_posterior += shift;
+  for (auto& row : r.trace) {
+    row.log_ml += shift;
+    row.noise_variance *= v;
+  }
+}
+
+}  // namespace detail
 
 inline FitResult fit_model(const Eigen::Ref<const Eigen::MatrixXd>& Phi_in, const Eigen::Ref<const Eigen::VectorXd>& t_in,
                            const std::string& likelihood, const std::string& method, SolverOptions opt,
@@ -20,9 +53,7 @@ inline FitResult fit_model(const Eigen::Ref<const Eigen::MatrixXd>& Phi_in, cons
   const Eigen::Index n = Phi_in.rows();
   double sd_t = 1.0;  // only Gaussian targets are rescaled
   if (lik == Likelihood::gaussian) {
-    sd_t = std::sqrt((t_in.array() - t_in.mean()).square().sum() / (n - 1.0));
-    if (!(sd_t > 0.0) || !std::isfinite(sd_t))
-      throw std::invalid_argument("the response is constant (or its spread overflows); nothing to fit");
+    sd_t = detail::sample_sd(t_in);
   } else if (lik == Likelihood::bernoulli && ((t_in.array() < 0.0).any() || (t_in.array() > 1.0).any())) {
     throw std::invalid_argument("Bernoulli targets must lie in [0, 1]");
   } else if (lik == Likelihood::poisson && (t_in.array() < 0.0).any()) {
@@ -50,22 +81,24 @@ inline FitResult fit_model(const Eigen::Ref<const Eigen::MatrixXd>& Phi_in, cons
     throw std::invalid_argument("unknown method '" + method + "'");
   }
 
-  // Back to the caller's units: w = sd_t w~ / scale, alpha = alpha~ scale^2 / sd_t^2.
-  const double v = sd_t * sd_t;
-  Eigen::VectorXd s_used(r.relevant.size());
-  for (std::size_t k = 0; k < r.relevant.size(); ++k) s_used(k) = scale(r.relevant[k]);
-  r.mu = sd_t * r.mu.cwiseQuotient(s_used);
-  r.Sigma = v * (s_used.cwiseInverse().asDiagonal() * r.Sigma * s_used.cwiseInverse().asDiagonal());
-  r.alpha = r.alpha.cwiseProduct(scale.cwiseAbs2()) / v;
-  r.beta /= v;
-  r.fitted *= sd_t;
-  const double shift = -static_cast<double>(n) * std::log(sd_t);  // density of t = sd_t * t~
-  r.log_ml += shift;
-  r.log_posterior += shift;
-  for (auto& row : r.trace) {
-    row.log_ml += shift;
-    row.noise_variance *= v;
-  }
+  detail::to_caller_units(r, scale, sd_t, n);
+  return r;
+}
+
+// Gaussian fit on the orthonormal wavelet basis of t's N = 2^J points (t in
+// grid order) without forming the basis: O(N) per iteration.
+inline FitResult fit_wavelet(const Eigen::Ref<const Eigen::VectorXd>& t_in, const std::string& family,
+                             SolverOptions opt, const Progress& progress = nullptr) {
+  if (!t_in.allFinite()) throw std::invalid_argument("the targets contain NA, NaN or infinite values");
+  const Eigen::Index n = t_in.size();
+  const double sd_t = detail::sample_sd(t_in);
+  const Eigen::VectorXd t = t_in / sd_t;
+  if (opt.fixed_noise > 0.0) opt.fixed_noise /= sd_t * sd_t;
+  FitResult r = orthonormal_solve(dwt(t, family), t.squaredNorm(), n, opt, progress);
+  Eigen::VectorXd coef = Eigen::VectorXd::Zero(n);
+  for (std::size_t k = 0; k < r.relevant.size(); ++k) coef(r.relevant[k]) = r.mu(k);
+  r.fitted = idwt(coef, family);
+  detail::to_caller_units(r, Eigen::VectorXd::Ones(n), sd_t, n);
   return r;
 }
 
