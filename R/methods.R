@@ -207,9 +207,11 @@ deviance_of <- function(x) sum(x$family$dev.resids(x$y, x$fitted.values, rep(1, 
 #'   with `call`, `title`, `kernel` (a label), `method`, `family`, `n`,
 #'   `n_basis`, `n_relevant`, `sigma` (noise sd, `NA` unless gaussian),
 #'   `logLik`, `iterations`, `converged`, `rmse` and `r_squared` (gaussian,
-#'   training), `error` (binomial training error rate), `deviance`, and
+#'   training), `error` (binomial training error rate), `deviance`,
 #'   `coefficients`, a matrix of the largest posterior weights with their
-#'   posterior sd and z value.
+#'   posterior sd and z value, and for overcomplete dictionaries
+#'   `components`, a table of each sub-dictionary's relevant functions and
+#'   the sd of its contribution to the fit (`NULL` otherwise).
 #' @examples
 #' summary(rvm(accel ~ times, data = MASS::mcycle))
 #' @export
@@ -231,8 +233,18 @@ summary.rvm <- function(object, n_weights = 10L, ...) {
                  r_squared = if (gaussian) 1 - sum(object$residuals^2) / sum((y - mean(y))^2) else NA_real_,
                  error = if (object$family$family == "binomial") mean((object$fitted.values > 0.5) != (y == 1))
                          else NA_real_,
-                 deviance = deviance_of(object), coefficients = coefs),
+                 deviance = deviance_of(object), coefficients = coefs,
+                 components = if (length(fit_kernels(object)) > 1L) component_table(object)),
             class = "summary.rvm")
+}
+
+# Per sub-dictionary: how many functions it keeps and the spread of its
+# contribution to the fit.
+component_table <- function(object) {
+  contrib <- component_contributions(object)
+  parts <- column_parts(object)$part
+  data.frame(dictionary = colnames(contrib), relevant = as.vector(table(parts)),
+             `sd of contribution` = apply(contrib, 2L, stats::sd), check.names = FALSE)
 }
 
 #' @rdname summary.rvm
@@ -254,6 +266,10 @@ print.summary.rvm <- function(x, digits = max(3L, getOption("digits") - 3L), ...
               if (x$family == "gaussian") "" else " (Laplace approximation)"))
   cat(sprintf("Solver:             %s, %d iterations, %s\n", x$method, x$iterations,
               if (x$converged) "converged" else "NOT converged"))
+  if (!is.null(x$components)) {
+    cat("\nSub-dictionaries:\n")
+    print(x$components, row.names = FALSE, digits = digits)
+  }
   if (nrow(x$coefficients)) {
     cat(sprintf("\nLargest weights (%d of %d):\n", nrow(x$coefficients), x$n_relevant))
     stats::printCoefmat(x$coefficients, digits = digits, has.Pvalue = FALSE)

@@ -7,9 +7,17 @@
 #' (p = 0.5, solid) and the p = 0.25 and 0.75 contours (dashed) over the
 #' data, with the relevance vectors circled, as Tipping (2001, Fig. 4).
 #' Otherwise: fitted against observed values, and residuals against fitted
-#' values.
+#' values. `which = "components"` draws the contribution of each
+#' sub-dictionary of an overcomplete dictionary (and the bias) to the fit,
+#' as Schmolck and Everson (2007, Fig. 8); `which = "shrinkage"` plots each
+#' basis function's least-squares weight (its projection
+#' `phi' y / phi' phi`, the least-squares weight for orthogonal bases such as
+#' wavelets) against its posterior mean weight, 0 where pruned (open
+#' circles), as their Fig. 6.
 #'
 #' @param x A fitted [rvm()].
+#' @param which `"fit"` (the default views above), `"components"` or
+#'   `"shrinkage"`.
 #' @param level Coverage of the prediction band.
 #' @param n_grid Number of grid points for the curve.
 #' @param ... Passed to [graphics::plot()].
@@ -17,16 +25,60 @@
 #' @examples
 #' plot(rvm(accel ~ times, data = MASS::mcycle))
 #' @export
-plot.rvm <- function(x, level = 0.95, n_grid = 400L, ...) {
+plot.rvm <- function(x, which = c("fit", "components", "shrinkage"), level = 0.95, n_grid = 400L, ...) {
+  which <- match.arg(which)
   check_number(level, "level", lower = 0, upper = 1, open_lower = TRUE)
   check_number(n_grid, "n_grid", lower = 2, integer = TRUE)
   p <- if (is.null(x$kernel)) 0L else ncol(x$x)
   family <- x$family$family
-  if (p == 1L && family == "binomial") plot_probability(x, n_grid, ...)
+  if (which == "components") plot_components(x, ...)
+  else if (which == "shrinkage") plot_shrinkage(x, ...)
+  else if (p == 1L && family == "binomial") plot_probability(x, n_grid, ...)
   else if (p == 1L) plot_curve(x, level, n_grid, ...)
   else if (p == 2L && family == "binomial") plot_classes(x, ...)
   else plot_diagnostics(x, ...)
   invisible(x)
+}
+
+# The part of the fit each sub-dictionary (and the bias) contributes at the
+# training inputs: one column per part.
+component_contributions <- function(object) {
+  parts <- column_parts(object)
+  Phi <- relevant_design(object, object$x)
+  labels <- c("(bias)", vapply(fit_kernels(object), function(k) utils::capture.output(print(k)), ""))
+  out <- vapply(sort(unique(parts$part)), function(p) {
+    j <- parts$part == p
+    drop(Phi[, j, drop = FALSE] %*% object$weights[j])
+  }, numeric(nrow(object$x)))
+  out <- matrix(out, nrow = nrow(object$x))
+  colnames(out) <- labels[sort(unique(parts$part)) + 1L]
+  out
+}
+
+plot_components <- function(x, ...) {
+  if (is.null(x$kernel) || ncol(x$x) != 1L) stop("which = \"components\" needs a kernel fit with one input.", call. = FALSE)
+  contrib <- component_contributions(x)
+  ord <- order(x$x[, 1L])
+  op <- graphics::par(mfrow = c(ncol(contrib), 1L), mar = c(3, 4, 2, 1))
+  on.exit(graphics::par(op))
+  parts <- column_parts(x)$part
+  for (k in seq_len(ncol(contrib))) {
+    graphics::plot(x$x[ord, 1L], contrib[ord, k], type = "l", xlab = "", ylab = "contribution",
+                   main = sprintf("%s: %d functions", colnames(contrib)[k], sum(parts == sort(unique(parts))[k])), ...)
+  }
+}
+
+plot_shrinkage <- function(x, ...) {
+  if (is.null(x$kernel)) stop("which = \"shrinkage\" needs a kernel fit (the basis is rebuilt).", call. = FALSE)
+  xs <- apply_scaling(x$x, x$scaling)
+  Phi <- dictionary_basis(fit_kernels(x), x$x, xs, x$bias)
+  ls <- drop(crossprod(Phi, x$y)) / colSums(Phi^2)
+  post <- numeric(ncol(Phi))
+  post[x$relevant] <- x$weights
+  graphics::plot(ls, post, xlab = "least-squares weight (projection)", ylab = "posterior mean weight",
+                 pch = ifelse(is.finite(x$alpha), 16, 1), cex = 0.7, ...)
+  graphics::abline(0, 1, lty = 2, col = "grey50")
+  graphics::abline(h = 0, col = "grey80")
 }
 
 plot_curve <- function(x, level, n_grid, ...) {

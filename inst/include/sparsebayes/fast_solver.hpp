@@ -247,35 +247,10 @@ class FastSolver {
     const double rss = (t_ - fitted()).squaredNorm();
     const double gamma_sum = (1.0 - alpha_.array() * Sigma_.diagonal().array()).sum();
     double b = (static_cast<double>(n_) - gamma_sum) / std::max(rss, 1e-300);
-    if (opt_.smoothness > 0.0) b = smooth_noise_precision(rss, gamma_sum, 1.0 / b);
+    if (opt_.smoothness > 0.0)
+      b = 1.0 / smooth_noise_variance(static_cast<double>(n_), rss, gamma_sum, alpha_, opt_.smoothness,
+                                      opt_.noise_shape, opt_.noise_scale, 1.0 / b);
     beta_ = std::min(b, opt_.beta_max_factor / std::max(var_t_, 1e-300));
-  }
-
-  // Solves eq. 36 of Schmolck & Everson for sigma^2 (with Sigma and mu held):
-  //   [N v - rss - v sum(gamma)] / 2 - c sum alpha v^2 / (1 + v alpha)^2
-  //     + (g - 1) v - h = 0,
-  // bracketing upwards from the c = 0 solution v0, where the left side is
-  // negative (the prior term only lowers it), then bisecting in log v.
-  double smooth_noise_precision(double rss, double gamma_sum, double v0) const {
-    const double c = opt_.smoothness, g = opt_.noise_shape, h = opt_.noise_scale;
-    const double N = static_cast<double>(n_);
-    auto f = [&](double v) {
-      const double prior = (alpha_.array() * v * v / (1.0 + v * alpha_.array()).square()).sum();
-      return 0.5 * (N * v - rss - v * gamma_sum) - c * prior + (g - 1.0) * v - h;
-    };
-    double lo = std::max(v0, 1e-300), hi = 2.0 * lo;
-    while (f(lo) > 0.0 && lo > 1e-300) lo *= 0.5;
-    while (f(hi) <= 0.0) {
-      lo = hi;
-      hi *= 2.0;
-      if (hi > 1e300) return 1.0 / lo;
-    }
-    for (int it = 0; it < 200 && hi / lo > 1.0 + 1e-13; ++it) {
-      const double mid = std::sqrt(lo * hi);
-      if (f(mid) > 0.0) hi = mid;
-      else lo = mid;
-    }
-    return 1.0 / std::sqrt(lo * hi);
   }
 
   // Chooses the action with the largest gain; sets selected_, new_alpha_, best_delta_.

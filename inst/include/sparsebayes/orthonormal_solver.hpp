@@ -7,6 +7,7 @@
 #pragma once
 
 #include <chrono>
+#include <vector>
 
 #include "model.hpp"
 #include "smoothness.hpp"
@@ -25,19 +26,16 @@ inline FitResult orthonormal_solve(const Eigen::VectorXd& z, double tt, Eigen::I
   double beta = noise_fixed ? 1.0 / opt.fixed_noise : 1.0 / (0.1 * 0.1);
   Eigen::VectorXd alpha(M), mu(M), sigma(M);
   FitResult res;
-  double log_ml = 0.0, log_post = 0.0;
-  bool converged = false;
-  int it = 0;
-  while (it < opt.max_iterations) {
-    ++it;
+  double log_ml = 0.0, log_post = 0.0, rss = 0.0, gamma_sum = 0.0;
+  // Every alpha at its optimum given beta, and the posterior and evidence there.
+  auto evaluate = [&]() {
     for (Eigen::Index m = 0; m < M; ++m) alpha(m) = optimal_alpha(beta, beta * z(m), beta, c, opt.zero_factor);
     sigma = (beta + alpha.array()).inverse().matrix();  // 0 where alpha is infinite
     mu = beta * sigma.cwiseProduct(z);
-    const double rss = std::max(tt - 2.0 * mu.dot(z) + mu.squaredNorm(), 0.0);
-    const double gamma_sum = (beta * sigma.array()).sum();
+    rss = std::max(tt - 2.0 * mu.dot(z) + mu.squaredNorm(), 0.0);
+    gamma_sum = (beta * sigma.array()).sum();
     // log N(t | 0, C): C has eigenvalues 1/beta + 1/alpha_m on the columns, 1/beta elsewhere.
-    double log_det = (N - M) * -std::log(beta), quad = (tt - z.squaredNorm()) * beta;
-    double prior = 0.0;
+    double log_det = (N - M) * -std::log(beta), quad = (tt - z.squaredNorm()) * beta, prior = 0.0;
     for (Eigen::Index m = 0; m < M; ++m) {
       const double ev = 1.0 / beta + (std::isinf(alpha(m)) ? 0.0 : 1.0 / alpha(m));
       log_det += std::log(ev);
@@ -50,6 +48,12 @@ inline FitResult orthonormal_solve(const Eigen::VectorXd& z, double tt, Eigen::I
       const double g = opt.noise_shape, h = opt.noise_scale;
       log_post += prior + g * std::log(h) - std::lgamma(g) + (g + 1.0) * std::log(beta) - h * beta;
     }
+  };
+  bool converged = false;
+  int it = 0;
+  while (it < opt.max_iterations) {
+    ++it;
+    evaluate();
     const int n_rel = static_cast<int>((alpha.array() < kInf).count());
     const TraceRow row{log_post, n_rel, 1.0 / beta, kReestimate};
     res.trace.push_back(row);
@@ -60,26 +64,11 @@ inline FitResult orthonormal_solve(const Eigen::VectorXd& z, double tt, Eigen::I
     }
     double b = (N - gamma_sum) / std::max(rss, 1e-300);
     if (c > 0.0) {
-      // eq. 36 of Schmolck & Everson in the noise variance v, by bisection in log v
-      const double g = opt.noise_shape, h = opt.noise_scale;
-      auto f = [&](double v) {
-        double pr = 0.0;
-        for (Eigen::Index m = 0; m < M; ++m)
-          if (std::isfinite(alpha(m))) pr += alpha(m) * v * v / ((1.0 + v * alpha(m)) * (1.0 + v * alpha(m)));
-        return 0.5 * (N * v - rss - v * gamma_sum) - c * pr + (g - 1.0) * v - h;
-      };
-      double lo = 1.0 / b, hi = 2.0 * lo;
-      while (f(lo) > 0.0 && lo > 1e-300) lo *= 0.5;
-      while (f(hi) <= 0.0 && hi < 1e300) {
-        lo = hi;
-        hi *= 2.0;
-      }
-      for (int k = 0; k < 200 && hi / lo > 1.0 + 1e-13; ++k) {
-        const double mid = std::sqrt(lo * hi);
-        if (f(mid) > 0.0) hi = mid;
-        else lo = mid;
-      }
-      b = 1.0 / std::sqrt(lo * hi);
+      std::vector<double> finite;
+      for (Eigen::Index m = 0; m < M; ++m)
+        if (std::isfinite(alpha(m))) finite.push_back(alpha(m));
+      const Eigen::VectorXd a = Eigen::Map<const Eigen::VectorXd>(finite.data(), finite.size());
+      b = 1.0 / smooth_noise_variance(N, rss, gamma_sum, a, c, opt.noise_shape, opt.noise_scale, 1.0 / b);
     }
     b = std::min(b, opt.beta_max_factor / var_t);
     const double change = std::abs(std::log(b) - std::log(beta));
@@ -90,8 +79,7 @@ inline FitResult orthonormal_solve(const Eigen::VectorXd& z, double tt, Eigen::I
     }
     if (std::chrono::duration<double>(clock::now() - start).count() > opt.time_limit) break;
   }
-  // Posterior at the final alpha and beta.
-  for (Eigen::Index m = 0; m < M; ++m) alpha(m) = optimal_alpha(beta, beta * z(m), beta, c, opt.zero_factor);
+  evaluate();  // the posterior at the final beta
   for (Eigen::Index m = 0; m < M; ++m)
     if (std::isfinite(alpha(m))) res.relevant.push_back(m);
   const Eigen::Index S = res.relevant.size();

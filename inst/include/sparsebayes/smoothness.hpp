@@ -7,6 +7,7 @@
 // c = 0 is the classic RVM; AIC, BIC and RIC are c = 1, log(N)/2, log(N).
 #pragma once
 
+#include <Eigen/Dense>
 #include <cmath>
 #include <limits>
 
@@ -73,6 +74,33 @@ inline double optimal_alpha(double s, double q, double beta, double c, double ze
     a_hat = detail::bisect_root(P, a_star, a_min);
   }
   return smooth_gain(a_hat, s, q, beta, c) > 0.0 ? a_hat : inf;
+}
+
+// The noise variance v solving eq. 36 of Schmolck & Everson with Sigma and
+// mu held (alpha: the finite precisions; gamma_sum = sum 1 - alpha Sigma_mm):
+//   [N v - rss - v gamma_sum] / 2 - c sum alpha v^2 / (1 + v alpha)^2
+//     + (g - 1) v - h = 0,
+// bracketed upwards from v0 (the c = 0 solution, where the left side is
+// negative: the prior term only lowers it) and bisected in log v.
+inline double smooth_noise_variance(double N, double rss, double gamma_sum, const Eigen::VectorXd& alpha, double c,
+                                    double g, double h, double v0) {
+  auto f = [&](double v) {
+    const double prior = (alpha.array() * v * v / (1.0 + v * alpha.array()).square()).sum();
+    return 0.5 * (N * v - rss - v * gamma_sum) - c * prior + (g - 1.0) * v - h;
+  };
+  double lo = std::max(v0, 1e-300), hi = 2.0 * lo;
+  while (f(lo) > 0.0 && lo > 1e-300) lo *= 0.5;
+  while (f(hi) <= 0.0) {
+    lo = hi;
+    hi *= 2.0;
+    if (hi > 1e300) return lo;
+  }
+  for (int it = 0; it < 200 && hi / lo > 1.0 + 1e-13; ++it) {
+    const double mid = std::sqrt(lo * hi);
+    if (f(mid) > 0.0) hi = mid;
+    else lo = mid;
+  }
+  return std::sqrt(lo * hi);
 }
 
 }  // namespace sparsebayes
