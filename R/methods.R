@@ -244,7 +244,7 @@ component_table <- function(object) {
   contrib <- component_contributions(object)
   parts <- column_parts(object)$part
   data.frame(dictionary = colnames(contrib), relevant = as.vector(table(parts)),
-             `sd of contribution` = apply(contrib, 2L, stats::sd), check.names = FALSE)
+             `sd of contribution` = unname(apply(contrib, 2L, stats::sd)), check.names = FALSE)
 }
 
 #' @rdname summary.rvm
