@@ -5,7 +5,7 @@ RUNTIME_DEPS = Rcpp RcppEigen MASS
 TEST_DEPS = testthat
 DEV_DEPS = roxygen2 knitr rmarkdown kernlab
 
-.PHONY: demo test install deps test-deps document check bench
+.PHONY: demo test install deps test-deps document check bench fuzz sanitize
 
 demo: install
 	Rscript tools/demo.R
@@ -36,3 +36,20 @@ check: deps
 bench: install
 	sh tools/install-deps.sh kernlab
 	Rscript bench/rvm_vs_kernlab.R
+	Rscript bench/smooth_orthonormal.R
+
+# Random and hostile inputs to every fitting function, in child processes:
+# fails on any crash. Clear errors are expected; see fuzz-output/messages.txt.
+fuzz: install
+	Rscript tools/fuzz.R 1000 100
+
+# The test suite under AddressSanitizer and UBSan (R itself is not
+# instrumented, so the runtimes are preloaded; leaks in R are not ours).
+SANITIZE_LIB = $(CURDIR)/sanitize-lib
+sanitize: test-deps deps
+	mkdir -p $(SANITIZE_LIB)
+	R_MAKEVARS_USER=$(CURDIR)/tools/sanitize.mk R CMD INSTALL --preclean --no-test-load --no-multiarch -l $(SANITIZE_LIB) . >install.log 2>&1 || (cat install.log; exit 1)
+	@rm -f install.log src/*.o src/*.so
+	LD_PRELOAD="$$(gcc -print-file-name=libasan.so) $$(gcc -print-file-name=libubsan.so)" \
+	  ASAN_OPTIONS=detect_leaks=0:halt_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  R_LIBS=$(SANITIZE_LIB) Rscript tools/run-tests.R

@@ -73,6 +73,7 @@ part_basis <- function(kernel, x, xs) {
 # The full design of a dictionary at the training inputs.
 dictionary_basis <- function(kernels, x, xs, bias) {
   if (length(kernels) == 1L && !is_wavelet(kernels[[1L]])) return(kernel_design(kernels[[1L]], xs, xs, bias))
+  check_basis_memory(nrow(x), bias + length(kernels) * nrow(x))
   do.call(cbind, c(if (bias) list(1), lapply(kernels, part_basis, x = x, xs = xs)))
 }
 

@@ -134,9 +134,31 @@ kernel_matrix <- function(kernel, x, y = x) {
 # Kernel basis k(x_i, centre_j), with a leading column of ones when bias is
 # TRUE. Used by kernel_matrix(), every fit and predict.
 kernel_design <- function(kernel, x, centres, bias = FALSE) {
+  check_basis_memory(nrow(x), nrow(centres) + bias)
   spec <- kernel
   if (is.null(spec$width)) spec$width <- 1  # width-free kernels ignore it
   .sb_kernel_design(unclass(spec), x, centres, bias)
+}
+
+# Stops before allocating an n x M basis that would not fit in memory: the
+# limit is options(sparsebayes.max_memory_gb =) if set, otherwise the
+# memory the system reports available (MemAvailable), otherwise 16 GB.
+check_basis_memory <- function(n, M) {
+  need_gb <- 8 * as.double(n) * as.double(M) / 2^30
+  limit_gb <- getOption("sparsebayes.max_memory_gb", available_memory_gb())
+  if (need_gb > limit_gb)
+    stop(sprintf(paste0("the %.0f x %.0f basis matrix would need %.1f GB, more than the %.1f GB available. ",
+                        "Fit on a subset of the rows, use sparse_gp() with inducing points, or raise ",
+                        "options(sparsebayes.max_memory_gb = ) if you know the memory is there."),
+                 n, M, need_gb, limit_gb), call. = FALSE)
+  invisible(need_gb)
+}
+
+available_memory_gb <- function() {
+  info <- tryCatch(readLines("/proc/meminfo", warn = FALSE), error = function(e) character(0))
+  line <- grep("^MemAvailable:", info, value = TRUE)
+  if (!length(line)) return(16)
+  as.numeric(gsub("[^0-9]", "", line)) / 2^20
 }
 
 # k(x_i, x_i) for each row of x.

@@ -72,3 +72,14 @@ test_that("errors from the C++ core arrive as R errors", {
   expect_error(sparsebayes:::.sb_kernel_design(list(type = "bad", width = 1, variance = 1, degree = 2, offset = 1),
                                                matrix(1), matrix(1), FALSE), "unknown kernel type")
 })
+
+test_that("a basis too large for memory stops before it is allocated", {
+  old <- options(sparsebayes.max_memory_gb = 1e-6)
+  on.exit(options(old))
+  d <- sinc_data(200)
+  expect_error(rvm(d$x, d$y), "200 x 201 basis matrix would need .* GB.*sparse_gp")
+  expect_error(rvm(d$x, d$y, kernel = list("gaussian", "laplace")), "200 x 401 basis matrix")
+  expect_error(kernel_matrix("gaussian", matrix(1:300)), "300 x 300 basis matrix")
+  options(old)
+  expect_s3_class(rvm(d$x, d$y), "rvm")
+})
