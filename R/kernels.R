@@ -137,7 +137,11 @@ kernel_design <- function(kernel, x, centres, bias = FALSE) {
   check_basis_memory(nrow(x), nrow(centres) + bias)
   spec <- kernel
   if (is.null(spec$width)) spec$width <- 1  # width-free kernels ignore it
-  .sb_kernel_design(unclass(spec), x, centres, bias)
+  K <- .sb_kernel_design(unclass(spec), x, centres, bias)
+  if (anyNA(K) || any(is.infinite(K)))
+    stop(sprintf("the %s kernel overflows on these inputs (values beyond %.0e); rescale the inputs ",
+                 spec$type, .Machine$double.xmax), "(or fit with scale = TRUE).", call. = FALSE)
+  K
 }
 
 # Stops before allocating an n x M basis that would not fit in memory: the

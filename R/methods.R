@@ -139,6 +139,8 @@ noise_for_prediction <- function(object) mean(object$lambda)
 # RVM*: the posterior variance a weight w* ~ N(0, v) on the kernel centred at
 # x* adds at x*, e*^2 / (1/v + S*), with S* = phi*' C^-1 phi* over the
 # training inputs and e* = k(x*, x*) - beta phi(x*)' Sigma Phi' phi*.
+# Computed in units of the noise variance s2 (Sigma / s2, v / s2) so that
+# responses of any magnitude neither overflow nor underflow.
 augmentation_variance <- function(object, x, Phi) {
   xs <- apply_scaling(x, object$scaling)
   ok <- which(stats::complete.cases(xs))
@@ -146,17 +148,17 @@ augmentation_variance <- function(object, x, Phi) {
   if (!length(ok)) return(extra)
   xtrain <- apply_scaling(object$x, object$scaling)
   Phi_train <- relevant_design(object, object$x)
+  s2 <- mean(object$lambda)
   kernel_alpha <- object$alpha[object$relevant[object$relevant > object$bias]]
-  prior_var <- mean(1 / if (length(kernel_alpha)) kernel_alpha else object$alpha[object$relevant])
-  beta <- 1 / mean(object$lambda)
+  prior_var <- mean(1 / (s2 * if (length(kernel_alpha)) kernel_alpha else object$alpha[object$relevant]))
+  Sigma <- object$Sigma / s2
   chunk <- max(1L, floor(5e6 / nrow(xtrain)))  # bound the memory of K
   for (rows in split(ok, ceiling(seq_along(ok) / chunk))) {
     K <- kernel_design(object$kernel, xs[rows, , drop = FALSE], xtrain)
     P <- K %*% Phi_train
-    S <- beta * rowSums(K^2) - beta^2 * rowSums((P %*% object$Sigma) * P)
-    e <- kernel_diagonal(object$kernel, xs[rows, , drop = FALSE]) -
-      beta * rowSums((Phi[rows, , drop = FALSE] %*% object$Sigma) * P)
-    extra[rows] <- e^2 / (1 / prior_var + pmax(S, 0))
+    S <- rowSums(K^2) - rowSums((P %*% Sigma) * P)
+    e <- kernel_diagonal(object$kernel, xs[rows, , drop = FALSE]) - rowSums((Phi[rows, , drop = FALSE] %*% Sigma) * P)
+    extra[rows] <- s2 * e^2 / (1 / prior_var + pmax(S, 0))
   }
   extra
 }
