@@ -52,3 +52,18 @@ check_response <- function(y, n, arg = "y") {
   if (diff(range(y)) == 0) stop_arg(arg, "is constant; there is nothing to fit.")
   y
 }
+
+# match.arg() with a message that names the argument: `arg` must be one of
+# the choices (partial matching allowed); its default vector gives the first.
+match_arg <- function(arg, choices, name = deparse(substitute(arg))) {
+  if (missing(choices)) {
+    caller <- sys.parent()
+    choices <- eval(formals(sys.function(caller))[[name]], envir = sys.frame(caller))
+  }
+  if (identical(arg, choices)) return(choices[1L])
+  listed <- paste0("\"", choices, "\"", collapse = ", ")
+  if (!is.character(arg) || length(arg) != 1L || is.na(arg)) stop_arg(name, sprintf("must be one of %s.", listed))
+  i <- pmatch(arg, choices)
+  if (is.na(i)) stop_arg(name, sprintf("must be one of %s; got \"%s\".", listed, arg))
+  choices[i]
+}

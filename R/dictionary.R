@@ -28,7 +28,7 @@
 #' fit
 #' @export
 kernel_wavelet <- function(family = c("haar", "symmlet8")) {
-  family <- match.arg(family)
+  family <- match_arg(family)
   structure(list(type = "wavelet", family = family, width = NULL, variance = 1, degree = 2, offset = 1),
             class = "sparsebayes_kernel")
 }

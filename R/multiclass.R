@@ -47,7 +47,7 @@ print.summary.rvm_multiclass <- function(x, ...) {
 #' table(predict(fit), iris$Species)
 #' @export
 predict.rvm_multiclass <- function(object, newdata = NULL, type = c("class", "prob"), ...) {
-  type <- match.arg(type)
+  type <- match_arg(type)
   p <- vapply(object$models, function(m) predict(m, newdata, type = "response"),
               numeric(if (is.null(newdata)) length(object$y) else nrow(new_inputs(object$models[[1L]], newdata))))
   p <- matrix(p, ncol = length(object$levels), dimnames = list(NULL, object$levels))

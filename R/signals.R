@@ -30,7 +30,7 @@
 #' @export
 make_signal <- function(name = c("sinc", "doppler", "bumps", "blocks", "heavisine", "blockssinc"),
                         n = 128, snr = 7, seed = NULL) {
-  name <- match.arg(name)
+  name <- match_arg(name)
   check_number(n, "n", lower = 8, integer = TRUE)
   if (!(is.numeric(snr) && length(snr) == 1L && !is.na(snr) && snr > 0)) stop_arg("snr", "must be a positive number.")
   unit <- (seq_len(n) - 1) / n

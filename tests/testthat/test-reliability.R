@@ -44,3 +44,12 @@ test_that("tiny samples fit or stop clearly", {
   expect_true(all(is.finite(fitted(fit))))
   expect_true(all(is.finite(predict(fit, 2, interval = "prediction"))))
 })
+
+test_that("choices are checked with messages that name the argument", {
+  expect_error(kernel_wavelet("db4"), "`family` must be one of \"haar\", \"symmlet8\"; got \"db4\"")
+  expect_error(kernel_wavelet(NA), "`family` must be one of")
+  expect_equal(kernel_wavelet("sym")$family, "symmlet8")
+  expect_error(make_signal("nope", 64), "`name` must be one of")
+  multi <- rvm(Species ~ ., data = iris[c(1:15, 51:65, 101:115), ])
+  expect_error(predict(multi, type = 3), "`type` must be one of \"class\", \"prob\"")
+})
