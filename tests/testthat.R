@@ -1,0 +1,4 @@
+library(testthat)
+library(sparsebayes)
+
+test_check("sparsebayes")
