@@ -54,3 +54,18 @@ dense_gp_objective_kernel <- function(x, y, fit) {
   tr <- if (fit$approx == "VFE") (n * fit$kernel$variance - sum(diag(Q))) / (2 * fit$noise) else 0
   0.5 * n * log(2 * pi) + 0.5 * as.numeric(determinant(S)$modulus) + 0.5 * sum(r * solve(S, r)) + tr
 }
+
+# The same objective through the Woodbury identity and the matrix
+# determinant lemma (O(n m^2)), for n too large for the dense version.
+woodbury_gp_objective <- function(x, r, z, width, variance, noise, approx, jitter = 1e-6) {
+  n <- nrow(x)
+  Kuu <- gp_k(z, z, width, variance) + diag(jitter * variance, nrow(z))
+  A <- backsolve(chol(Kuu), gp_k(z, x, width, variance), transpose = TRUE)
+  q <- colSums(A^2)
+  lam <- if (approx == "FITC") pmax(variance - q, 0) + noise else rep(noise, n)
+  B <- diag(nrow(z)) + A %*% (t(A) / lam)
+  c_ <- solve(B, A %*% (r / lam))
+  tr <- if (approx == "VFE") (n * variance - sum(q)) / (2 * noise) else 0
+  0.5 * n * log(2 * pi) + 0.5 * (as.numeric(determinant(B)$modulus) + sum(log(lam))) +
+    0.5 * (sum(r^2 / lam) - sum((A %*% (r / lam)) * c_)) + tr
+}

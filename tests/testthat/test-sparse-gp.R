@@ -308,3 +308,37 @@ test_that("bad inputs give clear errors", {
   expect_error(cpp_gp_objective(x, y, x[1:3, , drop = FALSE], 1, 1, -1, "VFE"), "noise variance must be positive")
   expect_error(cpp_gp_objective(x, y, x[1:3, , drop = FALSE], 1, 1, 0.1, "SoR"), "unknown approximation")
 })
+
+test_that("coincident inducing points are factorised with jitter, and it is recorded", {
+  d <- gp_toy(40)
+  z <- matrix(c(-1, -1, -1, 1, 2))
+  fit <- sparse_gp(d$x, d$y, kernel = kernel_gaussian(1, 1), inducing = z, noise = 0.05, optimize = "none",
+                   scale = FALSE, control = sparse_gp_control(jitter = 0))
+  expect_gt(fit$jitter_events, 0L)
+  pr <- predict(fit, matrix(seq(-3, 3, length.out = 5)), se.fit = TRUE)
+  expect_true(all(is.finite(pr$fit)) && all(pr$se.fit >= 0))
+  # three copies of a point carry what one carries
+  one <- sparse_gp(d$x, d$y, kernel = kernel_gaussian(1, 1), inducing = z[3:5, , drop = FALSE], noise = 0.05,
+                   optimize = "none", scale = FALSE, control = sparse_gp_control(jitter = 0))
+  expect_equal(fit$logLik, one$logLik, tolerance = 1e-5)
+  expect_output(print(summary(fit)), "Jitter retries")
+})
+
+test_that("objective and gradients hold when n spans several blocks of the C++ loop", {
+  d <- gp_toy(4500, 2, seed = 9)
+  r <- d$y - mean(d$y)
+  z <- d$x[c(5, 700, 1900, 2600, 3300, 4400), ]
+  for (approx in c("VFE", "FITC")) {
+    o <- cpp_gp_objective(d$x, r, z, 1.1, 0.9, 0.05, approx)
+    expect_equal(o$value, woodbury_gp_objective(d$x, r, z, 1.1, 0.9, 0.05, approx), tolerance = 1e-9, info = approx)
+    th <- c(log(1.1), log(0.9), log(0.05), as.vector(z))
+    f <- function(t) cpp_gp_objective(d$x, r, matrix(t[-(1:3)], 6), exp(t[1]), exp(t[2]), exp(t[3]), approx,
+                                      gradient = FALSE)$value
+    check <- c(1:3, 4, 9, 15)  # the hyperparameters and some coordinates
+    fd <- vapply(check, function(i) {
+      h <- 1e-5
+      (f(replace(th, i, th[i] + h)) - f(replace(th, i, th[i] - h))) / (2 * h)
+    }, numeric(1))
+    expect_equal(o$gradient[check], fd, tolerance = 1e-5, info = approx)
+  }
+})

@@ -19,6 +19,7 @@
 #pragma once
 
 #include <Eigen/Dense>
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -94,27 +95,32 @@ inline void check_gp_inputs(const Kernel& k, double noise, const Eigen::Ref<cons
     throw std::invalid_argument("inducing points must have the inputs' number of columns");
 }
 
-// sum_ij G(i,j) dK(i,j) for the Gaussian kernel k = s2 exp(-|x - z|^2 / w^2):
-// adds the derivatives w.r.t. log w and log s2, and (when dz is not null)
-// w.r.t. the rows of z. K holds k(x_i, z_j). dk/dlog w = 2 k d^2 / w^2,
-// dk/dz_j = 2 k (x_i - z_j) / w^2.
-inline void gaussian_kernel_chain(const Kernel& k, const Eigen::Ref<const Eigen::MatrixXd>& x,
-                                  const Eigen::Ref<const Eigen::MatrixXd>& z, const Eigen::MatrixXd& K,
-                                  const Eigen::MatrixXd& G, double& d_log_width, double& d_log_variance,
+// sum_jl G(j,l) dK(j,l) for the Gaussian kernel k = s2 exp(-|z - x|^2 / w^2),
+// K(j, l) = k(z_j, x_l): adds the derivatives w.r.t. log w and log s2 and
+// (when dz is not null) dz_factor times those w.r.t. the rows z_j.
+// dk/dlog w = 2 k d^2 / w^2, dk/dz_j = 2 k (x_l - z_j) / w^2. G is
+// overwritten (by G o K) to save an allocation of its size.
+inline void gaussian_kernel_chain(const Kernel& k, const Eigen::Ref<const Eigen::MatrixXd>& z,
+                                  const Eigen::Ref<const Eigen::MatrixXd>& x, const Eigen::Ref<const Eigen::MatrixXd>& K,
+                                  Eigen::Ref<Eigen::MatrixXd> G, double& d_log_width, double& d_log_variance,
                                   Eigen::MatrixXd* dz, double dz_factor) {
   const double w2 = k.width * k.width;
-  Eigen::MatrixXd D(x.rows(), z.rows());
-  squared_distances(x, z, D);
-  const Eigen::MatrixXd GK = G.cwiseProduct(K);
-  d_log_width += 2.0 / w2 * GK.cwiseProduct(D).sum();
-  d_log_variance += GK.sum();
+  Eigen::MatrixXd D(z.rows(), x.rows());
+  squared_distances(z, x, D);
+  G.array() *= K.array();
+  d_log_width += 2.0 / w2 * (G.array() * D.array()).sum();
+  d_log_variance += G.sum();
   if (dz) {
-    // d/dz_j = 2/w^2 sum_i GK(i,j) (x_i - z_j)
-    Eigen::MatrixXd t = GK.transpose() * x;  // (z.rows x p)
-    t -= GK.colwise().sum().transpose().asDiagonal() * z;
+    // d/dz_j = 2/w^2 sum_l GK(j,l) (x_l - z_j)
+    Eigen::MatrixXd t = G * x;  // z.rows x p
+    t -= G.rowwise().sum().asDiagonal() * z;
     *dz += dz_factor * 2.0 / w2 * t;
   }
 }
+
+// Columns of the training data are processed in blocks of this many, so a
+// VFE/FITC evaluation holds O(m * block) memory, not O(m n).
+constexpr Eigen::Index gp_block = 2048;
 
 inline double kernel_diag_value(const Kernel& k) { return k.variance; }  // stationary kernels only
 
@@ -146,9 +152,9 @@ inline GPObjective sparse_gp_objective(const Kernel& k, double noise, const Eige
     if (gradient) {
       Eigen::MatrixXd W = llt.solve(Eigen::MatrixXd::Identity(n, n));
       W.noalias() -= a * a.transpose();
-      const Eigen::MatrixXd G = 0.5 * W;
-      detail::gaussian_kernel_chain(k, x, x, K, G, out.d_log_width, out.d_log_variance, nullptr, 0.0);
       out.d_log_noise = noise * 0.5 * W.trace();
+      W *= 0.5;
+      detail::gaussian_kernel_chain(k, x, x, K, W, out.d_log_width, out.d_log_variance, nullptr, 0.0);
     }
     return out;
   }
@@ -158,75 +164,105 @@ inline GPObjective sparse_gp_objective(const Kernel& k, double noise, const Eige
   auto llt_u = detail::robust_cholesky(Kuu, jitter, k.variance, out.jitter_events, used, "K_uu");
   Kuu.diagonal().array() += used * k.variance;  // the matrix actually factorised
   const Eigen::MatrixXd L = llt_u.matrixL();
-  const Eigen::MatrixXd Kuf = kernel_matrix(k, z, x);
-  const Eigen::MatrixXd A = L.triangularView<Eigen::Lower>().solve(Kuf);  // m x n
-  const Eigen::VectorXd qdiag = A.colwise().squaredNorm().transpose();
+  const auto Llow = L.triangularView<Eigen::Lower>();
+  const auto LT = L.transpose().triangularView<Eigen::Upper>();
   const double kd = detail::kernel_diag_value(k);
+  const bool fitc = approx == GPApprox::fitc;
 
+  // Pass 1, block by block: Lam, B = I + A Lam^-1 A', A Lam^-1 r and the
+  // scalar terms. A block of A = L^-1 K_uf is recomputed in pass 2 rather
+  // than stored.
+  auto block_A = [&](Eigen::Index start, Eigen::Index nb) {
+    Eigen::MatrixXd Ab = kernel_matrix(k, z, x.middleRows(start, nb));
+    Llow.solveInPlace(Ab);
+    return Ab;
+  };
   Eigen::VectorXd lam(n);
   Eigen::Array<bool, Eigen::Dynamic, 1> clamped = Eigen::Array<bool, Eigen::Dynamic, 1>::Constant(n, false);
-  if (approx == GPApprox::fitc) {
-    for (Eigen::Index i = 0; i < n; ++i) {
-      double d = kd - qdiag(i);
-      if (d < 0.0) {  // round-off: K_ff - Q_ff is positive semi-definite
-        d = 0.0;
-        clamped(i) = true;
-      }
-      lam(i) = d + noise;
-    }
-  } else {
-    lam.setConstant(noise);
-  }
-  const Eigen::VectorXd lam_inv = lam.cwiseInverse();
   Eigen::MatrixXd B = Eigen::MatrixXd::Identity(m, m);
-  B.noalias() += A * lam_inv.asDiagonal() * A.transpose();
+  Eigen::VectorXd Alr = Eigen::VectorXd::Zero(m);
+  double qsum = 0.0;
+  for (Eigen::Index start = 0; start < n; start += detail::gp_block) {
+    const Eigen::Index nb = std::min(detail::gp_block, n - start);
+    Eigen::MatrixXd Ab = block_A(start, nb);
+    for (Eigen::Index i = 0; i < nb; ++i) {
+      const double q = Ab.col(i).squaredNorm();
+      qsum += q;
+      double d = 0.0;
+      if (fitc) {
+        d = kd - q;
+        if (d < 0.0) {  // round-off: K_ff - Q_ff is positive semi-definite
+          d = 0.0;
+          clamped(start + i) = true;
+        }
+      }
+      lam(start + i) = d + noise;
+    }
+    const Eigen::VectorXd isd = lam.segment(start, nb).cwiseInverse().cwiseSqrt();
+    const Eigen::MatrixXd As = Ab * isd.asDiagonal();
+    B.selfadjointView<Eigen::Lower>().rankUpdate(As);
+    Alr.noalias() += As * (r.segment(start, nb).cwiseProduct(isd));
+  }
+  B.triangularView<Eigen::StrictlyUpper>() = B.transpose();
+  const Eigen::VectorXd lam_inv = lam.cwiseInverse();
   int dummy = 0;
   double used_b = 0.0;
   auto llt_b = detail::robust_cholesky(B, 0.0, 1.0, dummy, used_b, "B");  // B >= I: never needs jitter
   const Eigen::MatrixXd LB = llt_b.matrixL();
-  const Eigen::MatrixXd V = LB.triangularView<Eigen::Lower>().solve(A * lam_inv.asDiagonal());  // m x n
-  const Eigen::VectorXd c = V * r;
-  const double trace_term = (approx == GPApprox::vfe) ? (n * kd - qdiag.sum()) : 0.0;
+  const auto LBlow = LB.triangularView<Eigen::Lower>();
+  const auto LBT = LB.transpose().triangularView<Eigen::Upper>();
+  const Eigen::VectorXd c = LBlow.solve(Alr);
+  const double trace_term = (approx == GPApprox::vfe) ? (n * kd - qsum) : 0.0;
   out.value = 0.5 * n * log2pi + LB.diagonal().array().log().sum() + 0.5 * lam.array().log().sum() +
               0.5 * (r.cwiseProduct(lam_inv).dot(r) - c.squaredNorm()) + 0.5 * trace_term / noise;
   if (!gradient) return out;
 
-  // a = Sigma^-1 r, w = diag(W) = diag(Sigma^-1) - a^2.
-  const Eigen::VectorXd a = r.cwiseProduct(lam_inv) - V.transpose() * c;
-  const Eigen::VectorXd w = (lam_inv - V.colwise().squaredNorm().transpose()) - a.cwiseProduct(a);
-  // P = K_uu^-1 K_uf = L^-T A. P Sigma^-1 = L^-T LB^-T V; P a = L^-T LB^-T c.
-  const auto LT = L.transpose().triangularView<Eigen::Upper>();
-  const auto LBT = LB.transpose().triangularView<Eigen::Upper>();
+  // Pass 2: with a = Sigma^-1 r, w = diag(Sigma^-1) - a^2, P = K_uu^-1 K_uf =
+  // L^-T A: P Sigma^-1 = L^-T LB^-T V (V = LB^-1 A Lam^-1), P a = L^-T LB^-T c.
+  // G_uf = P W - P/s2n (VFE) or P (W - diag w) (FITC) is chained block by
+  // block; the pieces of G_uu are accumulated.
   const Eigen::VectorXd Pa = LT.solve(LBT.solve(c));
-  Eigen::MatrixXd PW = LT.solve(LBT.solve(V));  // P Sigma^-1
-  PW.noalias() -= Pa * a.transpose();
-  // P Sigma^-1 P' = L^-T (I - B^-1) L^-1
-  Eigen::MatrixXd IminusBinv = Eigen::MatrixXd::Identity(m, m) - llt_b.solve(Eigen::MatrixXd::Identity(m, m));
-  Eigen::MatrixXd PWP = LT.solve(LT.solve(IminusBinv).transpose()).transpose();
-  PWP.noalias() -= Pa * Pa.transpose();
-  const Eigen::MatrixXd P = LT.solve(A);
-
-  Eigen::MatrixXd Guf, Guu;
-  double g_diag = 0.0;  // sum_i G_ff(i) dk(x_i, x_i)/dlog s2 / s2 (stationary: dk_ii = k_ii dlog s2)
-  double g_noise = 0.5 * w.sum();
+  out.d_inducing = Eigen::MatrixXd::Zero(m, x.cols());
+  Eigen::MatrixXd PdP = Eigen::MatrixXd::Zero(m, m);  // sum P diag(d) P', d = 1 (VFE) or w (FITC)
+  double g_noise = 0.0, g_diag = 0.0;
+  for (Eigen::Index start = 0; start < n; start += detail::gp_block) {
+    const Eigen::Index nb = std::min(detail::gp_block, n - start);
+    const auto xb = x.middleRows(start, nb);
+    const Eigen::MatrixXd Ab = block_A(start, nb);
+    Eigen::MatrixXd V = LBlow.solve(Ab * lam_inv.segment(start, nb).asDiagonal());
+    const Eigen::VectorXd a = r.segment(start, nb).cwiseProduct(lam_inv.segment(start, nb)) - V.transpose() * c;
+    Eigen::VectorXd w = lam_inv.segment(start, nb) - V.colwise().squaredNorm().transpose();
+    w -= a.cwiseProduct(a);
+    g_noise += 0.5 * w.sum();
+    const Eigen::MatrixXd P = LT.solve(Ab);
+    LBT.solveInPlace(V);
+    LT.solveInPlace(V);
+    Eigen::MatrixXd& G = V;  // becomes G_uf for this block
+    G.noalias() -= Pa * a.transpose();
+    if (approx == GPApprox::vfe) {
+      G -= P / noise;
+      PdP.selfadjointView<Eigen::Lower>().rankUpdate(P);
+    } else {
+      for (Eigen::Index i = 0; i < nb; ++i)
+        if (clamped(start + i)) w(i) = 0.0;  // the clamp has zero derivative
+      G.noalias() -= P * w.asDiagonal();
+      PdP.noalias() += P * w.asDiagonal() * P.transpose();
+      g_diag += 0.5 * w.sum();
+    }
+    const Eigen::MatrixXd Kb = kernel_matrix(k, z, xb);
+    detail::gaussian_kernel_chain(k, z, xb, Kb, G, out.d_log_width, out.d_log_variance, &out.d_inducing, 1.0);
+  }
   if (approx == GPApprox::vfe) {
-    Guf = PW - P / noise;
-    Guu = -0.5 * PWP + (0.5 / noise) * (P * P.transpose());
+    PdP.triangularView<Eigen::StrictlyUpper>() = PdP.transpose();
     g_diag = 0.5 * n / noise;
     g_noise -= 0.5 * trace_term / (noise * noise);
-  } else {
-    Eigen::VectorXd wf = w;
-    for (Eigen::Index i = 0; i < n; ++i)
-      if (clamped(i)) wf(i) = 0.0;  // the clamp has zero derivative
-    Guf = PW - P * wf.asDiagonal();
-    Guu = -0.5 * PWP + 0.5 * (P * wf.asDiagonal() * P.transpose());
-    g_diag = 0.5 * wf.sum();
   }
-  out.d_inducing = Eigen::MatrixXd::Zero(m, x.cols());
-  // K_uf(j, i) = k(z_j, x_i): chain over G_uf' with x and z swapped into (x rows, z rows).
-  const Eigen::MatrixXd Kfu = Kuf.transpose();
-  const Eigen::MatrixXd Gfu = Guf.transpose();
-  detail::gaussian_kernel_chain(k, x, z, Kfu, Gfu, out.d_log_width, out.d_log_variance, &out.d_inducing, 1.0);
+  // P Sigma^-1 P' = L^-T (I - B^-1) L^-1; P W P' = that - Pa Pa'.
+  const Eigen::MatrixXd IminusBinv = Eigen::MatrixXd::Identity(m, m) - llt_b.solve(Eigen::MatrixXd::Identity(m, m));
+  Eigen::MatrixXd PWP = LT.solve(LT.solve(IminusBinv).transpose()).transpose();
+  PWP.noalias() -= Pa * Pa.transpose();
+  // G_uu = -PWP/2 + PdP/(2 s2n) (VFE) or -PWP/2 + P diag(w) P'/2 (FITC).
+  Eigen::MatrixXd Guu = -0.5 * PWP + (approx == GPApprox::vfe ? 0.5 / noise : 0.5) * PdP;
   // K_uu (symmetric, jitter proportional to s2): both z arguments move.
   detail::gaussian_kernel_chain(k, z, z, Kuu, Guu, out.d_log_width, out.d_log_variance, &out.d_inducing, 2.0);
   out.d_log_variance += g_diag * kd;
