@@ -163,6 +163,8 @@ sparse_gp.default <- function(x, y, kernel = kernel_gaussian(), inducing = 50, a
   if (!inherits(control, "sparse_gp_control")) stop_arg("control", "must be made by sparse_gp_control().")
   x <- check_numeric_matrix(x, "x")
   n <- nrow(x)
+  if (is.factor(y) || is.character(y) || is.logical(y))
+    stop_arg("y", "must be numeric: sparse_gp() is for regression with Gaussian noise.")
   y <- check_response(y, n)
   check_flag(scale, "scale")
   kernel <- as_kernel(kernel)

@@ -269,6 +269,7 @@ test_that("bad inputs give clear errors", {
   expect_error(sparse_gp(x, y, approx = "SoR"), "should be one of")
   expect_error(sparse_gp(x, y, optimize = "some"), "should be one of")
   expect_error(sparse_gp(x, y[-1]), "`y` has length 29")
+  expect_error(sparse_gp(x, factor(y > 0)), "`y` must be numeric: sparse_gp\\(\\) is for regression")
   expect_error(sparse_gp(x, rep(1, 30)), "`y` is constant")
   expect_error(sparse_gp(x, replace(y, 3, NA)), "`y` contains NA")
   expect_error(sparse_gp(replace(x, 2, Inf), y), "`x` contains infinite")
