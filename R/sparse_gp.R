@@ -75,6 +75,7 @@
 #'   \item{mean}{the constant mean (the mean of `y`).}
 #'   \item{noise, lambda}{the noise variance (the same number; `lambda` for
 #'     the methods shared with other sparsebayes models).}
+#'   \item{noise_estimated}{whether the noise was optimised.}
 #'   \item{Lambda}{per training point, the diagonal of Lambda: the noise,
 #'     plus `diag(K_ff - Q_ff)` for FITC.}
 #'   \item{inducing, inducing_scaled}{the `m x p` inducing locations in the
@@ -91,6 +92,7 @@
 #'   \item{restart_values}{the objective reached from each start.}
 #'   \item{jitter_events}{factorisations of K_uu that needed extra jitter,
 #'     over the whole fit.}
+#'   \item{jitter}{the base jitter (relative to the kernel variance).}
 #'   \item{x, y, scaling}{training data and input scaling.}
 #'   \item{centres, weights, var_matrix}{the predictor: the latent mean at x*
 #'     is `mean + k(x*, centres) weights`, its variance
@@ -98,6 +100,7 @@
 #'     the scaled inducing points (the scaled training inputs for exact).}
 #'   \item{pi_diag, pi_r}{diagonal of `(Q_ff + Lambda)^-1` and
 #'     `(Q_ff + Lambda)^-1 (y - mean)`, for [hatvalues()] and LOO residuals.}
+#'   Exact fits keep an n x n `var_matrix`, so their objects grow as n^2.
 #'   \item{qu_mean, qu_cov}{mean (without the constant mean) and covariance
 #'     of the posterior of the latent values at the inducing points (VFE's
 #'     q(u)); `NULL` for exact.}

@@ -343,3 +343,8 @@ test_that("objective and gradients hold when n spans several blocks of the C++ l
     expect_equal(o$gradient[check], fd, tolerance = 1e-5, info = approx)
   }
 })
+
+test_that("verbose fits report the optimiser's progress", {
+  d <- gp_toy(40)
+  expect_output(sparse_gp(d$x, d$y, inducing = 5, seed = 1, control = sparse_gp_control(verbose = TRUE)), "iter")
+})
