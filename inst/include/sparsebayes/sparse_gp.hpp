@@ -126,6 +126,78 @@ inline double kernel_diag_value(const Kernel& k) { return k.variance; }  // stat
 
 }  // namespace detail
 
+namespace detail {
+
+// What VFE and FITC share: the factors of K_uu (+ jitter) and of
+// B = I + A Lam^-1 A' (A = L^-1 K_uf), Lam, c = LB^-1 A Lam^-1 r and
+// sum_i Q_ii, from one pass over the training points in blocks.
+struct SparseFactors {
+  Eigen::MatrixXd Kuu;  // as factorised, jitter included
+  Eigen::MatrixXd L, LB;
+  Eigen::LLT<Eigen::MatrixXd> llt_b;
+  Eigen::VectorXd lam, lam_inv, c;
+  Eigen::Array<bool, Eigen::Dynamic, 1> clamped;  // FITC: diag(K_ff - Q_ff) clamped at 0
+  double qsum = 0.0;
+  int jitter_events = 0;
+};
+
+// A block of A = L^-1 K_uf: columns start .. start + nb - 1.
+inline Eigen::MatrixXd block_A(const Kernel& k, const Eigen::Ref<const Eigen::MatrixXd>& z,
+                               const Eigen::Ref<const Eigen::MatrixXd>& x, const Eigen::MatrixXd& L,
+                               Eigen::Index start, Eigen::Index nb) {
+  Eigen::MatrixXd Ab = kernel_matrix(k, z, x.middleRows(start, nb));
+  L.triangularView<Eigen::Lower>().solveInPlace(Ab);
+  return Ab;
+}
+
+inline SparseFactors sparse_factors(const Kernel& k, double noise, const Eigen::Ref<const Eigen::MatrixXd>& x,
+                                    const Eigen::Ref<const Eigen::VectorXd>& r,
+                                    const Eigen::Ref<const Eigen::MatrixXd>& z, GPApprox approx, double jitter) {
+  const Eigen::Index n = x.rows(), m = z.rows();
+  SparseFactors f;
+  double used = 0.0;
+  f.Kuu = kernel_matrix(k, z, z);
+  auto llt_u = robust_cholesky(f.Kuu, jitter, k.variance, f.jitter_events, used, "K_uu");
+  f.Kuu.diagonal().array() += used * k.variance;
+  f.L = llt_u.matrixL();
+  const double kd = kernel_diag_value(k);
+  const bool fitc = approx == GPApprox::fitc;
+  f.lam.resize(n);
+  f.clamped = Eigen::Array<bool, Eigen::Dynamic, 1>::Constant(n, false);
+  Eigen::MatrixXd B = Eigen::MatrixXd::Identity(m, m);
+  Eigen::VectorXd Alr = Eigen::VectorXd::Zero(m);
+  for (Eigen::Index start = 0; start < n; start += gp_block) {
+    const Eigen::Index nb = std::min(gp_block, n - start);
+    const Eigen::MatrixXd Ab = block_A(k, z, x, f.L, start, nb);
+    for (Eigen::Index i = 0; i < nb; ++i) {
+      const double q = Ab.col(i).squaredNorm();
+      f.qsum += q;
+      double d = 0.0;
+      if (fitc) {
+        d = kd - q;
+        if (d < 0.0) {  // round-off: K_ff - Q_ff is positive semi-definite
+          d = 0.0;
+          f.clamped(start + i) = true;
+        }
+      }
+      f.lam(start + i) = d + noise;
+    }
+    const Eigen::VectorXd isd = f.lam.segment(start, nb).cwiseInverse().cwiseSqrt();
+    const Eigen::MatrixXd As = Ab * isd.asDiagonal();
+    B.selfadjointView<Eigen::Lower>().rankUpdate(As);
+    Alr.noalias() += As * (r.segment(start, nb).cwiseProduct(isd));
+  }
+  B.triangularView<Eigen::StrictlyUpper>() = B.transpose();
+  f.lam_inv = f.lam.cwiseInverse();
+  int dummy = 0;
+  f.llt_b = robust_cholesky(B, 0.0, 1.0, dummy, used, "B");  // B >= I: never needs jitter
+  f.LB = f.llt_b.matrixL();
+  f.c = f.LB.triangularView<Eigen::Lower>().solve(Alr);
+  return f;
+}
+
+}  // namespace detail
+
 // The objective and, when gradient is true (Gaussian kernel only), its
 // derivatives. r is the centred response; z the inducing inputs (ignored for
 // exact); jitter is relative to the kernel variance.
@@ -160,58 +232,18 @@ inline GPObjective sparse_gp_objective(const Kernel& k, double noise, const Eige
   }
 
   const Eigen::Index m = z.rows();
-  Eigen::MatrixXd Kuu = kernel_matrix(k, z, z);
-  auto llt_u = detail::robust_cholesky(Kuu, jitter, k.variance, out.jitter_events, used, "K_uu");
-  Kuu.diagonal().array() += used * k.variance;  // the matrix actually factorised
-  const Eigen::MatrixXd L = llt_u.matrixL();
-  const auto Llow = L.triangularView<Eigen::Lower>();
-  const auto LT = L.transpose().triangularView<Eigen::Upper>();
   const double kd = detail::kernel_diag_value(k);
-  const bool fitc = approx == GPApprox::fitc;
-
-  // Pass 1, block by block: Lam, B = I + A Lam^-1 A', A Lam^-1 r and the
-  // scalar terms. A block of A = L^-1 K_uf is recomputed in pass 2 rather
-  // than stored.
-  auto block_A = [&](Eigen::Index start, Eigen::Index nb) {
-    Eigen::MatrixXd Ab = kernel_matrix(k, z, x.middleRows(start, nb));
-    Llow.solveInPlace(Ab);
-    return Ab;
-  };
-  Eigen::VectorXd lam(n);
-  Eigen::Array<bool, Eigen::Dynamic, 1> clamped = Eigen::Array<bool, Eigen::Dynamic, 1>::Constant(n, false);
-  Eigen::MatrixXd B = Eigen::MatrixXd::Identity(m, m);
-  Eigen::VectorXd Alr = Eigen::VectorXd::Zero(m);
-  double qsum = 0.0;
-  for (Eigen::Index start = 0; start < n; start += detail::gp_block) {
-    const Eigen::Index nb = std::min(detail::gp_block, n - start);
-    Eigen::MatrixXd Ab = block_A(start, nb);
-    for (Eigen::Index i = 0; i < nb; ++i) {
-      const double q = Ab.col(i).squaredNorm();
-      qsum += q;
-      double d = 0.0;
-      if (fitc) {
-        d = kd - q;
-        if (d < 0.0) {  // round-off: K_ff - Q_ff is positive semi-definite
-          d = 0.0;
-          clamped(start + i) = true;
-        }
-      }
-      lam(start + i) = d + noise;
-    }
-    const Eigen::VectorXd isd = lam.segment(start, nb).cwiseInverse().cwiseSqrt();
-    const Eigen::MatrixXd As = Ab * isd.asDiagonal();
-    B.selfadjointView<Eigen::Lower>().rankUpdate(As);
-    Alr.noalias() += As * (r.segment(start, nb).cwiseProduct(isd));
-  }
-  B.triangularView<Eigen::StrictlyUpper>() = B.transpose();
-  const Eigen::VectorXd lam_inv = lam.cwiseInverse();
-  int dummy = 0;
-  double used_b = 0.0;
-  auto llt_b = detail::robust_cholesky(B, 0.0, 1.0, dummy, used_b, "B");  // B >= I: never needs jitter
-  const Eigen::MatrixXd LB = llt_b.matrixL();
+  detail::SparseFactors f = detail::sparse_factors(k, noise, x, r, z, approx, jitter);
+  out.jitter_events = f.jitter_events;
+  const Eigen::MatrixXd& L = f.L;
+  const Eigen::MatrixXd& LB = f.LB;
+  const Eigen::VectorXd& lam = f.lam;
+  const Eigen::VectorXd& lam_inv = f.lam_inv;
+  const Eigen::VectorXd& c = f.c;
+  const double qsum = f.qsum;
+  const auto LT = L.transpose().triangularView<Eigen::Upper>();
   const auto LBlow = LB.triangularView<Eigen::Lower>();
   const auto LBT = LB.transpose().triangularView<Eigen::Upper>();
-  const Eigen::VectorXd c = LBlow.solve(Alr);
   const double trace_term = (approx == GPApprox::vfe) ? (n * kd - qsum) : 0.0;
   out.value = 0.5 * n * log2pi + LB.diagonal().array().log().sum() + 0.5 * lam.array().log().sum() +
               0.5 * (r.cwiseProduct(lam_inv).dot(r) - c.squaredNorm()) + 0.5 * trace_term / noise;
@@ -228,7 +260,7 @@ inline GPObjective sparse_gp_objective(const Kernel& k, double noise, const Eige
   for (Eigen::Index start = 0; start < n; start += detail::gp_block) {
     const Eigen::Index nb = std::min(detail::gp_block, n - start);
     const auto xb = x.middleRows(start, nb);
-    const Eigen::MatrixXd Ab = block_A(start, nb);
+    const Eigen::MatrixXd Ab = detail::block_A(k, z, x, L, start, nb);
     Eigen::MatrixXd V = LBlow.solve(Ab * lam_inv.segment(start, nb).asDiagonal());
     const Eigen::VectorXd a = r.segment(start, nb).cwiseProduct(lam_inv.segment(start, nb)) - V.transpose() * c;
     Eigen::VectorXd w = lam_inv.segment(start, nb) - V.colwise().squaredNorm().transpose();
@@ -244,7 +276,7 @@ inline GPObjective sparse_gp_objective(const Kernel& k, double noise, const Eige
       PdP.selfadjointView<Eigen::Lower>().rankUpdate(P);
     } else {
       for (Eigen::Index i = 0; i < nb; ++i)
-        if (clamped(start + i)) w(i) = 0.0;  // the clamp has zero derivative
+        if (f.clamped(start + i)) w(i) = 0.0;  // the clamp has zero derivative
       G.noalias() -= P * w.asDiagonal();
       PdP.noalias() += P * w.asDiagonal() * P.transpose();
       g_diag += 0.5 * w.sum();
@@ -258,13 +290,13 @@ inline GPObjective sparse_gp_objective(const Kernel& k, double noise, const Eige
     g_noise -= 0.5 * trace_term / (noise * noise);
   }
   // P Sigma^-1 P' = L^-T (I - B^-1) L^-1; P W P' = that - Pa Pa'.
-  const Eigen::MatrixXd IminusBinv = Eigen::MatrixXd::Identity(m, m) - llt_b.solve(Eigen::MatrixXd::Identity(m, m));
+  const Eigen::MatrixXd IminusBinv = Eigen::MatrixXd::Identity(m, m) - f.llt_b.solve(Eigen::MatrixXd::Identity(m, m));
   Eigen::MatrixXd PWP = LT.solve(LT.solve(IminusBinv).transpose()).transpose();
   PWP.noalias() -= Pa * Pa.transpose();
   // G_uu = -PWP/2 + PdP/(2 s2n) (VFE) or -PWP/2 + P diag(w) P'/2 (FITC).
   Eigen::MatrixXd Guu = -0.5 * PWP + (approx == GPApprox::vfe ? 0.5 / noise : 0.5) * PdP;
   // K_uu (symmetric, jitter proportional to s2): both z arguments move.
-  detail::gaussian_kernel_chain(k, z, z, Kuu, Guu, out.d_log_width, out.d_log_variance, &out.d_inducing, 2.0);
+  detail::gaussian_kernel_chain(k, z, z, f.Kuu, Guu, out.d_log_width, out.d_log_variance, &out.d_inducing, 2.0);
   out.d_log_variance += g_diag * kd;
   out.d_log_noise = noise * g_noise;
   return out;
@@ -297,40 +329,42 @@ inline GPPosterior sparse_gp_posterior(const Kernel& k, double noise, const Eige
   }
 
   const Eigen::Index m = z.rows();
-  Eigen::MatrixXd Kuu = kernel_matrix(k, z, z);
-  auto llt_u = detail::robust_cholesky(Kuu, jitter, k.variance, out.jitter_events, used, "K_uu");
-  Kuu.diagonal().array() += used * k.variance;
-  const Eigen::MatrixXd L = llt_u.matrixL();
-  const Eigen::MatrixXd Kuf = kernel_matrix(k, z, x);
-  const Eigen::MatrixXd A = L.triangularView<Eigen::Lower>().solve(Kuf);
-  const Eigen::VectorXd qdiag = A.colwise().squaredNorm().transpose();
-  out.lambda = Eigen::VectorXd::Constant(n, noise);
-  if (approx == GPApprox::fitc) out.lambda.array() += (kd - qdiag.array()).cwiseMax(0.0);
-  const Eigen::VectorXd lam_inv = out.lambda.cwiseInverse();
-  Eigen::MatrixXd B = Eigen::MatrixXd::Identity(m, m);
-  B.noalias() += A * lam_inv.asDiagonal() * A.transpose();
-  int dummy = 0;
-  auto llt_b = detail::robust_cholesky(B, 0.0, 1.0, dummy, used, "B");
-  const Eigen::MatrixXd LB = llt_b.matrixL();
-  const Eigen::MatrixXd V = LB.triangularView<Eigen::Lower>().solve(A * lam_inv.asDiagonal());
-  const Eigen::VectorXd c = V * r;
-  const auto LT = L.transpose().triangularView<Eigen::Upper>();
+  const detail::SparseFactors f = detail::sparse_factors(k, noise, x, r, z, approx, jitter);
+  out.jitter_events = f.jitter_events;
+  const auto LT = f.L.transpose().triangularView<Eigen::Upper>();
+  const auto LBlow = f.LB.triangularView<Eigen::Lower>();
+  const auto LBT = f.LB.transpose().triangularView<Eigen::Upper>();
+  out.lambda = f.lam;
   // mean weights L^-T LB^-T c; var matrix K_uu^-1 - (K_uu + K_uf Lam^-1 K_fu)^-1 = L^-T (I - B^-1) L^-1.
-  out.weights = LT.solve(LB.transpose().triangularView<Eigen::Upper>().solve(c));
-  const Eigen::MatrixXd Binv = llt_b.solve(Eigen::MatrixXd::Identity(m, m));
+  const Eigen::VectorXd LBTc = LBT.solve(f.c);
+  out.weights = LT.solve(LBTc);
+  const Eigen::MatrixXd Binv = f.llt_b.solve(Eigen::MatrixXd::Identity(m, m));
   const Eigen::MatrixXd IminusBinv = Eigen::MatrixXd::Identity(m, m) - Binv;
   out.var_matrix = LT.solve(LT.solve(IminusBinv).transpose()).transpose();
   out.var_matrix = 0.5 * (out.var_matrix + out.var_matrix.transpose());
-  out.pi_r = r.cwiseProduct(lam_inv) - V.transpose() * c;
-  out.pi_diag = lam_inv - V.colwise().squaredNorm().transpose();
-  out.fitted = Kuf.transpose() * out.weights;
-  // latent variance at x_i: k_ii - ||A_i||^2 + ||LB^-1 A_i||^2
-  const Eigen::MatrixXd LBA = LB.triangularView<Eigen::Lower>().solve(A);
-  out.fitted_var = (kd - qdiag.array() + LBA.colwise().squaredNorm().transpose().array()).cwiseMax(0.0).matrix();
   // q(u): mean L LB^-T c, covariance L B^-1 L' (Titsias 2009 for VFE; the
   // FITC posterior of u likewise).
-  out.qu_mean = L * LB.transpose().triangularView<Eigen::Upper>().solve(c);
-  out.qu_cov = L * Binv * L.transpose();
+  out.qu_mean = f.L * LBTc;
+  out.qu_cov = f.L * Binv * f.L.transpose();
+  // Per training point, block by block: Pi r = r/Lam - V'c and
+  // diag(Pi) = 1/Lam - colsum(V^2) with V = LB^-1 A Lam^-1; the latent mean
+  // A' LB^-T c and variance k_ii - ||A_i||^2 + ||LB^-1 A_i||^2.
+  out.pi_r.resize(n);
+  out.pi_diag.resize(n);
+  out.fitted.resize(n);
+  out.fitted_var.resize(n);
+  for (Eigen::Index start = 0; start < n; start += detail::gp_block) {
+    const Eigen::Index nb = std::min(detail::gp_block, n - start);
+    const Eigen::MatrixXd Ab = detail::block_A(k, z, x, f.L, start, nb);
+    const Eigen::MatrixXd LBA = LBlow.solve(Ab);
+    const auto li = f.lam_inv.segment(start, nb);
+    const Eigen::MatrixXd V = LBA * li.asDiagonal();
+    out.pi_r.segment(start, nb) = r.segment(start, nb).cwiseProduct(li) - V.transpose() * f.c;
+    out.pi_diag.segment(start, nb) = li - V.colwise().squaredNorm().transpose();
+    out.fitted.segment(start, nb) = Ab.transpose() * LBTc;
+    out.fitted_var.segment(start, nb) =
+        (kd - Ab.colwise().squaredNorm().array() + LBA.colwise().squaredNorm().array()).cwiseMax(0.0).matrix().transpose();
+  }
   return out;
 }
 
