@@ -16,7 +16,10 @@
 #'
 #' **Starting values.** The kernel's `width` (or, if `NULL`, half the median
 #' distance between the inputs as in [rvm()]) starts the optimisation; the
-#' variance starts at `var(y)` and the noise at `var(y) / 10`. With
+#' variance starts at `var(y)` and the noise at `var(y) / 10`. The width
+#' is kept within a factor 10^4 of its start, the variance within a factor
+#' 10^6 of `var(y)`, and the noise between `control$noise_lower * var(y)`
+#' and `1000 var(y)`. With
 #' `optimize = "none"` the kernel is used as given, and a `NULL` noise is
 #' that starting value.
 #'

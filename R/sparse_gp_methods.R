@@ -148,6 +148,12 @@ logLik.sparse_gp <- function(object, ...) {
   structure(object$logLik, df = df, nobs = length(object$y), class = "logLik")
 }
 
+#' @export
+vcov.sparse_gp <- function(object, ...) {
+  stop("a sparse_gp fit has no covariance matrix of its hyperparameters; the posterior covariance of the ",
+       "latent values at the inducing points is `object$qu_cov`.", call. = FALSE)
+}
+
 #' Leverage and leave-one-out residuals of a sparse GP
 #'
 #' The fitted latent mean at the training inputs is `H y` with

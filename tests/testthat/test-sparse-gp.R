@@ -303,6 +303,7 @@ test_that("bad inputs give clear errors", {
   expect_error(predict(fit, 1, level = 1), "`level` must be below 1")
   expect_error(predict(fit, 1, se.fit = "yes"), "`se.fit` must be TRUE or FALSE")
   expect_error(residuals(fit, type = "deviance"), "should be one of")
+  expect_error(vcov(fit), "no covariance matrix of its hyperparameters")
   expect_error(plot(fit, level = 2), "`level` must be >")
   expect_error(sparsebayes:::gp_sample_relevance(lm(y ~ x)), "`object` must be a sparse_gp fit")
   # the core rejects what the R layer would never send, with a message
