@@ -94,9 +94,14 @@ test_that("q(u) of VFE equals the predictive at the inducing points and Titsias'
   z <- matrix(c(-2, -0.5, 0.7, 2.2))
   fit <- sparse_gp(d$x, d$y, kernel = kernel_gaussian(1, 0.9), inducing = z, noise = 0.04, optimize = "none",
                    scale = FALSE, control = sparse_gp_control(jitter = 0))
-  lat <- sparsebayes:::gp_latent(fit, z, full_cov = TRUE)
-  expect_equal(lat$mean - fit$mean, fit$qu_mean, tolerance = 1e-8)
-  expect_equal(lat$cov, fit$qu_cov, tolerance = 1e-8)
+  for (approx in c("VFE", "FITC")) {
+    f <- sparse_gp(d$x, d$y, kernel = kernel_gaussian(1, 0.9), inducing = z, noise = 0.04, optimize = "none",
+                   approx = approx, scale = FALSE, control = sparse_gp_control(jitter = 0))
+    lat <- sparsebayes:::gp_latent(f, z, full_cov = TRUE)
+    expect_equal(lat$mean - f$mean, f$qu_mean, tolerance = 1e-8, info = approx)
+    expect_equal(lat$cov, f$qu_cov, tolerance = 1e-8, info = approx)
+    expect_equal(predict(f, z, se.fit = TRUE)$se.fit, sqrt(diag(f$qu_cov)), tolerance = 1e-6, info = approx)
+  }
   Kuu <- gp_k(z, z, 1, 0.9)
   Kuf <- gp_k(z, d$x, 1, 0.9)
   S <- solve(Kuu + Kuf %*% t(Kuf) / 0.04)
@@ -157,6 +162,24 @@ test_that("LOO residuals equal brute-force refits with the hyperparameters fixed
   refit <- sparse_gp(d$x[-7, , drop = FALSE], y[-7], kernel = k, inducing = z, noise = 0.05, optimize = "none",
                      scale = FALSE)
   expect_equal(residuals(fit, type = "loo")[7], y[7] - predict(refit, d$x[7, , drop = FALSE]), tolerance = 1e-8)
+})
+
+test_that("exact predictions equal the dense GP predictive, in original input units", {
+  d <- gp_toy(30)
+  fit <- sparse_gp(d$x, d$y, kernel = kernel_gaussian(0.7, 1.1), approx = "exact", noise = 0.05, optimize = "none")
+  xs <- (d$x - mean(d$x)) / sd(d$x)
+  xt <- matrix(c(-2, 0.3, 2.9))
+  xts <- (xt - mean(d$x)) / sd(d$x)
+  S <- gp_k(xs, xs, 0.7, 1.1) + diag(0.05, 30)
+  Ks <- gp_k(xts, xs, 0.7, 1.1)
+  pr <- predict(fit, xt, se.fit = TRUE)
+  expect_equal(pr$fit, drop(mean(d$y) + Ks %*% solve(S, d$y - mean(d$y))), tolerance = 1e-8)
+  expect_equal(pr$se.fit, sqrt(1.1 - rowSums((Ks %*% solve(S)) * Ks)), tolerance = 1e-7)
+  # inducing locations given in input units come back in input units
+  Z <- matrix(c(-2, -1, 0.5, 2))
+  sp <- sparse_gp(d$x, d$y, inducing = Z, optimize = "hyper")
+  expect_equal(unname(sp$inducing), Z)
+  expect_equal(unname(sp$inducing_scaled), (Z - mean(d$x)) / sd(d$x))
 })
 
 test_that("hatvalues are leverages of the fitted latent mean", {
