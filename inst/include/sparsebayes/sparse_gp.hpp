@@ -11,10 +11,11 @@
 // n x n covariance K_ff + s2n I and is the reference for small n.
 //
 // Gradients: dF = 1/2 tr(W dSigma) (+ the trace term), W = Sigma^-1 - a a',
-// a = Sigma^-1 r, pushed through Q into sensitivities G_uf (m x n), G_uu
-// (m x m), a diagonal G_ff and the noise; those are chained through the
-// Gaussian kernel's derivatives w.r.t. log width, log variance and the
-// inducing locations. W itself (n x n) is never formed.
+// a = Sigma^-1 r, pushed through Q into sensitivities G_uf (m x n, formed
+// one block of training points at a time), G_uu (m x m), a diagonal G_ff and
+// the noise; those are chained through the Gaussian kernel's derivatives
+// w.r.t. log width, log variance and the inducing locations. For VFE and
+// FITC, W (n x n) is never formed and memory is O(m^2 + m * block).
 // Pure C++17 + Eigen: no R headers.
 #pragma once
 
