@@ -29,3 +29,11 @@
     .Call(`_sparsebayes_sb_dwt`, t, family)
 }
 
+.sb_gp_objective <- function(kernel, noise, x, r, z, approx, jitter, gradient) {
+    .Call(`_sparsebayes_sb_gp_objective`, kernel, noise, x, r, z, approx, jitter, gradient)
+}
+
+.sb_gp_posterior <- function(kernel, noise, x, r, z, approx, jitter) {
+    .Call(`_sparsebayes_sb_gp_posterior`, kernel, noise, x, r, z, approx, jitter)
+}
+

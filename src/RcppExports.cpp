@@ -110,6 +110,41 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// sb_gp_objective
+Rcpp::List sb_gp_objective(Rcpp::List kernel, double noise, Eigen::Map<Eigen::MatrixXd> x, Eigen::Map<Eigen::VectorXd> r, Eigen::Map<Eigen::MatrixXd> z, std::string approx, double jitter, bool gradient);
+RcppExport SEXP _sparsebayes_sb_gp_objective(SEXP kernelSEXP, SEXP noiseSEXP, SEXP xSEXP, SEXP rSEXP, SEXP zSEXP, SEXP approxSEXP, SEXP jitterSEXP, SEXP gradientSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::List >::type kernel(kernelSEXP);
+    Rcpp::traits::input_parameter< double >::type noise(noiseSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type x(xSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type r(rSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type z(zSEXP);
+    Rcpp::traits::input_parameter< std::string >::type approx(approxSEXP);
+    Rcpp::traits::input_parameter< double >::type jitter(jitterSEXP);
+    Rcpp::traits::input_parameter< bool >::type gradient(gradientSEXP);
+    rcpp_result_gen = Rcpp::wrap(sb_gp_objective(kernel, noise, x, r, z, approx, jitter, gradient));
+    return rcpp_result_gen;
+END_RCPP
+}
+// sb_gp_posterior
+Rcpp::List sb_gp_posterior(Rcpp::List kernel, double noise, Eigen::Map<Eigen::MatrixXd> x, Eigen::Map<Eigen::VectorXd> r, Eigen::Map<Eigen::MatrixXd> z, std::string approx, double jitter);
+RcppExport SEXP _sparsebayes_sb_gp_posterior(SEXP kernelSEXP, SEXP noiseSEXP, SEXP xSEXP, SEXP rSEXP, SEXP zSEXP, SEXP approxSEXP, SEXP jitterSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::List >::type kernel(kernelSEXP);
+    Rcpp::traits::input_parameter< double >::type noise(noiseSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type x(xSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type r(rSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type z(zSEXP);
+    Rcpp::traits::input_parameter< std::string >::type approx(approxSEXP);
+    Rcpp::traits::input_parameter< double >::type jitter(jitterSEXP);
+    rcpp_result_gen = Rcpp::wrap(sb_gp_posterior(kernel, noise, x, r, z, approx, jitter));
+    return rcpp_result_gen;
+END_RCPP
+}
 
 static const R_CallMethodDef CallEntries[] = {
     {"_sparsebayes_sb_kernel_design", (DL_FUNC) &_sparsebayes_sb_kernel_design, 4},
@@ -119,6 +154,8 @@ static const R_CallMethodDef CallEntries[] = {
     {"_sparsebayes_sb_fit_wavelet", (DL_FUNC) &_sparsebayes_sb_fit_wavelet, 5},
     {"_sparsebayes_sb_wavelet_columns", (DL_FUNC) &_sparsebayes_sb_wavelet_columns, 3},
     {"_sparsebayes_sb_dwt", (DL_FUNC) &_sparsebayes_sb_dwt, 2},
+    {"_sparsebayes_sb_gp_objective", (DL_FUNC) &_sparsebayes_sb_gp_objective, 8},
+    {"_sparsebayes_sb_gp_posterior", (DL_FUNC) &_sparsebayes_sb_gp_posterior, 7},
     {NULL, NULL, 0}
 };
 

@@ -1,0 +1,428 @@
+#' Sparse Gaussian process regression (VFE and FITC)
+#'
+#' Fits a Gaussian process with a constant mean and Gaussian noise, either
+#' exactly or through `m` inducing points: the variational free energy bound
+#' (VFE, Titsias 2009) or the fully independent training conditional (FITC,
+#' Snelson and Ghahramani 2006). Both need only `m x m` Cholesky factors, so
+#' one evaluation of the objective costs O(n m^2) time and O(n m) memory. The
+#' kernel width and variance, the noise variance and (with
+#' `optimize = "all"`) the inducing locations are found by L-BFGS-B
+#' ([stats::optim()]) on log-transformed positive parameters, with analytic
+#' gradients computed in C++.
+#'
+#' **Mean.** `y` is centred by its mean, which is kept as the constant mean
+#' of the process (`coef()` reports it as `(mean)`); it is not a
+#' hyperparameter of the marginal likelihood.
+#'
+#' **Starting values.** The kernel's `width` (or, if `NULL`, half the median
+#' distance between the inputs as in [rvm()]) starts the optimisation; the
+#' variance starts at `var(y)` and the noise at `var(y) / 10`. The width
+#' is kept within a factor 10^4 of its start, the variance within a factor
+#' 10^6 of `var(y)`, and the noise between `control$noise_lower * var(y)`
+#' and `1000 var(y)`. With
+#' `optimize = "none"` the kernel is used as given, and a `NULL` noise is
+#' that starting value.
+#'
+#' **Inducing points.** A number `m` places them by k-means++ seeding
+#' followed by at most 10 Lloyd iterations on the standardised inputs,
+#' drawing from the caller's random number stream (or from `set.seed(seed)`
+#' when `seed` is given); the caller's `.Random.seed` is restored
+#' afterwards, so fitting never changes the random stream and the same call
+#' gives the same fit. `restarts` draws its random starting points the same
+#' way.
+#'
+#' **Numerics.** `K_uu` is factorised with a jitter of `control$jitter`
+#' times the kernel variance; when that fails the jitter grows tenfold
+#' (up to 6 times) and each retry is counted in `jitter_events`. FITC's
+#' `diag(K_ff - Q_ff)` and all predictive variances are clamped at 0.
+#' FITC's inducing points tend to collapse onto each other when they are
+#' optimised (Bauer et al. 2016), and its objective then keeps creeping up
+#' until `maxit`: a non-converged FITC fit is often still a usable one, but
+#' `optimize = "hyper"` avoids the drift.
+#'
+#' **Kernels.** Hyperparameters can be optimised for [kernel_gaussian()]
+#' only. [kernel_laplace()] and [kernel_cauchy()] are accepted with
+#' `optimize = "none"`; other kernels are rejected.
+#'
+#' @param x A numeric matrix (or data frame of numbers, or vector) of inputs;
+#'   or a formula for the formula method.
+#' @param formula A formula `y ~ terms`; factors are expanded by
+#'   [stats::model.matrix()] and the intercept column dropped.
+#' @param data,subset,na.action As in [stats::lm()].
+#' @param y Numeric response.
+#' @param kernel A kernel object (see [kernels]) or its name; its `width`
+#'   refers to the standardised inputs when `scale = TRUE`.
+#' @param inducing The number of inducing points `m` (at most n; 50 by
+#'   default, or n when n < 50), or a matrix of their locations in the units
+#'   of the inputs (the columns of the model matrix for formula fits).
+#'   Ignored by `approx = "exact"`.
+#' @param approx `"VFE"`, `"FITC"` or `"exact"` (the full GP, O(n^3), for n
+#'   up to `control$exact_max_n`).
+#' @param noise `NULL` (estimate the noise variance) or a fixed noise
+#'   variance.
+#' @param optimize `"all"` (hyperparameters and inducing locations),
+#'   `"hyper"` (kernel width and variance and the noise only) or `"none"`.
+#' @param restarts Number of additional optimisations from random starting
+#'   hyperparameters (log width, log variance and log noise perturbed by
+#'   standard normal draws); the fit with the best objective is kept.
+#' @param seed `NULL` or a number for [set.seed()] used for the inducing
+#'   points and restarts (the caller's random state is restored).
+#' @param scale Standardise each input column (kept for `predict`)?
+#' @param control Settings from [sparse_gp_control()].
+#' @param ... Passed from the formula method to the default method.
+#' @return An object of class `c("sparse_gp", "sparsebayes")`, a list with
+#'   \item{call}{the matched call.}
+#'   \item{kernel}{the kernel at the optimum (width in scaled units when
+#'     `scale = TRUE`).}
+#'   \item{approx, optimize}{as given.}
+#'   \item{mean}{the constant mean (the mean of `y`).}
+#'   \item{noise, lambda}{the noise variance (the same number; `lambda` for
+#'     the methods shared with other sparsebayes models).}
+#'   \item{noise_estimated}{whether the noise was optimised.}
+#'   \item{Lambda}{per training point, the diagonal of Lambda: the noise,
+#'     plus `diag(K_ff - Q_ff)` for FITC.}
+#'   \item{inducing, inducing_scaled}{the `m x p` inducing locations in the
+#'     units of the inputs and of the scaled inputs (`NULL` for exact).}
+#'   \item{m}{number of inducing points (n for exact).}
+#'   \item{logLik}{the log marginal likelihood (FITC, exact) or the VFE
+#'     lower bound on it, at the optimum.}
+#'   \item{fitted.values, residuals}{predictive mean of the latent function
+#'     at the training inputs and `y - fitted`.}
+#'   \item{fitted_var}{latent predictive variance at the training inputs.}
+#'   \item{converged, iterations, message}{[stats::optim()]'s convergence
+#'     (code 0), its `counts` (function and gradient evaluations) and its
+#'     message.}
+#'   \item{restart_values}{the objective reached from each start.}
+#'   \item{jitter_events}{factorisations of K_uu that needed extra jitter,
+#'     over the whole fit.}
+#'   \item{jitter}{the base jitter (relative to the kernel variance).}
+#'   \item{x, y, scaling}{training data and input scaling.}
+#'   \item{centres, weights, var_matrix}{the predictor: the latent mean at x*
+#'     is `mean + k(x*, centres) weights`, its variance
+#'     `k(x*, x*) - k(x*, centres) var_matrix k(centres, x*)`; the centres are
+#'     the scaled inducing points (the scaled training inputs for exact).}
+#'   \item{pi_diag, pi_r}{diagonal of `(Q_ff + Lambda)^-1` and
+#'     `(Q_ff + Lambda)^-1 (y - mean)`, for [hatvalues()] and LOO residuals.}
+#'   Exact fits keep an n x n `var_matrix`, so their objects grow as n^2.
+#'   \item{qu_mean, qu_cov}{mean (without the constant mean) and covariance
+#'     of the posterior of the latent values at the inducing points (VFE's
+#'     q(u)); `NULL` for exact.}
+#'   and, for the formula method, `terms`, `xlevels`, `contrasts` and
+#'   `na.action`.
+#' @references
+#' Titsias, M. (2009). Variational learning of inducing variables in sparse
+#' Gaussian processes. *AISTATS 2009*, PMLR 5, 567--574.
+#'
+#' Snelson, E. and Ghahramani, Z. (2006). Sparse Gaussian processes using
+#' pseudo-inputs. *Advances in Neural Information Processing Systems 18*.
+#'
+#' Bauer, M., van der Wilk, M. and Rasmussen, C. E. (2016). Understanding
+#' probabilistic sparse Gaussian process approximations. *Advances in Neural
+#' Information Processing Systems 29*.
+#'
+#' Rasmussen, C. E. and Williams, C. K. I. (2006). *Gaussian Processes for
+#' Machine Learning*. MIT Press.
+#' @seealso [predict.sparse_gp()], [summary.sparse_gp()],
+#'   [plot.sparse_gp()], [hatvalues.sparse_gp()].
+#' @examples
+#' set.seed(1)
+#' x <- runif(300, -10, 10)
+#' y <- sin(x) / x + rnorm(300, sd = 0.1)
+#' fit <- sparse_gp(x, y, inducing = 15, seed = 1)
+#' fit
+#' predict(fit, c(-5, 0, 5), interval = "prediction")
+#'
+#' fit2 <- sparse_gp(accel ~ times, data = MASS::mcycle, inducing = 20, approx = "FITC", seed = 1)
+#' summary(fit2)
+#' @export
+sparse_gp <- function(x, ...) UseMethod("sparse_gp")
+
+#' @rdname sparse_gp
+#' @export
+sparse_gp.formula <- function(formula, data, subset, na.action, ...) {
+  mf <- match.call(expand.dots = FALSE)
+  mf <- mf[c(1L, match(c("formula", "data", "subset", "na.action"), names(mf), 0L))]
+  mf$drop.unused.levels <- TRUE
+  mf[[1L]] <- quote(stats::model.frame)
+  mf <- eval(mf, parent.frame())
+  mt <- attr(mf, "terms")
+  y <- stats::model.response(mf)
+  if (is.null(y)) stop_arg("formula", "has no response.")
+  x <- formula_design(mt, mf)
+  fit <- sparse_gp.default(x, y, ...)
+  fit$call <- match.call()
+  fit$terms <- mt
+  fit$xlevels <- stats::.getXlevels(mt, mf)
+  fit$contrasts <- attr(x, "contrasts")
+  fit$na.action <- attr(mf, "na.action")
+  fit
+}
+
+#' @rdname sparse_gp
+#' @export
+sparse_gp.default <- function(x, y, kernel = kernel_gaussian(), inducing = 50, approx = c("VFE", "FITC", "exact"),
+                              noise = NULL, optimize = c("all", "hyper", "none"), restarts = 0, seed = NULL,
+                              scale = TRUE, control = sparse_gp_control(), ...) {
+  check_dots_empty(...)
+  approx <- match.arg(approx)
+  optimize <- match.arg(optimize)
+  if (!inherits(control, "sparse_gp_control")) stop_arg("control", "must be made by sparse_gp_control().")
+  x <- check_numeric_matrix(x, "x")
+  n <- nrow(x)
+  if (is.factor(y) || is.character(y) || is.logical(y))
+    stop_arg("y", "must be numeric: sparse_gp() is for regression with Gaussian noise.")
+  y <- check_response(y, n)
+  check_flag(scale, "scale")
+  kernel <- as_kernel(kernel)
+  if (!kernel$type %in% c("gaussian", "laplace", "cauchy"))
+    stop_arg("kernel", sprintf("must be a gaussian, laplace or cauchy kernel for a sparse GP, not %s.", kernel$type))
+  if (kernel$type != "gaussian" && optimize != "none")
+    stop_arg("kernel", sprintf("is %s: hyperparameters can be optimised for kernel_gaussian() only; use optimize = \"none\".",
+                               kernel$type))
+  if (!is.null(noise)) check_number(noise, "noise", lower = 0, open_lower = TRUE)
+  check_number(restarts, "restarts", lower = 0, upper = 1000, integer = TRUE)
+  if (!is.null(seed)) check_number(seed, "seed", integer = TRUE)
+  if (approx == "exact" && n > control$exact_max_n)
+    stop_arg("approx", sprintf("\"exact\" needs O(n^3) time and n^2 memory; n = %d exceeds control$exact_max_n = %d. Use \"VFE\" or \"FITC\".",
+                               n, control$exact_max_n))
+  scaling <- input_scaling(x, scale)
+  xs <- apply_scaling(x, scaling)
+  kernel <- resolve_kernel(kernel, xs)
+  ybar <- mean(y)
+  r <- y - ybar
+  vy <- stats::var(y)
+
+  state <- save_rng()
+  on.exit(restore_rng(state), add = TRUE)
+  if (!is.null(seed)) set.seed(seed)
+  Z <- if (approx == "exact") NULL else initial_inducing(inducing, xs, scaling, missing(inducing))
+
+  start <- list(log_width = log(kernel$width),
+                log_variance = log(if (optimize == "none") kernel$variance else vy),
+                log_noise = log(if (!is.null(noise)) noise else vy / 10))
+  fit <- gp_optimise(xs, r, Z, kernel, start, approx, optimize, fixed_noise = !is.null(noise), vy = vy,
+                     restarts = restarts, control = control)
+  new_sparse_gp(fit, x = x, xs = xs, y = y, ybar = ybar, scaling = scaling, approx = approx,
+                optimize = optimize, control = control, call = match.call())
+}
+
+#' Control settings for sparse GP fits
+#'
+#' @param maxit Maximum number of L-BFGS-B iterations per start.
+#' @param verbose Print [stats::optim()]'s progress (every 10 iterations)?
+#' @param jitter Jitter added to the diagonal of `K_uu`, relative to the
+#'   kernel variance; it grows tenfold on a failed factorisation.
+#' @param noise_lower The estimated noise variance is bounded below by
+#'   `noise_lower * var(y)`.
+#' @param factr,pgtol L-BFGS-B convergence tolerances, see [stats::optim()].
+#' @param exact_max_n Largest n accepted by `approx = "exact"`.
+#' @return An object of class `"sparse_gp_control"`.
+#' @examples
+#' sparse_gp_control(maxit = 50)
+#' @export
+sparse_gp_control <- function(maxit = 1000L, verbose = FALSE, jitter = 1e-6, noise_lower = 1e-6, factr = 1e7,
+                              pgtol = 0, exact_max_n = 5000L) {
+  check_number(maxit, "maxit", lower = 1, integer = TRUE)
+  check_flag(verbose, "verbose")
+  check_number(jitter, "jitter", lower = 0, upper = 1)
+  check_number(noise_lower, "noise_lower", lower = 0, open_lower = TRUE, upper = 1)
+  check_number(factr, "factr", lower = 0, open_lower = TRUE)
+  check_number(pgtol, "pgtol", lower = 0)
+  check_number(exact_max_n, "exact_max_n", lower = 1, integer = TRUE)
+  structure(list(maxit = as.integer(maxit), verbose = verbose, jitter = jitter, noise_lower = noise_lower,
+                 factr = factr, pgtol = pgtol, exact_max_n = as.integer(exact_max_n)),
+            class = "sparse_gp_control")
+}
+
+#' @export
+print.sparse_gp_control <- function(x, ...) {
+  cat("Sparse GP control settings\n")
+  utils::str(unclass(x), no.list = TRUE, give.head = FALSE)
+  invisible(x)
+}
+
+# The caller's random state, to be put back by restore_rng(): fitting must
+# not move the user's random stream.
+save_rng <- function() {
+  env <- globalenv()
+  if (exists(".Random.seed", envir = env, inherits = FALSE)) get(".Random.seed", envir = env) else NULL
+}
+
+restore_rng <- function(state) {
+  env <- globalenv()
+  if (is.null(state)) {
+    if (exists(".Random.seed", envir = env, inherits = FALSE)) rm(".Random.seed", envir = env)
+  } else {
+    assign(".Random.seed", state, envir = env)
+  }
+}
+
+# Inducing locations in the scaled input space: from a number (k-means++ on
+# the standardised inputs) or from a matrix in the units of the inputs.
+initial_inducing <- function(inducing, xs, scaling, is_default) {
+  n <- nrow(xs)
+  if (is.matrix(inducing) || is.data.frame(inducing)) {
+    Z <- check_numeric_matrix(inducing, "inducing")
+    if (ncol(Z) != ncol(xs))
+      stop_arg("inducing", sprintf("has %d columns but the inputs have %d.", ncol(Z), ncol(xs)))
+    return(apply_scaling(Z, scaling))
+  }
+  if (!is.numeric(inducing) || length(inducing) != 1L)
+    stop_arg("inducing", "must be a number of inducing points or a matrix of their locations.")
+  check_number(inducing, "inducing", lower = 1, integer = TRUE)
+  if (is_default) inducing <- min(inducing, n)
+  if (inducing > n)
+    stop_arg("inducing", sprintf("asks for %d inducing points but there are only %d observations.", inducing, n))
+  kmeans_inducing(xs, as.integer(inducing))
+}
+
+# k-means++ seeding (Arthur and Vassilvitskii 2007) then at most 10 Lloyd
+# iterations, on standardised columns; centres returned in xs's units.
+kmeans_inducing <- function(xs, m) {
+  n <- nrow(xs)
+  if (m == n) return(xs)
+  center <- colMeans(xs)
+  sds <- sqrt(colSums(sweep(xs, 2L, center)^2) / max(n - 1L, 1L))
+  sds[!is.finite(sds) | sds == 0] <- 1
+  u <- sweep(sweep(xs, 2L, center), 2L, sds, "/")
+  idx <- integer(m)
+  idx[1L] <- sample.int(n, 1L)
+  d2 <- rowSums(sweep(u, 2L, u[idx[1L], ])^2)
+  for (j in seq_len(m)[-1L]) {
+    if (sum(d2) <= 0)
+      stop_arg("inducing", sprintf("asks for %d inducing points but the inputs have only %d distinct rows.", m, j - 1L))
+    idx[j] <- sample.int(n, 1L, prob = d2)
+    d2 <- pmin(d2, rowSums(sweep(u, 2L, u[idx[j], ])^2))
+  }
+  seeds <- u[idx, , drop = FALSE]
+  centres <- tryCatch(
+    suppressWarnings(stats::kmeans(u, centers = seeds, iter.max = 10L, algorithm = "Lloyd")$centers),
+    error = function(e) seeds)
+  if (anyNA(centres) || nrow(unique(centres)) < m) centres <- seeds
+  out <- sweep(sweep(centres, 2L, sds, "*"), 2L, center, "+")
+  dimnames(out) <- list(NULL, colnames(xs))
+  out
+}
+
+# Objective and gradient over theta = (log width, log variance, [log noise],
+# [vec(Z)]): one C++ call per new theta, cached so that optim's fn and gr
+# share it.
+gp_closure <- function(xs, r, Z, kernel, fixed, approx, jitter, est_noise, est_z) {
+  last_theta <- NULL
+  last <- NULL
+  jitter_events <- 0L
+  unpack <- function(theta) {
+    k <- kernel
+    k$width <- exp(theta[1L])
+    k$variance <- exp(theta[2L])
+    noise <- if (est_noise) exp(theta[3L]) else fixed$noise
+    z <- if (est_z) matrix(theta[(3L + est_noise):length(theta)], nrow(Z), ncol(Z)) else Z
+    list(kernel = k, noise = noise, Z = z)
+  }
+  evaluate <- function(theta) {
+    if (!is.null(last_theta) && identical(theta, last_theta)) return(last)
+    p <- unpack(theta)
+    zz <- if (is.null(p$Z)) matrix(0, 0, ncol(xs)) else p$Z
+    res <- .sb_gp_objective(unclass(p$kernel), p$noise, xs, r, zz, approx, jitter, TRUE)
+    jitter_events <<- jitter_events + res$jitter_events
+    g <- res$gradient[c(1L, 2L, if (est_noise) 3L, if (est_z) 3L + seq_len(length(Z)))]
+    last_theta <<- theta
+    last <<- list(value = res$value, gradient = g)
+    last
+  }
+  list(fn = function(theta) evaluate(theta)$value, gr = function(theta) evaluate(theta)$gradient,
+       unpack = unpack, jitter_events = function() jitter_events)
+}
+
+# L-BFGS-B from the start (and `restarts` random starts); the best optimum.
+gp_optimise <- function(xs, r, Z, kernel, start, approx, optimize, fixed_noise, vy, restarts, control) {
+  est_noise <- !fixed_noise && optimize != "none"
+  est_z <- optimize == "all" && approx != "exact"
+  fixed <- list(noise = exp(start$log_noise))
+  fns <- gp_closure(xs, r, Z, kernel, fixed, approx, control$jitter, est_noise, est_z)
+  theta0 <- c(start$log_width, start$log_variance, if (est_noise) start$log_noise, if (est_z) as.vector(Z))
+  if (optimize == "none") {
+    # no gradient: kernels other than the gaussian are allowed here
+    p <- fns$unpack(theta0)
+    value <- .sb_gp_objective(unclass(p$kernel), p$noise, xs, r, if (is.null(Z)) matrix(0, 0, ncol(xs)) else Z,
+                              approx, control$jitter, FALSE)$value
+    return(list(par = p, value = value, converged = TRUE, counts = c(`function` = 1L, gradient = 0L),
+                message = "no optimisation (optimize = \"none\")", restart_values = value,
+                jitter_events = 0L, noise_estimated = FALSE))
+  }
+  n_hyper <- 2L + est_noise
+  lower <- c(start$log_width - log(1e4), log(vy) - log(1e6), if (est_noise) log(control$noise_lower * vy),
+             rep(-Inf, length(theta0) - n_hyper))
+  upper <- c(start$log_width + log(1e4), log(vy) + log(1e6), if (est_noise) log(vy) + log(1e3),
+             rep(Inf, length(theta0) - n_hyper))
+  one_run <- function(theta) {
+    theta <- pmin(pmax(theta, lower), upper)
+    res <- tryCatch(
+      stats::optim(theta, fns$fn, fns$gr, method = "L-BFGS-B", lower = lower, upper = upper,
+                   control = list(maxit = control$maxit, factr = control$factr, pgtol = control$pgtol,
+                                  trace = if (control$verbose) 1L else 0L, REPORT = 10L)),
+      error = function(e) stop("the sparse GP optimisation failed: ", conditionMessage(e), call. = FALSE))
+    res
+  }
+  runs <- list(one_run(theta0))
+  for (k in seq_len(restarts)) {
+    theta <- theta0
+    theta[seq_len(n_hyper)] <- theta[seq_len(n_hyper)] + stats::rnorm(n_hyper)
+    runs[[k + 1L]] <- one_run(theta)
+  }
+  values <- vapply(runs, function(o) o$value, numeric(1))
+  best <- runs[[which.min(values)]]
+  message <- if (best$convergence == 1L) sprintf("iteration limit maxit = %d reached", control$maxit)
+             else best$message %||% ""
+  list(par = fns$unpack(best$par), value = best$value, converged = best$convergence == 0L, counts = best$counts,
+       message = message, restart_values = values, jitter_events = fns$jitter_events(),
+       code = best$convergence, noise_estimated = est_noise)
+}
+
+new_sparse_gp <- function(opt, x, xs, y, ybar, scaling, approx, optimize, control, call) {
+  kernel <- opt$par$kernel
+  noise <- opt$par$noise
+  Z <- opt$par$Z
+  zz <- if (is.null(Z)) matrix(0, 0, ncol(xs)) else Z
+  post <- .sb_gp_posterior(unclass(kernel), noise, xs, y - ybar, zz, approx, control$jitter)
+  inducing <- NULL
+  if (!is.null(Z)) {
+    inducing <- if (is.null(scaling)) Z else sweep(sweep(Z, 2L, scaling$scale, "*"), 2L, scaling$center, "+")
+    dimnames(inducing) <- dimnames(Z) <- list(NULL, colnames(x))
+  }
+  fitted <- ybar + as.numeric(post$fitted)
+  fit <- list(call = call, kernel = kernel, approx = approx, optimize = optimize, mean = ybar,
+              noise = noise, noise_estimated = opt$noise_estimated, lambda = noise, Lambda = as.numeric(post$lambda),
+              inducing = inducing, inducing_scaled = Z, m = if (is.null(Z)) nrow(x) else nrow(Z),
+              logLik = -post$value, fitted.values = fitted, residuals = y - fitted,
+              fitted_var = as.numeric(post$fitted_var),
+              converged = opt$converged, iterations = opt$counts, message = opt$message,
+              restart_values = -opt$restart_values,
+              jitter_events = opt$jitter_events + post$jitter_events, x = x, y = y, scaling = scaling,
+              centres = if (is.null(Z)) xs else Z, weights = as.numeric(post$weights),
+              var_matrix = post$var_matrix, pi_diag = as.numeric(post$pi_diag), pi_r = as.numeric(post$pi_r),
+              qu_mean = if (is.null(Z)) NULL else as.numeric(post$qu_mean),
+              qu_cov = if (is.null(Z)) NULL else post$qu_cov, jitter = control$jitter)
+  class(fit) <- c("sparse_gp", "sparsebayes")
+  if (!fit$converged)
+    warning(sprintf("the L-BFGS-B optimisation did not converge (%s); see `control = sparse_gp_control(maxit = )`.",
+                    fit$message), call. = FALSE)
+  fit
+}
+
+# Latent mean and variance (or covariance) at inputs x in the original
+# units; rows with NA give NA.
+gp_latent <- function(object, x, full_cov = FALSE) {
+  xs <- apply_scaling(x, object$scaling)
+  ok <- stats::complete.cases(xs)
+  mean <- var <- rep(NA_real_, nrow(xs))
+  cov <- NULL
+  if (any(ok)) {
+    Ks <- kernel_design(object$kernel, xs[ok, , drop = FALSE], object$centres)
+    mean[ok] <- object$mean + drop(Ks %*% object$weights)
+    KV <- Ks %*% object$var_matrix
+    var[ok] <- pmax(object$kernel$variance - rowSums(KV * Ks), 0)
+    if (full_cov) cov <- kernel_design(object$kernel, xs[ok, , drop = FALSE], xs[ok, , drop = FALSE]) - KV %*% t(Ks)
+  }
+  list(mean = mean, var = var, cov = cov)
+}

@@ -1,0 +1,251 @@
+# S3 methods for sparse_gp fits.
+
+#' Predict from a sparse GP
+#'
+#' @param object A fitted [sparse_gp()].
+#' @param newdata New inputs: a data frame for formula fits, a numeric
+#'   matrix (or vector for one input) otherwise. `NULL` uses the training
+#'   inputs.
+#' @param se.fit Return the standard error of the latent mean function?
+#' @param interval `"none"`, `"confidence"` (for the latent function f) or
+#'   `"prediction"` (for a new noisy observation y, adding the noise
+#'   variance).
+#' @param level Coverage of the interval.
+#' @param ... Unused.
+#' @details The predictive distribution of f at x* is Gaussian with mean
+#'   `mean + K_*u (K_uu + K_uf Lambda^-1 K_fu)^-1 K_uf Lambda^-1 (y - mean)`
+#'   and variance `k** - Q_** + K_*u (K_uu + K_uf Lambda^-1 K_fu)^-1 K_u*`
+#'   (the exact GP's with K_ff for exact fits), clamped at 0.
+#' @return As [stats::predict.lm()]: a vector of predictions, or with an
+#'   interval a matrix with columns `fit`, `lwr`, `upr`; with `se.fit = TRUE`
+#'   a list with `fit`, `se.fit`, `df` (`Inf`) and `residual.scale` (the
+#'   noise sd). Rows of `newdata` with missing values give `NA`.
+#' @examples
+#' fit <- sparse_gp(accel ~ times, data = MASS::mcycle, inducing = 20, seed = 1)
+#' predict(fit, data.frame(times = c(10, 20, 30)), interval = "prediction")
+#' @export
+predict.sparse_gp <- function(object, newdata = NULL, se.fit = FALSE,
+                              interval = c("none", "confidence", "prediction"), level = 0.95, ...) {
+  interval <- match.arg(interval)
+  check_flag(se.fit, "se.fit")
+  check_number(level, "level", lower = 0, upper = 1, open_lower = TRUE)
+  if (level >= 1) stop_arg("level", "must be below 1.")
+  want_var <- se.fit || interval != "none"
+  if (is.null(newdata) && !want_var) return(object$fitted.values)
+  x <- if (is.null(newdata)) object$x else new_inputs(object, newdata)
+  lat <- gp_latent(object, x)
+  fit <- lat$mean
+  if (!want_var) return(fit)
+  se <- sqrt(lat$var)
+  out <- fit
+  if (interval != "none") {
+    q <- stats::qnorm((1 + level) / 2)
+    width <- q * if (interval == "prediction") sqrt(lat$var + object$noise) else se
+    out <- cbind(fit = fit, lwr = fit - width, upr = fit + width)
+  }
+  if (se.fit) list(fit = out, se.fit = se, df = Inf, residual.scale = sqrt(object$noise)) else out
+}
+
+gp_title <- function(x) {
+  switch(x$approx, VFE = "Sparse Gaussian process (VFE)", FITC = "Sparse Gaussian process (FITC)",
+         exact = "Gaussian process (exact)")
+}
+
+#' @export
+print.sparse_gp <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
+  cat(gp_title(x), "\n", sep = "")
+  cat("Call: ", paste(deparse(x$call, width.cutoff = 70L), collapse = "\n  "), "\n", sep = "")
+  cat(sprintf("Kernel: %s\n", utils::capture.output(print(x$kernel))))
+  cat(sprintf("%s (n = %d); noise sd %s; %s %s\n",
+              if (x$approx == "exact") "all training inputs" else sprintf("%d inducing points", x$m),
+              length(x$y), format(sqrt(x$noise), digits = digits),
+              if (x$approx == "VFE") "ELBO" else "log marginal likelihood", format(x$logLik, digits = digits + 2L)))
+  cat(sprintf("Optimised: %s; %s\n", x$optimize, optim_label(x)))
+  invisible(x)
+}
+
+optim_label <- function(x) {
+  if (x$optimize == "none") return("no optimisation")
+  sprintf("L-BFGS-B, %d evaluations, %s", x$iterations[[1L]], if (x$converged) "converged" else "NOT converged")
+}
+
+#' Summarise a sparse GP fit
+#'
+#' @param object A fitted [sparse_gp()].
+#' @param x A `summary.sparse_gp` object.
+#' @param digits Significant digits to print.
+#' @param ... Unused.
+#' @return `summary.sparse_gp` returns an object of class
+#'   `"summary.sparse_gp"`: a list with `call`, `title`, `approx`,
+#'   `optimize`, `n`, `m`, `hyperparameters` (the named vector of
+#'   [coef.sparse_gp()]), `sigma` (noise sd), `logLik`, `objective` (what was
+#'   maximised: `"ELBO"` or `"log marginal likelihood"`), `converged`,
+#'   `iterations`, `message`, `restarts` (log marginal likelihoods reached
+#'   from each start), `jitter_events`, `rmse`, `r_squared` (training) and
+#'   `edf`, the effective degrees of freedom `sum(hatvalues(object))`.
+#' @examples
+#' summary(sparse_gp(accel ~ times, data = MASS::mcycle, inducing = 20, seed = 1))
+#' @export
+summary.sparse_gp <- function(object, ...) {
+  y <- object$y
+  structure(list(call = object$call, title = gp_title(object), approx = object$approx,
+                 optimize = object$optimize, n = length(y), m = object$m, hyperparameters = coef(object),
+                 sigma = sqrt(object$noise), logLik = object$logLik,
+                 objective = if (object$approx == "VFE") "ELBO" else "log marginal likelihood",
+                 converged = object$converged, iterations = object$iterations, message = object$message,
+                 restarts = object$restart_values, jitter_events = object$jitter_events,
+                 rmse = sqrt(mean(object$residuals^2)),
+                 r_squared = 1 - sum(object$residuals^2) / sum((y - mean(y))^2),
+                 edf = sum(hatvalues(object))),
+            class = "summary.sparse_gp")
+}
+
+#' @rdname summary.sparse_gp
+#' @export
+print.summary.sparse_gp <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
+  cat(x$title, "\n\nCall:\n", paste(deparse(x$call, width.cutoff = 70L), collapse = "\n"), "\n\n", sep = "")
+  cat(sprintf("Inducing points:    %s\n", if (x$approx == "exact") sprintf("none (exact GP, n = %d)", x$n)
+                                          else sprintf("%d (n = %d)", x$m, x$n)))
+  cat("Hyperparameters:\n")
+  print(signif(x$hyperparameters, digits))
+  cat(sprintf("Noise sd:           %s\n", format(x$sigma, digits = digits)))
+  cat(sprintf("Training RMSE:      %s   (R-squared %s)\n", format(x$rmse, digits = digits),
+              format(x$r_squared, digits = digits)))
+  cat(sprintf("Effective df:       %s\n", format(x$edf, digits = digits)))
+  cat(sprintf("%-20s%s\n", paste0(if (x$objective == "ELBO") "ELBO" else "Log marginal lik.", ":"),
+              format(x$logLik, digits = digits + 2L)))
+  if (x$optimize == "none") {
+    cat("Optimisation:       none\n")
+  } else {
+    cat(sprintf("Optimisation:       %s; L-BFGS-B, %d function evaluations, %s\n", x$optimize,
+                x$iterations[[1L]], if (x$converged) "converged" else paste0("NOT converged (", x$message, ")")))
+    if (length(x$restarts) > 1L)
+      cat(sprintf("Starts:             %s\n", paste(format(x$restarts, digits = digits + 2L), collapse = ", ")))
+  }
+  if (x$jitter_events > 0L) cat(sprintf("Jitter retries:     %d\n", x$jitter_events))
+  invisible(x)
+}
+
+#' Hyperparameters of a sparse GP
+#'
+#' @param object A fitted [sparse_gp()].
+#' @param ... Unused.
+#' @return A named vector: the constant `(mean)`, the kernel `width` (in
+#'   scaled units when the inputs were standardised) and `variance`, and the
+#'   `noise` variance.
+#' @examples
+#' coef(sparse_gp(accel ~ times, data = MASS::mcycle, inducing = 20, seed = 1))
+#' @export
+coef.sparse_gp <- function(object, ...) {
+  c(`(mean)` = object$mean, width = object$kernel$width, variance = object$kernel$variance, noise = object$noise)
+}
+
+#' @export
+logLik.sparse_gp <- function(object, ...) {
+  df <- 1L + (object$optimize != "none") * 2L +
+    isTRUE(object$noise_estimated) +
+    (object$optimize == "all" && object$approx != "exact") * length(object$inducing)
+  structure(object$logLik, df = df, nobs = length(object$y), class = "logLik")
+}
+
+#' @export
+vcov.sparse_gp <- function(object, ...) {
+  stop("a sparse_gp fit has no covariance matrix of its hyperparameters; the posterior covariance of the ",
+       "latent values at the inducing points is `object$qu_cov`.", call. = FALSE)
+}
+
+#' Leverage and leave-one-out residuals of a sparse GP
+#'
+#' The fitted latent mean at the training inputs is `H y` with
+#' `H = I - Lambda Pi`, `Pi = (Q_ff + Lambda)^-1` (`Q_ff = K_ff` for the exact
+#' GP), so the leverage of observation i is `h_i = 1 - Lambda_ii Pi_ii`
+#' (`Lambda_ii` is the noise variance for VFE and exact fits; FITC adds its
+#' diagonal correction). The leave-one-out residual is `[Pi e]_i / Pi_ii`
+#' with `e = y - mean` (Rasmussen and Williams 2006, eq. 5.12): exactly the
+#' residual of a refit without observation i with the hyperparameters, the
+#' inducing points and the constant mean held fixed. `diag(Pi)` and `Pi r`
+#' cost O(n m^2): no n x n matrix is formed.
+#'
+#' @param model,object A fitted [sparse_gp()].
+#' @param type `"response"` (`y - fitted`), `"pearson"` (the response
+#'   residual divided by the noise sd) or `"loo"` (leave-one-out).
+#' @param ... Unused.
+#' @return A numeric vector of length n.
+#' @references Rasmussen, C. E. and Williams, C. K. I. (2006). *Gaussian
+#'   Processes for Machine Learning*, section 5.4.2. MIT Press.
+#' @examples
+#' fit <- sparse_gp(accel ~ times, data = MASS::mcycle, inducing = 20, seed = 1)
+#' sum(hatvalues(fit))                      # effective degrees of freedom
+#' sqrt(mean(residuals(fit, type = "loo")^2))  # LOO RMSE
+#' @name sparse_gp_diagnostics
+NULL
+
+#' @rdname sparse_gp_diagnostics
+#' @importFrom stats hatvalues
+#' @export
+hatvalues.sparse_gp <- function(model, ...) {
+  1 - model$Lambda * model$pi_diag
+}
+
+#' @rdname sparse_gp_diagnostics
+#' @export
+residuals.sparse_gp <- function(object, type = c("response", "pearson", "loo"), ...) {
+  type <- match.arg(type)
+  switch(type, response = object$residuals, pearson = object$residuals / sqrt(object$noise),
+         loo = object$pi_r / object$pi_diag)
+}
+
+# Per-sample relevance of the training points: their leverage h_i, the
+# self-influence of y_i on its own fit (sum: effective degrees of freedom).
+gp_sample_relevance <- function(object) {
+  if (!inherits(object, "sparse_gp")) stop_arg("object", "must be a sparse_gp fit.")
+  hatvalues.sparse_gp(object)
+}
+
+#' Plot a sparse GP fit
+#'
+#' With one input: the data, the predictive mean with a prediction band and
+#' the inducing locations marked as a rug (and as points on the mean).
+#' With several inputs: fitted against observed values.
+#'
+#' @param x A fitted [sparse_gp()].
+#' @param level Coverage of the prediction band.
+#' @param n_grid Number of grid points for the curve.
+#' @param ... Passed to [graphics::plot()].
+#' @return `x`, invisibly.
+#' @examples
+#' plot(sparse_gp(accel ~ times, data = MASS::mcycle, inducing = 20, seed = 1))
+#' @export
+plot.sparse_gp <- function(x, level = 0.95, n_grid = 400L, ...) {
+  check_number(level, "level", lower = 0, upper = 1, open_lower = TRUE)
+  if (level >= 1) stop_arg("level", "must be below 1.")
+  check_number(n_grid, "n_grid", lower = 2, integer = TRUE)
+  ylab <- if (!is.null(x$terms)) deparse(x$terms[[2L]]) else "y"
+  if (ncol(x$x) != 1L) {
+    graphics::plot(x$fitted.values, x$y, xlab = "fitted", ylab = ylab, pch = 16, cex = 0.6, col = "grey40", ...)
+    graphics::abline(0, 1, col = "steelblue4", lwd = 2)
+    return(invisible(x))
+  }
+  xin <- x$x[, 1L]
+  grid <- seq(min(xin, x$inducing), max(xin, x$inducing), length.out = n_grid)
+  pr <- predict(x, matrix_newdata(x, grid), interval = "prediction", level = level)
+  xlab <- colnames(x$x)[1L] %||% "x"
+  graphics::plot(xin, x$y, xlab = xlab, ylab = ylab, pch = 16, cex = 0.6, col = "grey40",
+                 xlim = range(grid), ylim = range(x$y, pr[, c("lwr", "upr")]), ...)
+  graphics::polygon(c(grid, rev(grid)), c(pr[, "lwr"], rev(pr[, "upr"])),
+                    col = grDevices::adjustcolor("steelblue", 0.25), border = NA)
+  graphics::lines(grid, pr[, "fit"], col = "steelblue4", lwd = 2)
+  if (!is.null(x$inducing)) {
+    zi <- x$inducing[, 1L]
+    graphics::rug(zi, col = "firebrick", lwd = 1.5)
+    graphics::points(zi, predict(x, matrix_newdata(x, zi)), pch = 4, col = "firebrick", lwd = 1.5)
+  }
+  graphics::legend("topleft", bty = "n", cex = 0.8,
+                   legend = c("predictive mean", sprintf("%g%% prediction band", 100 * level),
+                              if (!is.null(x$inducing)) sprintf("inducing points (%d)", x$m)),
+                   col = c("steelblue4", grDevices::adjustcolor("steelblue", 0.4),
+                           if (!is.null(x$inducing)) "firebrick"),
+                   lwd = c(2, 8, if (!is.null(x$inducing)) 1.5), lty = c(1, 1, if (!is.null(x$inducing)) NA),
+                   pch = c(NA, NA, if (!is.null(x$inducing)) 4))
+  invisible(x)
+}

@@ -1,0 +1,372 @@
+// Sparse Gaussian process regression: the VFE bound (Titsias 2009), the FITC
+// marginal likelihood (Snelson & Ghahramani 2006) and the exact GP, in the
+// one formulation of the seeds' notes (sparse-gp-fitc-vfe-notes.md):
+//
+//   F = n/2 log 2pi + 1/2 log det(Q + Lam) + 1/2 r' (Q + Lam)^-1 r + T / (2 s2n)
+//
+// with Q = K_fu K_uu^-1 K_uf, Lam = s2n I (VFE) or diag(K_ff - Q) + s2n I
+// (FITC), T = tr(K_ff - Q) (VFE) or 0 (FITC). For VFE and FITC only the m x m
+// matrices K_uu (+ jitter) and B = I + A Lam^-1 A' (A = L_uu^-1 K_uf) are
+// factorised, so every evaluation costs O(n m^2). "exact" factorises the
+// n x n covariance K_ff + s2n I and is the reference for small n.
+//
+// Gradients: dF = 1/2 tr(W dSigma) (+ the trace term), W = Sigma^-1 - a a',
+// a = Sigma^-1 r, pushed through Q into sensitivities G_uf (m x n, formed
+// one block of training points at a time), G_uu (m x m), a diagonal G_ff and
+// the noise; those are chained through the Gaussian kernel's derivatives
+// w.r.t. log width, log variance and the inducing locations. For VFE and
+// FITC, W (n x n) is never formed and memory is O(m^2 + m * block).
+// Pure C++17 + Eigen: no R headers.
+#pragma once
+
+#include <Eigen/Dense>
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "kernels.hpp"
+
+namespace sparsebayes {
+
+enum class GPApprox { vfe, fitc, exact };
+
+inline GPApprox gp_approx_from_name(const std::string& name) {
+  if (name == "VFE") return GPApprox::vfe;
+  if (name == "FITC") return GPApprox::fitc;
+  if (name == "exact") return GPApprox::exact;
+  throw std::invalid_argument("unknown approximation '" + name + "' (use VFE, FITC or exact)");
+}
+
+struct GPObjective {
+  double value = 0.0;          // negative log marginal likelihood (FITC, exact) or negative bound (VFE)
+  double d_log_width = 0.0;    // derivatives of value
+  double d_log_variance = 0.0;
+  double d_log_noise = 0.0;
+  Eigen::MatrixXd d_inducing;  // m x p (empty for exact)
+  int jitter_events = 0;       // factorisations that needed more than the base jitter
+};
+
+// What predict, hatvalues and LOO need, at the hyperparameters given.
+struct GPPosterior {
+  double value = 0.0;
+  Eigen::VectorXd weights;     // mean f* = K_*c weights, c = inducing points (training inputs for exact)
+  Eigen::MatrixXd var_matrix;  // var f* = k** - K_*c var_matrix K_c*
+  Eigen::VectorXd fitted;      // latent mean at the training inputs
+  Eigen::VectorXd fitted_var;  // latent variance at the training inputs, clamped at 0
+  Eigen::VectorXd lambda;      // Lam: noise (+ FITC's diagonal correction) per training point
+  Eigen::VectorXd pi_diag;     // diag((Q + Lam)^-1)
+  Eigen::VectorXd pi_r;        // (Q + Lam)^-1 r
+  Eigen::VectorXd qu_mean;     // q(u) = N(qu_mean, qu_cov) at the inducing points (empty for exact)
+  Eigen::MatrixXd qu_cov;
+  int jitter_events = 0;
+};
+
+namespace detail {
+
+// Cholesky of M + j I, starting from j = base_jitter and growing tenfold up
+// to 1e6 times; each retry is counted. Throws when even that fails.
+inline Eigen::LLT<Eigen::MatrixXd> robust_cholesky(const Eigen::MatrixXd& M, double base_jitter, double scale,
+                                                   int& events, double& used, const char* what) {
+  double j = base_jitter;
+  for (int attempt = 0; attempt < 7; ++attempt) {
+    Eigen::MatrixXd Mj = M;
+    Mj.diagonal().array() += j * scale;
+    Eigen::LLT<Eigen::MatrixXd> llt(Mj);
+    if (llt.info() == Eigen::Success && llt.matrixLLT().diagonal().minCoeff() > 0.0) {
+      used = j;
+      return llt;
+    }
+    ++events;
+    j = (j > 0.0 ? j * 10.0 : 1e-10);
+  }
+  throw std::runtime_error(std::string("the Cholesky factorisation of ") + what +
+                           " failed even with jitter; try fewer or more spread inducing points or a larger noise");
+}
+
+inline void check_gp_inputs(const Kernel& k, double noise, const Eigen::Ref<const Eigen::MatrixXd>& x,
+                            const Eigen::Ref<const Eigen::VectorXd>& r, const Eigen::Ref<const Eigen::MatrixXd>& z,
+                            GPApprox approx) {
+  if (k.type != KernelType::gaussian && k.type != KernelType::laplace && k.type != KernelType::cauchy)
+    throw std::invalid_argument("sparse GPs support the gaussian, laplace and cauchy kernels");
+  if (!(noise > 0.0) || !std::isfinite(noise)) throw std::invalid_argument("noise variance must be positive");
+  if (!(k.width > 0.0) || !(k.variance > 0.0)) throw std::invalid_argument("kernel width and variance must be positive");
+  if (x.rows() != r.size()) throw std::invalid_argument("inputs and response have different lengths");
+  if (approx != GPApprox::exact && (z.cols() != x.cols() || z.rows() < 1))
+    throw std::invalid_argument("inducing points must have the inputs' number of columns");
+}
+
+// sum_jl G(j,l) dK(j,l) for the Gaussian kernel k = s2 exp(-|z - x|^2 / w^2),
+// K(j, l) = k(z_j, x_l): adds the derivatives w.r.t. log w and log s2 and
+// (when dz is not null) dz_factor times those w.r.t. the rows z_j.
+// dk/dlog w = 2 k d^2 / w^2, dk/dz_j = 2 k (x_l - z_j) / w^2. G is
+// overwritten (by G o K) to save an allocation of its size.
+inline void gaussian_kernel_chain(const Kernel& k, const Eigen::Ref<const Eigen::MatrixXd>& z,
+                                  const Eigen::Ref<const Eigen::MatrixXd>& x, const Eigen::Ref<const Eigen::MatrixXd>& K,
+                                  Eigen::Ref<Eigen::MatrixXd> G, double& d_log_width, double& d_log_variance,
+                                  Eigen::MatrixXd* dz, double dz_factor) {
+  const double w2 = k.width * k.width;
+  Eigen::MatrixXd D(z.rows(), x.rows());
+  squared_distances(z, x, D);
+  G.array() *= K.array();
+  d_log_width += 2.0 / w2 * (G.array() * D.array()).sum();
+  d_log_variance += G.sum();
+  if (dz) {
+    // d/dz_j = 2/w^2 sum_l GK(j,l) (x_l - z_j)
+    Eigen::MatrixXd t = G * x;  // z.rows x p
+    t -= G.rowwise().sum().asDiagonal() * z;
+    *dz += dz_factor * 2.0 / w2 * t;
+  }
+}
+
+// Columns of the training data are processed in blocks of this many, so a
+// VFE/FITC evaluation holds O(m * block) memory, not O(m n).
+constexpr Eigen::Index gp_block = 2048;
+
+inline double kernel_diag_value(const Kernel& k) { return k.variance; }  // stationary kernels only
+
+}  // namespace detail
+
+namespace detail {
+
+// What VFE and FITC share: the factors of K_uu (+ jitter) and of
+// B = I + A Lam^-1 A' (A = L^-1 K_uf), Lam, c = LB^-1 A Lam^-1 r and
+// sum_i Q_ii, from one pass over the training points in blocks.
+struct SparseFactors {
+  Eigen::MatrixXd Kuu;  // as factorised, jitter included
+  Eigen::MatrixXd L, LB;
+  Eigen::LLT<Eigen::MatrixXd> llt_b;
+  Eigen::VectorXd lam, lam_inv, c;
+  Eigen::Array<bool, Eigen::Dynamic, 1> clamped;  // FITC: diag(K_ff - Q_ff) clamped at 0
+  double qsum = 0.0;
+  int jitter_events = 0;
+};
+
+// A block of A = L^-1 K_uf: columns start .. start + nb - 1.
+inline Eigen::MatrixXd block_A(const Kernel& k, const Eigen::Ref<const Eigen::MatrixXd>& z,
+                               const Eigen::Ref<const Eigen::MatrixXd>& x, const Eigen::MatrixXd& L,
+                               Eigen::Index start, Eigen::Index nb) {
+  Eigen::MatrixXd Ab = kernel_matrix(k, z, x.middleRows(start, nb));
+  L.triangularView<Eigen::Lower>().solveInPlace(Ab);
+  return Ab;
+}
+
+inline SparseFactors sparse_factors(const Kernel& k, double noise, const Eigen::Ref<const Eigen::MatrixXd>& x,
+                                    const Eigen::Ref<const Eigen::VectorXd>& r,
+                                    const Eigen::Ref<const Eigen::MatrixXd>& z, GPApprox approx, double jitter) {
+  const Eigen::Index n = x.rows(), m = z.rows();
+  SparseFactors f;
+  double used = 0.0;
+  f.Kuu = kernel_matrix(k, z, z);
+  auto llt_u = robust_cholesky(f.Kuu, jitter, k.variance, f.jitter_events, used, "K_uu");
+  f.Kuu.diagonal().array() += used * k.variance;
+  f.L = llt_u.matrixL();
+  const double kd = kernel_diag_value(k);
+  const bool fitc = approx == GPApprox::fitc;
+  f.lam.resize(n);
+  f.clamped = Eigen::Array<bool, Eigen::Dynamic, 1>::Constant(n, false);
+  Eigen::MatrixXd B = Eigen::MatrixXd::Identity(m, m);
+  Eigen::VectorXd Alr = Eigen::VectorXd::Zero(m);
+  for (Eigen::Index start = 0; start < n; start += gp_block) {
+    const Eigen::Index nb = std::min(gp_block, n - start);
+    const Eigen::MatrixXd Ab = block_A(k, z, x, f.L, start, nb);
+    for (Eigen::Index i = 0; i < nb; ++i) {
+      const double q = Ab.col(i).squaredNorm();
+      f.qsum += q;
+      double d = 0.0;
+      if (fitc) {
+        d = kd - q;
+        if (d < 0.0) {  // round-off: K_ff - Q_ff is positive semi-definite
+          d = 0.0;
+          f.clamped(start + i) = true;
+        }
+      }
+      f.lam(start + i) = d + noise;
+    }
+    const Eigen::VectorXd isd = f.lam.segment(start, nb).cwiseInverse().cwiseSqrt();
+    const Eigen::MatrixXd As = Ab * isd.asDiagonal();
+    B.selfadjointView<Eigen::Lower>().rankUpdate(As);
+    Alr.noalias() += As * (r.segment(start, nb).cwiseProduct(isd));
+  }
+  B.triangularView<Eigen::StrictlyUpper>() = B.transpose();
+  f.lam_inv = f.lam.cwiseInverse();
+  int dummy = 0;
+  f.llt_b = robust_cholesky(B, 0.0, 1.0, dummy, used, "B");  // B >= I: never needs jitter
+  f.LB = f.llt_b.matrixL();
+  f.c = f.LB.triangularView<Eigen::Lower>().solve(Alr);
+  return f;
+}
+
+}  // namespace detail
+
+// The objective and, when gradient is true (Gaussian kernel only), its
+// derivatives. r is the centred response; z the inducing inputs (ignored for
+// exact); jitter is relative to the kernel variance.
+inline GPObjective sparse_gp_objective(const Kernel& k, double noise, const Eigen::Ref<const Eigen::MatrixXd>& x,
+                                       const Eigen::Ref<const Eigen::VectorXd>& r,
+                                       const Eigen::Ref<const Eigen::MatrixXd>& z, GPApprox approx, double jitter,
+                                       bool gradient) {
+  detail::check_gp_inputs(k, noise, x, r, z, approx);
+  if (gradient && k.type != KernelType::gaussian)
+    throw std::invalid_argument("gradients are available for the gaussian kernel only");
+  const Eigen::Index n = x.rows();
+  const double log2pi = 1.8378770664093454836;  // log(2 pi)
+  GPObjective out;
+  double used = 0.0;
+
+  if (approx == GPApprox::exact) {
+    Eigen::MatrixXd K = kernel_matrix(k, x, x);
+    Eigen::MatrixXd S = K;
+    S.diagonal().array() += noise;
+    auto llt = detail::robust_cholesky(S, 0.0, k.variance, out.jitter_events, used, "the covariance matrix");
+    const Eigen::MatrixXd L = llt.matrixL();
+    const Eigen::VectorXd a = llt.solve(r);
+    out.value = 0.5 * n * log2pi + L.diagonal().array().log().sum() + 0.5 * r.dot(a);
+    if (gradient) {
+      Eigen::MatrixXd W = llt.solve(Eigen::MatrixXd::Identity(n, n));
+      W.noalias() -= a * a.transpose();
+      out.d_log_noise = noise * 0.5 * W.trace();
+      W *= 0.5;
+      detail::gaussian_kernel_chain(k, x, x, K, W, out.d_log_width, out.d_log_variance, nullptr, 0.0);
+    }
+    return out;
+  }
+
+  const Eigen::Index m = z.rows();
+  const double kd = detail::kernel_diag_value(k);
+  detail::SparseFactors f = detail::sparse_factors(k, noise, x, r, z, approx, jitter);
+  out.jitter_events = f.jitter_events;
+  const Eigen::MatrixXd& L = f.L;
+  const Eigen::MatrixXd& LB = f.LB;
+  const Eigen::VectorXd& lam = f.lam;
+  const Eigen::VectorXd& lam_inv = f.lam_inv;
+  const Eigen::VectorXd& c = f.c;
+  const double qsum = f.qsum;
+  const auto LT = L.transpose().triangularView<Eigen::Upper>();
+  const auto LBlow = LB.triangularView<Eigen::Lower>();
+  const auto LBT = LB.transpose().triangularView<Eigen::Upper>();
+  const double trace_term = (approx == GPApprox::vfe) ? (n * kd - qsum) : 0.0;
+  out.value = 0.5 * n * log2pi + LB.diagonal().array().log().sum() + 0.5 * lam.array().log().sum() +
+              0.5 * (r.cwiseProduct(lam_inv).dot(r) - c.squaredNorm()) + 0.5 * trace_term / noise;
+  if (!gradient) return out;
+
+  // Pass 2: with a = Sigma^-1 r, w = diag(Sigma^-1) - a^2, P = K_uu^-1 K_uf =
+  // L^-T A: P Sigma^-1 = L^-T LB^-T V (V = LB^-1 A Lam^-1), P a = L^-T LB^-T c.
+  // G_uf = P W - P/s2n (VFE) or P (W - diag w) (FITC) is chained block by
+  // block; the pieces of G_uu are accumulated.
+  const Eigen::VectorXd Pa = LT.solve(LBT.solve(c));
+  out.d_inducing = Eigen::MatrixXd::Zero(m, x.cols());
+  Eigen::MatrixXd PdP = Eigen::MatrixXd::Zero(m, m);  // sum P diag(d) P', d = 1 (VFE) or w (FITC)
+  double g_noise = 0.0, g_diag = 0.0;
+  for (Eigen::Index start = 0; start < n; start += detail::gp_block) {
+    const Eigen::Index nb = std::min(detail::gp_block, n - start);
+    const auto xb = x.middleRows(start, nb);
+    const Eigen::MatrixXd Ab = detail::block_A(k, z, x, L, start, nb);
+    Eigen::MatrixXd V = LBlow.solve(Ab * lam_inv.segment(start, nb).asDiagonal());
+    const Eigen::VectorXd a = r.segment(start, nb).cwiseProduct(lam_inv.segment(start, nb)) - V.transpose() * c;
+    Eigen::VectorXd w = lam_inv.segment(start, nb) - V.colwise().squaredNorm().transpose();
+    w -= a.cwiseProduct(a);
+    g_noise += 0.5 * w.sum();
+    const Eigen::MatrixXd P = LT.solve(Ab);
+    LBT.solveInPlace(V);
+    LT.solveInPlace(V);
+    Eigen::MatrixXd& G = V;  // becomes G_uf for this block
+    G.noalias() -= Pa * a.transpose();
+    if (approx == GPApprox::vfe) {
+      G -= P / noise;
+      PdP.selfadjointView<Eigen::Lower>().rankUpdate(P);
+    } else {
+      for (Eigen::Index i = 0; i < nb; ++i)
+        if (f.clamped(start + i)) w(i) = 0.0;  // the clamp has zero derivative
+      G.noalias() -= P * w.asDiagonal();
+      PdP.noalias() += P * w.asDiagonal() * P.transpose();
+      g_diag += 0.5 * w.sum();
+    }
+    const Eigen::MatrixXd Kb = kernel_matrix(k, z, xb);
+    detail::gaussian_kernel_chain(k, z, xb, Kb, G, out.d_log_width, out.d_log_variance, &out.d_inducing, 1.0);
+  }
+  if (approx == GPApprox::vfe) {
+    PdP.triangularView<Eigen::StrictlyUpper>() = PdP.transpose();
+    g_diag = 0.5 * n / noise;
+    g_noise -= 0.5 * trace_term / (noise * noise);
+  }
+  // P Sigma^-1 P' = L^-T (I - B^-1) L^-1; P W P' = that - Pa Pa'.
+  const Eigen::MatrixXd IminusBinv = Eigen::MatrixXd::Identity(m, m) - f.llt_b.solve(Eigen::MatrixXd::Identity(m, m));
+  Eigen::MatrixXd PWP = LT.solve(LT.solve(IminusBinv).transpose()).transpose();
+  PWP.noalias() -= Pa * Pa.transpose();
+  // G_uu = -PWP/2 + PdP/(2 s2n) (VFE) or -PWP/2 + P diag(w) P'/2 (FITC).
+  Eigen::MatrixXd Guu = -0.5 * PWP + (approx == GPApprox::vfe ? 0.5 / noise : 0.5) * PdP;
+  // K_uu (symmetric, jitter proportional to s2): both z arguments move.
+  detail::gaussian_kernel_chain(k, z, z, f.Kuu, Guu, out.d_log_width, out.d_log_variance, &out.d_inducing, 2.0);
+  out.d_log_variance += g_diag * kd;
+  out.d_log_noise = noise * g_noise;
+  return out;
+}
+
+// Posterior quantities at the given hyperparameters (see GPPosterior).
+inline GPPosterior sparse_gp_posterior(const Kernel& k, double noise, const Eigen::Ref<const Eigen::MatrixXd>& x,
+                                       const Eigen::Ref<const Eigen::VectorXd>& r,
+                                       const Eigen::Ref<const Eigen::MatrixXd>& z, GPApprox approx, double jitter) {
+  detail::check_gp_inputs(k, noise, x, r, z, approx);
+  const Eigen::Index n = x.rows();
+  const double kd = detail::kernel_diag_value(k);
+  GPPosterior out;
+  out.value = sparse_gp_objective(k, noise, x, r, z, approx, jitter, false).value;
+  double used = 0.0;
+
+  if (approx == GPApprox::exact) {
+    const Eigen::MatrixXd K = kernel_matrix(k, x, x);
+    Eigen::MatrixXd S = K;
+    S.diagonal().array() += noise;
+    auto llt = detail::robust_cholesky(S, 0.0, k.variance, out.jitter_events, used, "the covariance matrix");
+    out.var_matrix = llt.solve(Eigen::MatrixXd::Identity(n, n));  // (K + s2n I)^-1
+    out.weights = out.var_matrix * r;
+    out.lambda = Eigen::VectorXd::Constant(n, noise + used * k.variance);
+    out.pi_diag = out.var_matrix.diagonal();
+    out.pi_r = out.weights;
+    out.fitted = K * out.weights;
+    out.fitted_var = (kd - (K * out.var_matrix).cwiseProduct(K).rowwise().sum().array()).cwiseMax(0.0).matrix();
+    return out;
+  }
+
+  const Eigen::Index m = z.rows();
+  const detail::SparseFactors f = detail::sparse_factors(k, noise, x, r, z, approx, jitter);
+  out.jitter_events = f.jitter_events;
+  const auto LT = f.L.transpose().triangularView<Eigen::Upper>();
+  const auto LBlow = f.LB.triangularView<Eigen::Lower>();
+  const auto LBT = f.LB.transpose().triangularView<Eigen::Upper>();
+  out.lambda = f.lam;
+  // mean weights L^-T LB^-T c; var matrix K_uu^-1 - (K_uu + K_uf Lam^-1 K_fu)^-1 = L^-T (I - B^-1) L^-1.
+  const Eigen::VectorXd LBTc = LBT.solve(f.c);
+  out.weights = LT.solve(LBTc);
+  const Eigen::MatrixXd Binv = f.llt_b.solve(Eigen::MatrixXd::Identity(m, m));
+  const Eigen::MatrixXd IminusBinv = Eigen::MatrixXd::Identity(m, m) - Binv;
+  out.var_matrix = LT.solve(LT.solve(IminusBinv).transpose()).transpose();
+  out.var_matrix = 0.5 * (out.var_matrix + out.var_matrix.transpose());
+  // q(u): mean L LB^-T c, covariance L B^-1 L' (Titsias 2009 for VFE; the
+  // FITC posterior of u likewise).
+  out.qu_mean = f.L * LBTc;
+  out.qu_cov = f.L * Binv * f.L.transpose();
+  // Per training point, block by block: Pi r = r/Lam - V'c and
+  // diag(Pi) = 1/Lam - colsum(V^2) with V = LB^-1 A Lam^-1; the latent mean
+  // A' LB^-T c and variance k_ii - ||A_i||^2 + ||LB^-1 A_i||^2.
+  out.pi_r.resize(n);
+  out.pi_diag.resize(n);
+  out.fitted.resize(n);
+  out.fitted_var.resize(n);
+  for (Eigen::Index start = 0; start < n; start += detail::gp_block) {
+    const Eigen::Index nb = std::min(detail::gp_block, n - start);
+    const Eigen::MatrixXd Ab = detail::block_A(k, z, x, f.L, start, nb);
+    const Eigen::MatrixXd LBA = LBlow.solve(Ab);
+    const auto li = f.lam_inv.segment(start, nb);
+    const Eigen::MatrixXd V = LBA * li.asDiagonal();
+    out.pi_r.segment(start, nb) = r.segment(start, nb).cwiseProduct(li) - V.transpose() * f.c;
+    out.pi_diag.segment(start, nb) = li - V.colwise().squaredNorm().transpose();
+    out.fitted.segment(start, nb) = Ab.transpose() * LBTc;
+    out.fitted_var.segment(start, nb) =
+        (kd - Ab.colwise().squaredNorm().array() + LBA.colwise().squaredNorm().array()).cwiseMax(0.0).matrix().transpose();
+  }
+  return out;
+}
+
+}  // namespace sparsebayes

@@ -1,0 +1,63 @@
+// Thin Rcpp glue for sparse Gaussian processes (core in sparse_gp.hpp).
+#include <RcppEigen.h>
+
+#include <sparsebayes/kernels.hpp>
+#include <sparsebayes/sparse_gp.hpp>
+
+// [[Rcpp::depends(RcppEigen)]]
+
+namespace {
+
+sparsebayes::Kernel gp_kernel(const Rcpp::List& k) {
+  sparsebayes::Kernel out;
+  out.type = sparsebayes::kernel_type_from_name(Rcpp::as<std::string>(k["type"]));
+  out.width = Rcpp::as<double>(k["width"]);
+  out.variance = Rcpp::as<double>(k["variance"]);
+  return out;
+}
+
+}  // namespace
+
+// Objective (negative log marginal likelihood or negative VFE bound) and,
+// with gradient = TRUE, its derivatives c(log width, log variance, log
+// noise, vec(inducing)) in one call, so optim's fn and gr share it.
+// [[Rcpp::export(.sb_gp_objective)]]
+Rcpp::List sb_gp_objective(Rcpp::List kernel, double noise, Eigen::Map<Eigen::MatrixXd> x,
+                           Eigen::Map<Eigen::VectorXd> r, Eigen::Map<Eigen::MatrixXd> z, std::string approx,
+                           double jitter, bool gradient) {
+  try {
+    const sparsebayes::GPObjective o = sparsebayes::sparse_gp_objective(
+        gp_kernel(kernel), noise, x, r, z, sparsebayes::gp_approx_from_name(approx), jitter, gradient);
+    Rcpp::NumericVector g;
+    if (gradient) {
+      const Eigen::Index nz = o.d_inducing.size();
+      g = Rcpp::NumericVector(3 + nz);
+      g[0] = o.d_log_width;
+      g[1] = o.d_log_variance;
+      g[2] = o.d_log_noise;
+      for (Eigen::Index i = 0; i < nz; ++i) g[3 + i] = o.d_inducing.data()[i];
+    }
+    return Rcpp::List::create(Rcpp::Named("value") = o.value, Rcpp::Named("gradient") = g,
+                              Rcpp::Named("jitter_events") = o.jitter_events);
+  } catch (const std::exception& e) {
+    Rcpp::stop(e.what());
+  }
+}
+
+// Posterior quantities for predict, hatvalues and LOO residuals.
+// [[Rcpp::export(.sb_gp_posterior)]]
+Rcpp::List sb_gp_posterior(Rcpp::List kernel, double noise, Eigen::Map<Eigen::MatrixXd> x,
+                           Eigen::Map<Eigen::VectorXd> r, Eigen::Map<Eigen::MatrixXd> z, std::string approx,
+                           double jitter) {
+  try {
+    const sparsebayes::GPPosterior p = sparsebayes::sparse_gp_posterior(
+        gp_kernel(kernel), noise, x, r, z, sparsebayes::gp_approx_from_name(approx), jitter);
+    return Rcpp::List::create(
+        Rcpp::Named("value") = p.value, Rcpp::Named("weights") = p.weights, Rcpp::Named("var_matrix") = p.var_matrix,
+        Rcpp::Named("fitted") = p.fitted, Rcpp::Named("fitted_var") = p.fitted_var, Rcpp::Named("lambda") = p.lambda,
+        Rcpp::Named("pi_diag") = p.pi_diag, Rcpp::Named("pi_r") = p.pi_r, Rcpp::Named("qu_mean") = p.qu_mean,
+        Rcpp::Named("qu_cov") = p.qu_cov, Rcpp::Named("jitter_events") = p.jitter_events);
+  } catch (const std::exception& e) {
+    Rcpp::stop(e.what());
+  }
+}

@@ -1,0 +1,376 @@
+# Sparse GPs: objective, gradients and posterior against dense formulas;
+# the relations between VFE, FITC and exact; LOO and leverage; interfaces
+# and errors.
+
+test_that("the objective equals a dense implementation for VFE, FITC and exact", {
+  for (p in 1:2) {
+    d <- gp_toy(35, p)
+    r <- d$y - mean(d$y)
+    z <- d$x[seq(1, 35, by = 5), , drop = FALSE] + 0.13
+    for (approx in c("VFE", "FITC", "exact")) {
+      got <- cpp_gp_objective(d$x, r, z, 1.2, 0.7, 0.04, approx)$value
+      want <- dense_gp_objective(d$x, r, z, 1.2, 0.7, 0.04, approx)
+      expect_equal(got, want, tolerance = 1e-8, info = paste(approx, "p =", p))
+    }
+  }
+})
+
+test_that("the VFE bound never exceeds the exact log marginal likelihood", {
+  d <- gp_toy(40)
+  r <- d$y - mean(d$y)
+  exact <- cpp_gp_objective(d$x, r, NULL, 0.9, 1.1, 0.05, "exact")$value
+  set.seed(11)
+  for (m in c(2, 5, 10, 20)) {
+    z <- matrix(runif(m, -3, 3))
+    expect_gte(cpp_gp_objective(d$x, r, z, 0.9, 1.1, 0.05, "VFE")$value, exact)
+  }
+})
+
+test_that("inducing points at the data make VFE and FITC exact", {
+  d <- gp_toy(25)
+  r <- d$y - mean(d$y)
+  exact <- cpp_gp_objective(d$x, r, NULL, 1, 1, 0.1, "exact", jitter = 0)$value
+  for (approx in c("VFE", "FITC"))
+    expect_equal(cpp_gp_objective(d$x, r, d$x, 1, 1, 0.1, approx, jitter = 1e-12)$value, exact,
+                 tolerance = 1e-6, info = approx)
+  # ... and through sparse_gp(): same likelihood and predictions.
+  k <- kernel_gaussian(1, 1)
+  ex <- sparse_gp(d$x, d$y, kernel = k, approx = "exact", noise = 0.1, optimize = "none", scale = FALSE)
+  xt <- matrix(seq(-3, 3, length.out = 7))
+  for (approx in c("VFE", "FITC")) {
+    sp <- sparse_gp(d$x, d$y, kernel = k, inducing = d$x, approx = approx, noise = 0.1, optimize = "none",
+                    scale = FALSE, control = sparse_gp_control(jitter = 1e-12))
+    expect_equal(sp$logLik, ex$logLik, tolerance = 1e-6, info = approx)
+    expect_equal(predict(sp, xt, interval = "prediction"), predict(ex, xt, interval = "prediction"),
+                 tolerance = 1e-5, info = approx)
+  }
+})
+
+test_that("analytic gradients match finite differences, inducing locations included", {
+  for (p in 1:2) {
+    d <- gp_toy(30, p, seed = 5)
+    r <- d$y - mean(d$y)
+    z <- d$x[c(2, 9, 14, 20, 27), , drop = FALSE] + 0.07
+    for (approx in c("VFE", "FITC", "exact")) {
+      th <- c(log(0.8), log(1.5), log(0.03), if (approx != "exact") as.vector(z))
+      f <- function(t) {
+        zz <- if (approx == "exact") NULL else matrix(t[-(1:3)], nrow(z))
+        cpp_gp_objective(d$x, r, zz, exp(t[1]), exp(t[2]), exp(t[3]), approx, gradient = FALSE)$value
+      }
+      fd <- vapply(seq_along(th), function(i) {
+        h <- 1e-5
+        (f(replace(th, i, th[i] + h)) - f(replace(th, i, th[i] - h))) / (2 * h)
+      }, numeric(1))
+      g <- cpp_gp_objective(d$x, r, if (approx == "exact") NULL else z, 0.8, 1.5, 0.03, approx)$gradient
+      expect_equal(g, fd, tolerance = 1e-6, info = paste(approx, "p =", p))
+    }
+  }
+})
+
+test_that("predictions equal the dense sparse-GP predictive", {
+  d <- gp_toy(40)
+  z <- matrix(c(-2.5, -1, 0, 1.2, 2.4))
+  for (approx in c("VFE", "FITC")) {
+    fit <- sparse_gp(d$x, d$y, kernel = kernel_gaussian(0.8, 1.3), inducing = z, approx = approx, noise = 0.05,
+                     optimize = "none", scale = FALSE)
+    xt <- matrix(seq(-3, 3, length.out = 9))
+    Kuu <- gp_k(z, z, 0.8, 1.3) + diag(1e-6 * 1.3, 5)
+    Kuf <- gp_k(z, d$x, 0.8, 1.3)
+    Ksu <- gp_k(xt, z, 0.8, 1.3)
+    Q <- t(Kuf) %*% solve(Kuu, Kuf)
+    lam <- if (approx == "FITC") pmax(1.3 - diag(Q), 0) + 0.05 else rep(0.05, 40)
+    Sig <- solve(Kuu + Kuf %*% (t(Kuf) / lam))
+    mu <- mean(d$y) + Ksu %*% Sig %*% Kuf %*% ((d$y - mean(d$y)) / lam)
+    v <- 1.3 - rowSums((Ksu %*% solve(Kuu)) * Ksu) + rowSums((Ksu %*% Sig) * Ksu)
+    pr <- predict(fit, xt, se.fit = TRUE)
+    expect_equal(pr$fit, drop(mu), tolerance = 1e-8, info = approx)
+    expect_equal(pr$se.fit, sqrt(v), tolerance = 1e-6, info = approx)
+    expect_equal(fit$logLik, -dense_gp_objective(d$x, d$y - mean(d$y), z, 0.8, 1.3, 0.05, approx), tolerance = 1e-8)
+  }
+})
+
+test_that("q(u) of VFE equals the predictive at the inducing points and Titsias' formula", {
+  d <- gp_toy(40)
+  z <- matrix(c(-2, -0.5, 0.7, 2.2))
+  fit <- sparse_gp(d$x, d$y, kernel = kernel_gaussian(1, 0.9), inducing = z, noise = 0.04, optimize = "none",
+                   scale = FALSE, control = sparse_gp_control(jitter = 0))
+  for (approx in c("VFE", "FITC")) {
+    f <- sparse_gp(d$x, d$y, kernel = kernel_gaussian(1, 0.9), inducing = z, noise = 0.04, optimize = "none",
+                   approx = approx, scale = FALSE, control = sparse_gp_control(jitter = 0))
+    lat <- sparsebayes:::gp_latent(f, z, full_cov = TRUE)
+    expect_equal(lat$mean - f$mean, f$qu_mean, tolerance = 1e-8, info = approx)
+    expect_equal(lat$cov, f$qu_cov, tolerance = 1e-8, info = approx)
+    expect_equal(predict(f, z, se.fit = TRUE)$se.fit, sqrt(diag(f$qu_cov)), tolerance = 1e-6, info = approx)
+  }
+  Kuu <- gp_k(z, z, 1, 0.9)
+  Kuf <- gp_k(z, d$x, 1, 0.9)
+  S <- solve(Kuu + Kuf %*% t(Kuf) / 0.04)
+  expect_equal(fit$qu_mean, drop(Kuu %*% S %*% Kuf %*% (d$y - mean(d$y))) / 0.04, tolerance = 1e-7)
+  expect_equal(fit$qu_cov, Kuu %*% S %*% Kuu, tolerance = 1e-7)
+})
+
+test_that("95% prediction intervals cover about 95% of held-out points", {
+  set.seed(21)
+  f <- function(x) sin(x) / x
+  xtr <- runif(400, -10, 10)
+  ytr <- f(xtr) + rnorm(400, sd = 0.1)
+  xte <- runif(1000, -10, 10)
+  yte <- f(xte) + rnorm(1000, sd = 0.1)
+  for (approx in c("VFE", "FITC")) {
+    # FITC's inducing points collapse and it reaches maxit: a warning, expected here
+    fit <- suppressWarnings(sparse_gp(xtr, ytr, inducing = 20, approx = approx, seed = 1))
+    pr <- predict(fit, xte, interval = "prediction")
+    cover <- mean(yte >= pr[, "lwr"] & yte <= pr[, "upr"])
+    expect_gte(cover, 0.90)
+    expect_lte(cover, 0.99)
+    expect_lt(sqrt(mean((pr[, "fit"] - f(xte))^2)), 0.05)
+  }
+})
+
+test_that("LOO residuals equal brute-force refits with the hyperparameters fixed", {
+  d <- gp_toy(20, seed = 8)
+  z <- matrix(c(-2.2, -0.8, 0.4, 1.9))
+  k <- kernel_gaussian(0.9, 1.2)
+  ybar <- mean(d$y)
+  for (approx in c("VFE", "FITC", "exact")) {
+    fit <- sparse_gp(d$x, d$y, kernel = k, inducing = z, approx = approx, noise = 0.05, optimize = "none",
+                     scale = FALSE)
+    brute <- vapply(seq_len(20), function(i) {
+      # refit on the other 19 points: the predictive mean of the dense model
+      # at x_i (Q_if (Q_ff + Lambda)^-1 r, K for exact), mean held fixed
+      xi <- d$x[-i, , drop = FALSE]
+      if (approx == "exact") {
+        Kx <- gp_k(d$x[i, , drop = FALSE], xi, 0.9, 1.2)
+        S <- gp_k(xi, xi, 0.9, 1.2) + diag(0.05, 19)
+      } else {
+        Kuu <- gp_k(z, z, 0.9, 1.2) + diag(1.2e-6, 4)
+        Kuf <- gp_k(z, xi, 0.9, 1.2)
+        Q <- t(Kuf) %*% solve(Kuu, Kuf)
+        lam <- if (approx == "FITC") pmax(1.2 - diag(Q), 0) + 0.05 else rep(0.05, 19)
+        S <- Q + diag(lam)
+        Kx <- gp_k(d$x[i, , drop = FALSE], z, 0.9, 1.2) %*% solve(Kuu, Kuf)
+      }
+      d$y[i] - ybar - drop(Kx %*% solve(S, d$y[-i] - ybar))
+    }, numeric(1))
+    expect_equal(residuals(fit, type = "loo"), brute, tolerance = 1e-7, info = approx)
+  }
+  # and a refit through sparse_gp() itself when the left-out response
+  # equals the mean (so the refit's mean is unchanged)
+  y <- d$y
+  y[7] <- mean(y[-7])
+  fit <- sparse_gp(d$x, y, kernel = k, inducing = z, noise = 0.05, optimize = "none", scale = FALSE)
+  refit <- sparse_gp(d$x[-7, , drop = FALSE], y[-7], kernel = k, inducing = z, noise = 0.05, optimize = "none",
+                     scale = FALSE)
+  expect_equal(residuals(fit, type = "loo")[7], y[7] - predict(refit, d$x[7, , drop = FALSE]), tolerance = 1e-8)
+})
+
+test_that("exact predictions equal the dense GP predictive, in original input units", {
+  d <- gp_toy(30)
+  fit <- sparse_gp(d$x, d$y, kernel = kernel_gaussian(0.7, 1.1), approx = "exact", noise = 0.05, optimize = "none")
+  xs <- (d$x - mean(d$x)) / sd(d$x)
+  xt <- matrix(c(-2, 0.3, 2.9))
+  xts <- (xt - mean(d$x)) / sd(d$x)
+  S <- gp_k(xs, xs, 0.7, 1.1) + diag(0.05, 30)
+  Ks <- gp_k(xts, xs, 0.7, 1.1)
+  pr <- predict(fit, xt, se.fit = TRUE)
+  expect_equal(pr$fit, drop(mean(d$y) + Ks %*% solve(S, d$y - mean(d$y))), tolerance = 1e-8)
+  expect_equal(pr$se.fit, sqrt(1.1 - rowSums((Ks %*% solve(S)) * Ks)), tolerance = 1e-7)
+  # inducing locations given in input units come back in input units
+  Z <- matrix(c(-2, -1, 0.5, 2))
+  sp <- sparse_gp(d$x, d$y, inducing = Z, optimize = "hyper")
+  expect_equal(unname(sp$inducing), Z)
+  expect_equal(unname(sp$inducing_scaled), (Z - mean(d$x)) / sd(d$x))
+})
+
+test_that("hatvalues are leverages of the fitted latent mean", {
+  d <- gp_toy(30)
+  fit <- sparse_gp(d$x, d$y, kernel = kernel_gaussian(1, 1), approx = "exact", noise = 0.1, optimize = "none",
+                   scale = FALSE)
+  K <- gp_k(d$x, d$x, 1, 1)
+  H <- K %*% solve(K + diag(0.1, 30))
+  expect_equal(hatvalues(fit), diag(H), tolerance = 1e-8)
+  expect_equal(fit$fitted.values, drop(mean(d$y) + H %*% (d$y - mean(d$y))), tolerance = 1e-8)
+  for (approx in c("VFE", "FITC")) {
+    sp <- sparse_gp(d$x, d$y, inducing = 8, approx = approx, seed = 2)
+    h <- hatvalues(sp)
+    expect_true(all(h > 0 & h < 1), info = approx)
+    expect_lte(sum(h), 8 + 1e-8)  # rank of Q_ff is at most m
+    expect_equal(residuals(sp, "loo"), residuals(sp) / (1 - h), tolerance = 1e-8, info = approx)
+    expect_equal(sparsebayes:::gp_sample_relevance(sp), h)
+  }
+})
+
+test_that("optimisation increases the objective and recovers the noise", {
+  set.seed(4)
+  x <- runif(300, -10, 10)
+  y <- sin(x) / x + rnorm(300, sd = 0.1)
+  start <- sparse_gp(x, y, inducing = 15, optimize = "none", seed = 1)
+  hyper <- sparse_gp(x, y, inducing = 15, optimize = "hyper", seed = 1)
+  all <- sparse_gp(x, y, inducing = 15, optimize = "all", seed = 1)
+  expect_gt(hyper$logLik, start$logLik)
+  expect_gte(all$logLik, hyper$logLik - 1e-6)
+  expect_equal(sqrt(all$noise), 0.1, tolerance = 0.15)
+  expect_equal(hyper$inducing, start$inducing)
+  expect_true(all$converged)
+  ex <- sparse_gp(x, y, approx = "exact")
+  expect_lte(all$logLik, ex$logLik + 1e-6)
+  expect_equal(all$logLik, ex$logLik, tolerance = 1e-3)
+  # restarts keep the best start
+  re <- sparse_gp(x, y, inducing = 15, optimize = "hyper", restarts = 2, seed = 1)
+  expect_length(re$restart_values, 3L)
+  expect_equal(re$logLik, max(re$restart_values), tolerance = 1e-10)
+  # a fixed noise stays fixed
+  fx <- sparse_gp(x, y, inducing = 15, noise = 0.02, seed = 1)
+  expect_identical(fx$noise, 0.02)
+})
+
+test_that("fits are deterministic and leave the caller's random stream alone", {
+  d <- gp_toy(60)
+  set.seed(99)
+  before <- .Random.seed
+  a <- sparse_gp(d$x, d$y, inducing = 6, optimize = "hyper")
+  expect_identical(.Random.seed, before)
+  b <- sparse_gp(d$x, d$y, inducing = 6, optimize = "hyper")
+  expect_identical(a$inducing, b$inducing)
+  c1 <- sparse_gp(d$x, d$y, inducing = 6, seed = 5, optimize = "none")
+  c2 <- sparse_gp(d$x, d$y, inducing = 6, seed = 5, optimize = "none")
+  expect_identical(c1$inducing, c2$inducing)
+  expect_identical(.Random.seed, before)
+})
+
+test_that("formula and matrix interfaces give the same fit; objects survive saveRDS", {
+  dat <- transform(data.frame(gp_toy(50, 2)$x, y = gp_toy(50, 2)$y))
+  names(dat)[1:2] <- c("a", "b")
+  f1 <- sparse_gp(y ~ a + b, data = dat, inducing = 7, seed = 3)
+  X <- as.matrix(dat[, c("a", "b")])
+  f2 <- sparse_gp(X, dat$y, inducing = 7, seed = 3)
+  expect_identical(f1$logLik, f2$logLik)
+  expect_identical(coef(f1), coef(f2))
+  expect_identical(unname(f1$inducing), unname(f2$inducing))
+  expect_identical(unname(fitted(f1)), unname(fitted(f2)))
+  expect_identical(unname(hatvalues(f1)), unname(hatvalues(f2)))
+  nd <- data.frame(a = c(0, 1, NA), b = c(1, -1, 0))
+  p1 <- predict(f1, nd, interval = "confidence")
+  expect_equal(unname(p1[1:2, ]), unname(predict(f2, as.matrix(nd[1:2, ]), interval = "confidence")))
+  expect_true(all(is.na(p1[3, ])))
+  path <- tempfile(fileext = ".rds")
+  saveRDS(f1, path)
+  f3 <- readRDS(path)
+  expect_identical(predict(f3, nd, se.fit = TRUE), predict(f1, nd, se.fit = TRUE))
+  expect_identical(hatvalues(f3), hatvalues(f1))
+})
+
+test_that("methods return the documented shapes", {
+  d <- gp_toy(50)
+  fit <- sparse_gp(d$x, d$y, inducing = 8, seed = 1)
+  expect_named(coef(fit), c("(mean)", "width", "variance", "noise"))
+  ll <- logLik(fit)
+  expect_equal(as.numeric(ll), fit$logLik)
+  expect_equal(attr(ll, "df"), 1 + 3 + 8)
+  expect_equal(nobs(fit), 50L)
+  expect_equal(fitted(fit), predict(fit))
+  expect_equal(residuals(fit, "pearson"), residuals(fit) / sqrt(fit$noise))
+  pr <- predict(fit, c(0, 1), interval = "prediction", se.fit = TRUE)
+  expect_named(pr, c("fit", "se.fit", "df", "residual.scale"))
+  expect_equal(colnames(pr$fit), c("fit", "lwr", "upr"))
+  ci <- predict(fit, c(0, 1), interval = "confidence", level = 0.9)
+  expect_true(all(pr$fit[, "upr"] - pr$fit[, "lwr"] > ci[, "upr"] - ci[, "lwr"]))
+  expect_output(print(fit), "VFE")
+  expect_output(print(summary(fit)), "Hyperparameters")
+  expect_output(print(sparse_gp_control()), "maxit")
+  pdf(NULL)
+  on.exit(grDevices::dev.off())
+  expect_invisible(plot(fit))
+  expect_invisible(plot(sparse_gp(gp_toy(40, 2)$x, gp_toy(40, 2)$y, inducing = 5, seed = 1)))
+  # laplace and cauchy kernels with fixed hyperparameters
+  lp <- sparse_gp(d$x, d$y, kernel = kernel_laplace(1), inducing = 8, optimize = "none", noise = 0.04, seed = 1)
+  expect_equal(lp$logLik, -dense_gp_objective_kernel(d$x, d$y, lp), tolerance = 1e-8)
+})
+
+test_that("bad inputs give clear errors", {
+  d <- gp_toy(30)
+  x <- d$x
+  y <- d$y
+  expect_error(sparse_gp(x, y, approx = "SoR"), "should be one of")
+  expect_error(sparse_gp(x, y, optimize = "some"), "should be one of")
+  expect_error(sparse_gp(x, y[-1]), "`y` has length 29")
+  expect_error(sparse_gp(x, factor(y > 0)), "`y` must be numeric: sparse_gp\\(\\) is for regression")
+  expect_error(sparse_gp(x, rep(1, 30)), "`y` is constant")
+  expect_error(sparse_gp(x, replace(y, 3, NA)), "`y` contains NA")
+  expect_error(sparse_gp(replace(x, 2, Inf), y), "`x` contains infinite")
+  expect_error(sparse_gp(x, y, inducing = 31), "`inducing` asks for 31 inducing points but there are only 30")
+  expect_error(sparse_gp(x, y, inducing = 0), "`inducing` must be >= 1")
+  expect_error(sparse_gp(x, y, inducing = 2.5), "`inducing` must be a whole number")
+  expect_error(sparse_gp(x, y, inducing = "ten"), "`inducing` must be a number of inducing points or a matrix")
+  expect_error(sparse_gp(x, y, inducing = matrix(0, 3, 2)), "`inducing` has 2 columns but the inputs have 1")
+  expect_error(sparse_gp(x, y, inducing = matrix(NA_real_, 3, 1)), "`inducing` contains NA")
+  expect_error(sparse_gp(rep(c(1, 2), 15), y, inducing = 5), "only 2 distinct rows")
+  expect_error(sparse_gp(x, y, noise = -1), "`noise` must be >")
+  expect_error(sparse_gp(x, y, noise = c(1, 2)), "`noise` must be a single finite number")
+  expect_error(sparse_gp(x, y, restarts = -1), "`restarts` must be >= 0")
+  expect_error(sparse_gp(x, y, seed = "a"), "`seed` must be a single finite number")
+  expect_error(sparse_gp(x, y, scale = NA), "`scale` must be TRUE or FALSE")
+  expect_error(sparse_gp(x, y, kernel = kernel_polynomial()), "must be a gaussian, laplace or cauchy kernel")
+  expect_error(sparse_gp(x, y, kernel = "laplace"), "can be optimised for kernel_gaussian\\(\\) only")
+  expect_error(sparse_gp(x, y, kernel = "nope"), "`kernel` must be one of")
+  expect_error(sparse_gp(x, y, control = list(maxit = 5)), "`control` must be made by sparse_gp_control")
+  expect_error(sparse_gp(x, y, approx = "exact", control = sparse_gp_control(exact_max_n = 10)),
+               "exceeds control\\$exact_max_n = 10")
+  expect_error(sparse_gp(x, y, foo = 1), "unknown argument\\(s\\): `foo`")
+  expect_error(sparse_gp(~ x), "`formula` has no response")
+  expect_error(sparse_gp_control(maxit = 0), "`maxit` must be >= 1")
+  expect_error(sparse_gp_control(jitter = -1), "`jitter` must be >= 0")
+  expect_error(sparse_gp_control(verbose = "yes"), "`verbose` must be TRUE or FALSE")
+  expect_error(sparse_gp_control(noise_lower = 0), "`noise_lower` must be >")
+  fit <- sparse_gp(x, y, inducing = 5, seed = 1)
+  expect_error(predict(fit, matrix(0, 2, 2)), "`newdata` has 2 columns but the model was fitted with 1")
+  expect_error(predict(fit, interval = "both"), "should be one of")
+  expect_error(predict(fit, 1, level = 1), "`level` must be below 1")
+  expect_error(predict(fit, 1, se.fit = "yes"), "`se.fit` must be TRUE or FALSE")
+  expect_error(residuals(fit, type = "deviance"), "should be one of")
+  expect_error(vcov(fit), "no covariance matrix of its hyperparameters")
+  expect_error(plot(fit, level = 2), "`level` must be >")
+  expect_error(sparsebayes:::gp_sample_relevance(lm(y ~ x)), "`object` must be a sparse_gp fit")
+  # the core rejects what the R layer would never send, with a message
+  expect_error(cpp_gp_objective(x, y, x[1:3, , drop = FALSE], 1, 1, -1, "VFE"), "noise variance must be positive")
+  expect_error(cpp_gp_objective(x, y, x[1:3, , drop = FALSE], 1, 1, 0.1, "SoR"), "unknown approximation")
+})
+
+test_that("coincident inducing points are factorised with jitter, and it is recorded", {
+  d <- gp_toy(40)
+  z <- matrix(c(-1, -1, -1, 1, 2))
+  fit <- sparse_gp(d$x, d$y, kernel = kernel_gaussian(1, 1), inducing = z, noise = 0.05, optimize = "none",
+                   scale = FALSE, control = sparse_gp_control(jitter = 0))
+  expect_gt(fit$jitter_events, 0L)
+  pr <- predict(fit, matrix(seq(-3, 3, length.out = 5)), se.fit = TRUE)
+  expect_true(all(is.finite(pr$fit)) && all(pr$se.fit >= 0))
+  # three copies of a point carry what one carries
+  one <- sparse_gp(d$x, d$y, kernel = kernel_gaussian(1, 1), inducing = z[3:5, , drop = FALSE], noise = 0.05,
+                   optimize = "none", scale = FALSE, control = sparse_gp_control(jitter = 0))
+  expect_equal(fit$logLik, one$logLik, tolerance = 1e-5)
+  expect_output(print(summary(fit)), "Jitter retries")
+})
+
+test_that("objective and gradients hold when n spans several blocks of the C++ loop", {
+  d <- gp_toy(4500, 2, seed = 9)
+  r <- d$y - mean(d$y)
+  z <- d$x[c(5, 700, 1900, 2600, 3300, 4400), ]
+  for (approx in c("VFE", "FITC")) {
+    o <- cpp_gp_objective(d$x, r, z, 1.1, 0.9, 0.05, approx)
+    expect_equal(o$value, woodbury_gp_objective(d$x, r, z, 1.1, 0.9, 0.05, approx), tolerance = 1e-9, info = approx)
+    th <- c(log(1.1), log(0.9), log(0.05), as.vector(z))
+    f <- function(t) cpp_gp_objective(d$x, r, matrix(t[-(1:3)], 6), exp(t[1]), exp(t[2]), exp(t[3]), approx,
+                                      gradient = FALSE)$value
+    check <- c(1:3, 4, 9, 15)  # the hyperparameters and some coordinates
+    fd <- vapply(check, function(i) {
+      h <- 1e-5
+      (f(replace(th, i, th[i] + h)) - f(replace(th, i, th[i] - h))) / (2 * h)
+    }, numeric(1))
+    expect_equal(o$gradient[check], fd, tolerance = 1e-5, info = approx)
+  }
+})
+
+test_that("verbose fits report the optimiser's progress", {
+  d <- gp_toy(40)
+  expect_output(sparse_gp(d$x, d$y, inducing = 5, seed = 1, control = sparse_gp_control(verbose = TRUE)), "iter")
+})
