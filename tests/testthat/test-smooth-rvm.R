@@ -146,7 +146,7 @@ test_that("prior and wavelet checks", {
   expect_error(rvm(cbind(s$x, s$x), s$y, kernel = "haar"), "`x` must have one column")
   expect_error(rvm(s$x^2, s$y, kernel = "haar"), "`x` must be equally spaced")
   expect_error(rvm(s$x, s$y, kernel = list()), "`kernel` is an empty list")
-  expect_error(make_signal("noise"), "should be one of")
+  expect_error(make_signal("noise"), "`name` must be one of")
   expect_error(make_signal("sinc", n = 4), "`n` must be >= 8")
   expect_error(make_signal("sinc", snr = 0), "`snr` must be a positive number")
   # make_signal leaves the caller's random stream alone and is reproducible
