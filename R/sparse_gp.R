@@ -164,8 +164,8 @@ sparse_gp.default <- function(x, y, kernel = kernel_gaussian(), inducing = 50, a
                               noise = NULL, optimize = c("all", "hyper", "none"), restarts = 0, seed = NULL,
                               scale = TRUE, control = sparse_gp_control(), ...) {
   check_dots_empty(...)
-  approx <- match.arg(approx)
-  optimize <- match.arg(optimize)
+  approx <- match_arg(approx)
+  optimize <- match_arg(optimize)
   if (!inherits(control, "sparse_gp_control")) stop_arg("control", "must be made by sparse_gp_control().")
   x <- check_numeric_matrix(x, "x")
   n <- nrow(x)

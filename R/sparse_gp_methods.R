@@ -26,7 +26,7 @@
 #' @export
 predict.sparse_gp <- function(object, newdata = NULL, se.fit = FALSE,
                               interval = c("none", "confidence", "prediction"), level = 0.95, ...) {
-  interval <- match.arg(interval)
+  interval <- match_arg(interval)
   check_flag(se.fit, "se.fit")
   check_number(level, "level", lower = 0, upper = 1, open_lower = TRUE)
   if (level >= 1) stop_arg("level", "must be below 1.")
@@ -190,7 +190,7 @@ hatvalues.sparse_gp <- function(model, ...) {
 #' @rdname sparse_gp_diagnostics
 #' @export
 residuals.sparse_gp <- function(object, type = c("response", "pearson", "loo"), ...) {
-  type <- match.arg(type)
+  type <- match_arg(type)
   switch(type, response = object$residuals, pearson = object$residuals / sqrt(object$noise),
          loo = object$pi_r / object$pi_diag)
 }

@@ -291,8 +291,8 @@ test_that("bad inputs give clear errors", {
   d <- gp_toy(30)
   x <- d$x
   y <- d$y
-  expect_error(sparse_gp(x, y, approx = "SoR"), "should be one of")
-  expect_error(sparse_gp(x, y, optimize = "some"), "should be one of")
+  expect_error(sparse_gp(x, y, approx = "SoR"), "`approx` must be one of")
+  expect_error(sparse_gp(x, y, optimize = "some"), "`optimize` must be one of")
   expect_error(sparse_gp(x, y[-1]), "`y` has length 29")
   expect_error(sparse_gp(x, factor(y > 0)), "`y` must be numeric: sparse_gp\\(\\) is for regression")
   expect_error(sparse_gp(x, rep(1, 30)), "`y` is constant")
@@ -324,10 +324,10 @@ test_that("bad inputs give clear errors", {
   expect_error(sparse_gp_control(noise_lower = 0), "`noise_lower` must be >")
   fit <- sparse_gp(x, y, inducing = 5, seed = 1)
   expect_error(predict(fit, matrix(0, 2, 2)), "`newdata` has 2 columns but the model was fitted with 1")
-  expect_error(predict(fit, interval = "both"), "should be one of")
+  expect_error(predict(fit, interval = "both"), "`interval` must be one of")
   expect_error(predict(fit, 1, level = 1), "`level` must be below 1")
   expect_error(predict(fit, 1, se.fit = "yes"), "`se.fit` must be TRUE or FALSE")
-  expect_error(residuals(fit, type = "deviance"), "should be one of")
+  expect_error(residuals(fit, type = "deviance"), "`type` must be one of")
   expect_error(vcov(fit), "no covariance matrix of its hyperparameters")
   expect_error(plot(fit, level = 2), "`level` must be >")
   expect_error(sparsebayes:::gp_sample_relevance(lm(y ~ x)), "`object` must be a sparse_gp fit")
