@@ -10,7 +10,10 @@ DEV_DEPS = roxygen2 knitr rmarkdown kernlab
 demo: install
 	Rscript tools/demo.R
 
+# The fuzz test (1000 hostile inputs in child processes, about 10 s) runs
+# first, so the last line is the testthat totals.
 test: test-deps install
+	Rscript tools/fuzz.R 1000 100
 	Rscript tools/run-tests.R
 
 install: deps
@@ -41,7 +44,7 @@ bench: install
 # Random and hostile inputs to every fitting function, in child processes:
 # fails on any crash. Clear errors are expected; see fuzz-output/messages.txt.
 fuzz: install
-	Rscript tools/fuzz.R 1000 100
+	Rscript tools/fuzz.R 5000 250
 
 # The test suite under AddressSanitizer and UBSan (R itself is not
 # instrumented, so the runtimes are preloaded; leaks in R are not ours).
