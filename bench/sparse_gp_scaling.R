@@ -5,7 +5,7 @@
 #
 # Run from the package root after installing:
 #   R_LIBS=/tmp/lib-gp Rscript bench/sparse_gp_scaling.R
-# Writes bench/RESULTS-gp.md.
+# Prints a markdown table for bench/RESULTS.md.
 suppressPackageStartupMessages(library(sparsebayes))
 
 ns <- c(5000, 10000, 20000, 50000, 100000)
@@ -66,5 +66,5 @@ header <- c("# Sparse GP scaling with n (m = 50)", "",
             "Fit times include k-means initialisation and the final posterior.", "")
 footer <- c("", "Slope of log(seconds per evaluation) on log(n) (1 = linear growth):", "",
             sprintf("- %s: %.2f", names(slope), slope))
-writeLines(c(header, table, footer), "bench/RESULTS-gp.md")
+writeLines(c(header, table, footer))
 writeLines(c(table, footer))
