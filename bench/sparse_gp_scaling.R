@@ -4,7 +4,7 @@
 # evaluation is O(n m^2), so seconds / n should stay flat.
 #
 # Run from the package root after installing:
-#   R_LIBS=/tmp/lib-gp Rscript bench/sparse_gp_scaling.R
+#   Rscript bench/sparse_gp_scaling.R
 # Prints a markdown table for bench/RESULTS.md.
 suppressPackageStartupMessages(library(sparsebayes))
 
@@ -59,7 +59,7 @@ slope <- vapply(split(res, res$fit), function(s) {
   unname(stats::coef(stats::lm(log(seconds / evaluations) ~ log(n), data = s))[2L])
 }, numeric(1))
 header <- c("# Sparse GP scaling with n (m = 50)", "",
-            "Command: `R_LIBS=/tmp/lib-gp Rscript bench/sparse_gp_scaling.R` (from the package root)", "",
+            "Command: `Rscript bench/sparse_gp_scaling.R` (from the package root)", "",
             sprintf("Machine: %s, R %s, %s; 2 cores shared with other jobs, so timings are noisy.",
                     Sys.info()[["machine"]], getRversion(), format(Sys.time(), "%Y-%m-%d %H:%M UTC", tz = "UTC")),
             "", "Data: 2 inputs, y = sin(x1) cos(x2 / 2) + N(0, 0.1^2); inducing points by k-means++ (seed 1).",
@@ -67,4 +67,3 @@ header <- c("# Sparse GP scaling with n (m = 50)", "",
 footer <- c("", "Slope of log(seconds per evaluation) on log(n) (1 = linear growth):", "",
             sprintf("- %s: %.2f", names(slope), slope))
 writeLines(c(header, table, footer))
-writeLines(c(table, footer))
