@@ -35,3 +35,10 @@ outlier_data <- function(n = 150, d = 8, n_out = 8, seed = 3) {
   y[out] <- y[out] + sample(c(-1, 1), n_out, TRUE) * runif(n_out, 8, 15)
   list(X = X, y = y, out = out)
 }
+
+# log N(y | 0, C) by a dense Cholesky factorisation.
+mvn_log_density <- function(y, C) {
+  U <- chol(C)
+  z <- backsolve(U, y, transpose = TRUE)
+  -0.5 * (length(y) * log(2 * pi) + 2 * sum(log(diag(U))) + sum(z^2))
+}
