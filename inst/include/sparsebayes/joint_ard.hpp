@@ -275,7 +275,8 @@ class JointArd {
 
   bool lambda_due(int t) const { return t >= opt_.warm_start && (t - opt_.warm_start) % opt_.noise_every == 0; }
 
-  // Which extra statistics the coming update needs.
+  // Which extra statistics the coming update needs: 1 x_i' Sigma x_i,
+  // 2 x_j' Pi_y x_j (and the full Sigma), 4 the full Sigma.
   int need_extras(int t) const {
     const bool lam = opt_.fixed_noise <= 0.0 && lambda_due(t);
     int need = 0;
@@ -288,11 +289,17 @@ class JointArd {
     return opt_.per_sample ? Eigen::VectorXd(lambda_.cwiseInverse()) : Eigen::VectorXd::Constant(n_, 1.0 / lambda_(0));
   }
 
-  Eigen::MatrixXd active_X() const {
-    Eigen::MatrixXd Xa(n_, active_.size());
-    for (std::size_t k = 0; k < active_.size(); ++k) Xa.col(k) = X_.col(active_[k]);
-    return Xa;
+  // The active columns, copied once per change of the active set.
+  const Eigen::MatrixXd& active_X() {
+    if (xa_cols_ != active_) {
+      Xa_.resize(n_, active_.size());
+      for (std::size_t k = 0; k < active_.size(); ++k) Xa_.col(k) = X_.col(active_[k]);
+      xa_cols_ = active_;
+    }
+    return Xa_;
   }
+  Eigen::MatrixXd Xa_;
+  std::vector<Eigen::Index> xa_cols_;
 
   bool use_sample_space() const {
     if (opt_.form == "primal") return true;
@@ -356,11 +363,14 @@ class JointArd {
     Eigen::MatrixXd H = A_;
     H.diagonal() += gamma_;
     const auto llt = robust_cholesky(H, jitter_events_);
-    Sigma_ = llt.solve(Eigen::MatrixXd::Identity(H.rows(), H.cols()));
-    Sigma_ = 0.5 * (Sigma_ + Sigma_.transpose()).eval();
-    mu_ = Sigma_ * b_;
-    diag_sigma_ = Sigma_.diagonal();
-    const Eigen::MatrixXd Xa = active_X();
+    // Sigma = L^-T L^-1: its diagonal and x_i' Sigma x_i are squared norms of
+    // columns of L^-1 and of L^-1 x_i, so the full Sigma is formed only when asked.
+    const Eigen::Index S = H.rows();
+    const Eigen::MatrixXd Linv = llt.matrixL().solve(Eigen::MatrixXd::Identity(S, S));
+    mu_ = llt.solve(b_);
+    diag_sigma_ = Linv.colwise().squaredNorm().transpose();
+    if (need & 6) Sigma_.noalias() = Linv.transpose() * Linv;
+    const Eigen::MatrixXd& Xa = active_X();
     resid_ = y_ - Xa * mu_;
     const double log_det_H = 2.0 * llt.matrixLLT().diagonal().array().log().sum();
     // y' Sigma_y^-1 y = r' L^-1 r + mu' G mu: no cancellation when lambda is tiny.
@@ -368,14 +378,14 @@ class JointArd {
                                             : resid_.squaredNorm() / lambda_(0);
     log_ml_ = -0.5 * (n_ * kLog2Pi + log_det_H - gamma_.array().log().sum() + log_det_lambda() + fit_term +
                       (gamma_.array() * mu_.array().square()).sum());
-    if (need & 1) q_row_ = ((Xa * Sigma_).array() * Xa.array()).rowwise().sum().matrix();
+    if (need & 1) q_row_ = (Xa * Linv.transpose()).rowwise().squaredNorm();
     if (need & 2) q_col_ = (A_.array() * Sigma_.array()).rowwise().sum().matrix().cwiseProduct(gamma_);
   }
 
   // Sigma_y = L + X_a G^-1 X_a': O(n^2 d + n^3) per iteration.
   void sample_space_posterior(int need) {
     in_sample_space_ = true;
-    const Eigen::MatrixXd Xa = active_X();
+    const Eigen::MatrixXd& Xa = active_X();
     const Eigen::VectorXd ginv = gamma_.cwiseInverse();
     Eigen::MatrixXd Sy = Xa * ginv.asDiagonal() * Xa.transpose();
     if (opt_.per_sample) Sy.diagonal() += lambda_;
@@ -466,7 +476,7 @@ class JointArd {
   // l1-IRLS (Alg. 4): weights from Pi_y, the double-l1 problem by ADMM, map-back rules.
   void irls1_step(Eigen::VectorXd& g_new, Eigen::VectorXd& l_new, bool update_lambda) {
     const Eigen::Index S = active_.size();
-    const Eigen::MatrixXd Xa = active_X();
+    const Eigen::MatrixXd& Xa = active_X();
     const Eigen::VectorXd lam = opt_.per_sample ? lambda_ : Eigen::VectorXd::Constant(n_, lambda_(0));
     const Eigen::VectorXd W = lam.cwiseInverse();
     const Eigen::VectorXd w = q_col_.cwiseMax(0.0).cwiseSqrt();
@@ -593,12 +603,12 @@ class JointArd {
       const std::string form = opt_.form;
       opt_.form = "dual";
       lambda_changed_ = true;
-      weight_space_posterior(0);
+      weight_space_posterior(4);
       opt_.form = form;
       res.Sigma = Sigma_;
     } else {
       sample_space_posterior(0);
-      const Eigen::MatrixXd Xa = active_X();
+      const Eigen::MatrixXd& Xa = active_X();
       Eigen::MatrixXd Sy = Xa * gamma_.cwiseInverse().asDiagonal() * Xa.transpose();
       if (opt_.per_sample) Sy.diagonal() += lambda_;
       else Sy.diagonal().array() += lambda_(0);
