@@ -207,7 +207,7 @@ kernel_label <- function(x) {
 # Noise sd, training error or deviance: the one-line quality of a fit.
 fit_quality <- function(x, digits) {
   switch(x$family$family,
-    gaussian = sprintf("noise sd %s", format(sqrt(mean(x$lambda)), digits = digits)),
+    gaussian = noise_label(x, digits),
     binomial = sprintf("training error %.1f%%", 100 * mean((x$fitted.values > 0.5) != (x$y == 1))),
     poisson = sprintf("deviance %s", format(deviance_of(x), digits = digits)))
 }
@@ -245,7 +245,9 @@ summary.rvm <- function(object, n_weights = 10L, ...) {
   structure(list(call = object$call, title = model_title(object), kernel = kernel_label(object),
                  method = object$method, family = object$family$family, n = length(y),
                  n_basis = object$n_basis, n_relevant = length(object$relevant),
-                 sigma = sqrt(mean(object$lambda)), logLik = object$logLik, iterations = object$iterations,
+                 sigma = sqrt(mean(object$lambda)),
+                 down_weighted = if (length(object$lambda) > 1L) down_weighted(object$lambda),
+                 logLik = object$logLik, iterations = object$iterations,
                  converged = object$converged,
                  rmse = if (gaussian) sqrt(mean(object$residuals^2)) else NA_real_,
                  r_squared = if (gaussian) 1 - sum(object$residuals^2) / sum((y - mean(y))^2) else NA_real_,
@@ -273,7 +275,9 @@ print.summary.rvm <- function(x, digits = max(3L, getOption("digits") - 3L), ...
   cat(sprintf("Kernel:             %s\n", x$kernel))
   cat(sprintf("Relevance vectors:  %d of %d basis functions (n = %d)\n", x$n_relevant, x$n_basis, x$n))
   if (x$family == "gaussian") {
-    cat(sprintf("Noise sd:           %s\n", format(x$sigma, digits = digits)))
+    cat(sprintf("Noise sd:           %s%s\n", format(x$sigma, digits = digits),
+                if (is.null(x$down_weighted)) "" else sprintf(" (root mean of per-sample variances; %d samples down-weighted)",
+                                                              x$down_weighted)))
     cat(sprintf("Training RMSE:      %s   (R-squared %s)\n", format(x$rmse, digits = digits),
                 format(x$r_squared, digits = digits)))
   } else {
