@@ -29,3 +29,7 @@
     .Call(`_sparsebayes_sb_dwt`, t, family)
 }
 
+.sb_ard_fit <- function(X, y, method, per_sample, form, control, verbose) {
+    .Call(`_sparsebayes_sb_ard_fit`, X, y, method, per_sample, form, control, verbose)
+}
+
