@@ -23,7 +23,7 @@
 #'
 #' @param x Non-negative finite relevance scores (a numeric vector), or a
 #'   fitted sparsebayes model.
-#' @param object A fitted model ([rvm()] or `ard()`).
+#' @param object A fitted model ([rvm()] or [ard()]).
 #' @param which `"weights"` (relevance `1/alpha` of the basis functions) or
 #'   `"samples"` (relevance `1/lambda` of the training samples).
 #' @param order Order of the Rényi entropy, a number `>= 0` or `Inf`; 1 (the
@@ -133,7 +133,7 @@ training_design <- function(object) {
 #' fits `1/lambda_i` is the working weight `V(mu_i)` of the Laplace
 #' approximation, as for [stats::glm()].
 #'
-#' @param model A fitted model ([rvm()] or `ard()`) with a stored training
+#' @param model A fitted model ([rvm()] or [ard()]) with a stored training
 #'   design (not a fit with a user `basis`).
 #' @param ... Unused.
 #' @return A numeric vector of leverages in `[0, 1)`, one per training sample.
@@ -155,7 +155,7 @@ hatvalues.sparsebayes <- function(model, ...) {
 
 #' Residuals of a sparsebayes fit
 #'
-#' @param object A fitted model ([rvm()] or `ard()`).
+#' @param object A fitted model ([rvm()] or [ard()]).
 #' @param type `"response"`: `y - fitted`. `"pearson"`: the response
 #'   residual over the noise sd of its sample, `r_i / sqrt(lambda_i)` (for
 #'   binomial and poisson fits `r_i / sqrt(V(mu_i))`, as [stats::glm()]).
@@ -188,7 +188,7 @@ residuals.sparsebayes <- function(object, type = c("response", "pearson", "loo")
 #' relevance `1/lambda_i`. With a shared noise level all `lambda_i` are
 #' equal and the ranking falls back on the absolute leave-one-out residual.
 #'
-#' @param object A fitted model ([rvm()] or `ard()`).
+#' @param object A fitted model ([rvm()] or [ard()]).
 #' @param n How many samples to list (at most the number of samples).
 #' @param ... Unused.
 #' @return A data frame with one row per sample, the largest `lambda`

@@ -19,7 +19,7 @@
 #'     with the leverage `h_i` ([hatvalues.sparsebayes()]) as point size and
 #'     colour (Fig. 2, right); the dashed line is equality.}
 #' }
-#' @param x A fitted `ard()` model.
+#' @param x A fitted [ard()] model.
 #' @param which The view: `"fit"`, `"relevance"`, `"trajectory"` or
 #'   `"leverage"`.
 #' @param highlight Indices of training samples to draw in red (e.g. known
@@ -27,14 +27,14 @@
 #' @param ... Passed to [graphics::plot()].
 #' @return `x`, invisibly.
 #' @examples
-#' if (exists("ard", mode = "function")) {
-#'   set.seed(1)
-#'   X <- matrix(rnorm(600), 100, 6)
-#'   y <- X[, 1] - 2 * X[, 2] + rnorm(100, sd = 0.3)
-#'   y[1:5] <- y[1:5] + 8
-#'   fit <- ard(X, y, noise = "sample", method = "em")
-#'   plot(fit, which = "leverage", highlight = 1:5)
-#' }
+#' set.seed(1)
+#' X <- matrix(rnorm(600), 100, 6)
+#' y <- X[, 1] - 2 * X[, 2] + rnorm(100, sd = 0.3)
+#' y[1:5] <- y[1:5] + 8
+#' fit <- ard(X, y, noise = "sample", method = "em")
+#' plot(fit)
+#' plot(fit, which = "trajectory", highlight = 1:5)
+#' plot(fit, which = "leverage", highlight = 1:5)
 #' @export
 plot.ard <- function(x, which = c("fit", "relevance", "trajectory", "leverage"), highlight = NULL, ...) {
   which <- match.arg(which)

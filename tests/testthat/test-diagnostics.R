@@ -141,3 +141,32 @@ test_that("diagnostic plots draw, and trajectory needs a path", {
   expect_invisible(plot(af, which = "relevance"))
   expect_invisible(plot(af, which = "leverage"))
 })
+
+test_that("diagnostics of ard() fits: closed forms, lm limit and plots", {
+  d <- linear_data()
+  y <- d$y
+  y[1:4] <- y[1:4] + 10                                  # outliers
+  fit <- ard(d$X, y, noise = "sample", method = "em")
+  h <- hatvalues(fit)
+  Phi <- sparsebayes:::training_design(fit)
+  expect_equal(Phi, fit$x[, fit$relevant, drop = FALSE])
+  expect_equal(unname(h), rowSums((Phi %*% fit$Sigma) * Phi) / fit$lambda)
+  expect_equal(sum(h), sum(1 - fit$alpha[fit$relevant] * diag(fit$Sigma)), tolerance = 1e-8)
+  expect_equal(residuals(fit, "pearson"), fit$residuals / sqrt(fit$lambda))
+  expect_setequal(outliers(fit, n = 4)$index, 1:4)
+  expect_lt(ess(fit, which = "samples"), 1)
+  expect_equal(ess(fit, which = "samples"), ess(1 / fit$lambda))
+  # no ARD (tiny fixed precision) and shared noise: least squares
+  ls_fit <- ard(d$X, d$y, control = ard_control(fixed_gamma = 1e-10))
+  expect_equal(unname(hatvalues(ls_fit)), unname(stats::hatvalues(lm(d$y ~ d$X))), tolerance = 1e-6)
+  expect_equal(residuals(ls_fit, "loo"), unname(rstandard(lm(d$y ~ d$X), type = "predictive")), tolerance = 1e-5)
+  pdf(NULL)
+  on.exit(dev.off())
+  expect_false(is.null(fit$path))
+  expect_invisible(plot(fit))
+  expect_invisible(plot(fit, which = "trajectory", highlight = 1:4))
+  expect_invisible(plot(fit, which = "relevance", highlight = 1:4))
+  expect_invisible(plot(fit, which = "leverage", highlight = 1:4))
+  no_path <- ard(d$X, y, noise = "sample", control = ard_control(path_max = 0))
+  expect_error(plot(no_path, which = "trajectory"), "no `path`")
+})
