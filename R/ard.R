@@ -127,6 +127,7 @@ ard.default <- function(x, y, intercept = TRUE, scale = TRUE, noise = c("shared"
   check_flag(intercept)
   check_flag(scale)
   check_ard_prior(prior)
+  check_studentized(control, noise, method)
   x <- check_numeric_matrix(x, "x")
   if (is.null(colnames(x))) colnames(x) <- paste0("x", seq_len(ncol(x)))
   y <- check_response(y, nrow(x))
@@ -153,6 +154,13 @@ check_ard_prior <- function(prior) {
   if (identical(prior, "none")) return(invisible(prior))
   if (is.numeric(prior) && length(prior) == 1L && !is.na(prior) && prior == 0) return(invisible(prior))
   stop_arg("prior", "must be \"none\" here: the smoothness prior needs rvm(method = \"fast\") with shared noise.")
+}
+
+check_studentized <- function(control, noise, method) {
+  if (!isTRUE(control$studentized)) return(invisible())
+  if (noise != "sample") stop_arg("control", "has studentized = TRUE, which needs noise = \"sample\".")
+  if (!method %in% c("em", "mackay", "irls2"))
+    stop_arg("control", "has studentized = TRUE, which needs method \"em\", \"mackay\" or \"irls2\".")
 }
 
 # Centre and scale the non-constant columns; constant columns (the

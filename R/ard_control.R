@@ -45,7 +45,8 @@
 #'   use the leverage-corrected update `lambda_i = r_i^2 / (1 - h_i)^p`
 #'   (Fig. 6 of the paper), which down-weights high-leverage outliers.
 #' @param studentized_power The power `p` (at least 2 in the paper).
-#' @param learning_rate Step size of Adam on the log parameters
+#' @param learning_rate Initial step size of Adam on the log parameters
+#'   (decaying as `1 / sqrt(1 + t / 100)` so the iterates settle)
 #'   (`method = "gradient"`).
 #' @param admm_iterations,admm_tolerance Inner ADMM iterations per outer step
 #'   and their relative tolerance (`method = "irls1"`; warm-started from the
@@ -62,11 +63,11 @@
 #' @examples
 #' ard_control(damping_lambda = 0.5, studentized = TRUE)
 #' @export
-ard_control <- function(max_iterations = 1000L, tolerance = 1e-4, patience = 5L, damping_gamma = 1,
+ard_control <- function(max_iterations = 2000L, tolerance = 1e-4, patience = 5L, damping_gamma = 1,
                         damping_lambda = 1, gamma_min = 1e-6, gamma_max = 1e6, lambda_min = 1e-3,
                         lambda_max = 1e4, warm_start = 50L, noise_every = 5L, init_gamma = 1, init_lambda = 0.1,
                         fixed_gamma = NULL, noise_variance = NULL, studentized = FALSE, studentized_power = 2,
-                        learning_rate = 0.05, admm_iterations = 50L, admm_tolerance = 1e-6, path_max = 200L,
+                        learning_rate = 0.2, admm_iterations = 50L, admm_tolerance = 1e-6, path_max = 200L,
                         time_limit = 10000, verbose = FALSE) {
   check_number(max_iterations, "max_iterations", lower = 1, upper = .Machine$integer.max, integer = TRUE)
   check_number(tolerance, "tolerance", lower = 0, open_lower = TRUE)

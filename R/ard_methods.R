@@ -40,8 +40,7 @@ predict.ard <- function(object, newdata = NULL, se.fit = FALSE, interval = c("no
   if (is.null(newdata) && !want_var) return(object$fitted.values)
   X <- if (is.null(newdata)) object$x else ard_new_design(object, newdata)
   Xr <- X[, object$relevant, drop = FALSE]
-  fit <- drop(Xr %*% object$weights)
-  names(fit) <- rownames(X)
+  fit <- as.vector(Xr %*% object$weights)
   if (!want_var) return(fit)
   se <- sqrt(pmax(rowSums((Xr %*% object$Sigma) * Xr), 0))
   lambda_b <- base_noise(object$lambda, noise_level)

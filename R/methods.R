@@ -28,6 +28,9 @@
 #'   gives the plain posterior variance `phi' Sigma phi`. The predictive mean
 #'   is the RVM's in both cases. Fits with a user `basis` and non-Gaussian
 #'   fits always use `"rvm"`.
+#' @param noise_level Per-sample noise fits: the base noise variance of a
+#'   new observation, `"mean"` or `"trimmed"` mean of the learned `lambda`
+#'   (see [predict.ard()]).
 #' @param ... Unused.
 #' @details Binomial probabilities are the moderated output
 #'   `plogis(m / sqrt(1 + pi v / 8))` of the linear predictor's posterior
@@ -52,7 +55,9 @@
 #' @export
 predict.rvm <- function(object, newdata = NULL, type = NULL, se.fit = FALSE,
                         interval = c("none", "confidence", "prediction"), level = 0.95,
-                        variance = c("augmented", "rvm"), ...) {
+                        variance = c("augmented", "rvm"), noise_level = c("mean", "trimmed"), ...) {
+  noise_level <- match.arg(noise_level)
+  object$noise_level <- noise_level
   family <- object$family$family
   type <- check_type(type, switch(family, gaussian = "response", binomial = c("class", "prob", "response", "link"),
                                   poisson = c("response", "link")))
@@ -134,11 +139,14 @@ predict_gaussian <- function(object, x, se.fit, interval, level, variance = "aug
   else out
 }
 
-noise_for_prediction <- function(object) mean(object$lambda)
+noise_for_prediction <- function(object) {
+  base_noise(object$lambda, if (is.null(object$noise_level)) "mean" else object$noise_level)
+}
 
 # RVM*: the posterior variance a weight w* ~ N(0, v) on the kernel centred at
 # x* adds at x*, e*^2 / (1/v + S*), with S* = phi*' C^-1 phi* over the
-# training inputs and e* = k(x*, x*) - beta phi(x*)' Sigma Phi' phi*.
+# training inputs and e* = k(x*, x*) - beta phi(x*)' Sigma Phi' phi* (beta
+# becomes diag(1 / lambda) with per-sample noise).
 augmentation_variance <- function(object, x, Phi) {
   xs <- apply_scaling(x, object$scaling)
   ok <- which(stats::complete.cases(xs))
@@ -152,6 +160,16 @@ augmentation_variance <- function(object, x, Phi) {
   chunk <- max(1L, floor(5e6 / nrow(xtrain)))  # bound the memory of K
   for (rows in split(ok, ceiling(seq_along(ok) / chunk))) {
     K <- kernel_design(object$kernel, xs[rows, , drop = FALSE], xtrain)
+    if (length(object$lambda) > 1L) {
+      # per-sample noise: C^-1 = B - B Phi Sigma Phi' B with B = diag(1 / lambda)
+      KB <- sweep(K, 2L, 1 / object$lambda, "*")
+      P <- KB %*% Phi_train
+      S <- rowSums(KB * K) - rowSums((P %*% object$Sigma) * P)
+      e <- kernel_diagonal(object$kernel, xs[rows, , drop = FALSE]) -
+        rowSums((Phi[rows, , drop = FALSE] %*% object$Sigma) * P)
+      extra[rows] <- e^2 / (1 / prior_var + pmax(S, 0))
+      next
+    }
     P <- K %*% Phi_train
     S <- beta * rowSums(K^2) - beta^2 * rowSums((P %*% object$Sigma) * P)
     e <- kernel_diagonal(object$kernel, xs[rows, , drop = FALSE]) -

@@ -31,7 +31,7 @@ struct ArdOptions {
   std::string method = "em";  // em, mackay, irls2, irls1, gradient
   bool per_sample = false;
   std::string form = "auto";  // auto, primal (n x n), dual (d x d)
-  int max_iterations = 1000;
+  int max_iterations = 2000;
   double time_limit = 10000.0;
   double tolerance = 1e-5;     // relative l_inf change of log gamma and log lambda
   int patience = 5;
@@ -47,7 +47,7 @@ struct ArdOptions {
   double fixed_noise = -1.0;   // > 0: lambda held at this variance (standard units)
   bool studentized = false;    // lambda_i <- r_i^2 / (1 - h_i)^p
   double studentized_power = 2.0;
-  double learning_rate = 0.05; // Adam, on log parameters
+  double learning_rate = 0.2;  // Adam, on log parameters (decaying as 1 / sqrt(1 + t / 100))
   int admm_iterations = 50;
   double admm_tolerance = 1e-6;
   int path_max = 200;
@@ -165,7 +165,10 @@ class JointArd {
     double last_lambda_change = noise_fixed ? 0.0 : kInf;
     while (true) {
       posterior(need_extras(t));
-      const bool pruned = prune();
+      // No pruning during the warm start and the first three noise updates:
+      // with the noise still near its start value a precision may touch the
+      // clip and must be free to come back.
+      const bool pruned = (t >= opt_.warm_start + 3 * opt_.noise_every || opt_.fixed_noise > 0.0) && prune();
       if (pruned) {
         calm = 0;
         posterior(need_extras(t));  // exact for the reduced model
@@ -435,7 +438,9 @@ class JointArd {
 
   // Adam on log gamma and log lambda for -log p(y | gamma, lambda).
   void adam_step(Eigen::VectorXd& g_new, Eigen::VectorXd& l_new, bool update_lambda, int t) {
-    const double b1 = 0.9, b2 = 0.999, eps = 1e-8, lr = opt_.learning_rate;
+    // The step decays as 1 / sqrt(1 + t / 100) so that the iterates settle and the
+    // relative-change rule can stop the run (a constant step keeps oscillating).
+    const double b1 = 0.9, b2 = 0.999, eps = 1e-8, lr = opt_.learning_rate / std::sqrt(1.0 + t / 100.0);
     const double c1 = 1.0 - std::pow(b1, t + 1), c2 = 1.0 - std::pow(b2, t + 1);
     if (opt_.fixed_gamma <= 0.0) {
       const Eigen::ArrayXd grad = 0.5 * (gamma_.array() * (mu_.array().square() + diag_sigma_.array()) - 1.0);
