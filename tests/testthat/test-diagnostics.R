@@ -170,3 +170,21 @@ test_that("diagnostics of ard() fits: closed forms, lm limit and plots", {
   no_path <- ard(d$X, y, noise = "sample", control = ard_control(path_max = 0))
   expect_error(plot(no_path, which = "trajectory"), "no `path`")
 })
+
+test_that("diagnostics of rvm() fits with per-sample noise (batch and fast solvers)", {
+  d <- sinc_data(n = 80, seed = 4)
+  y <- d$y
+  y[1:4] <- y[1:4] + 2
+  for (method in c("em", "fast")) {
+    fit <- rvm(d$x, y, method = method, noise = "sample")
+    h <- hatvalues(fit)
+    expect_equal(sum(h), sum(1 - fit$alpha[fit$relevant] * diag(fit$Sigma)), tolerance = 1e-6, info = method)
+    expect_setequal(outliers(fit, n = 4)$index, 1:4)
+    expect_equal(ess(fit, which = "samples"), ess(1 / fit$lambda), info = method)
+  }
+  pdf(NULL)
+  on.exit(dev.off())
+  expect_invisible(plot(fit, which = "leverage", highlight = 1:4))
+  em <- rvm(d$x, y, method = "em", noise = "sample")
+  expect_invisible(plot(em, which = "trajectory", highlight = 1:4))
+})
