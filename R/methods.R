@@ -333,6 +333,3 @@ nobs.sparsebayes <- function(object, ...) length(object$y)
 
 #' @export
 vcov.sparsebayes <- function(object, ...) object$Sigma
-
-#' @export
-residuals.sparsebayes <- function(object, ...) object$residuals
