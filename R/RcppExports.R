@@ -29,6 +29,10 @@
     .Call(`_sparsebayes_sb_dwt`, t, family)
 }
 
+.sb_ard_fit <- function(X, y, method, per_sample, form, control, verbose) {
+    .Call(`_sparsebayes_sb_ard_fit`, X, y, method, per_sample, form, control, verbose)
+}
+
 .sb_gp_objective <- function(kernel, noise, x, r, z, approx, jitter, gradient) {
     .Call(`_sparsebayes_sb_gp_objective`, kernel, noise, x, r, z, approx, jitter, gradient)
 }

@@ -28,6 +28,9 @@
 #'   gives the plain posterior variance `phi' Sigma phi`. The predictive mean
 #'   is the RVM's in both cases. Fits with a user `basis` and non-Gaussian
 #'   fits always use `"rvm"`.
+#' @param noise_level Per-sample noise fits: the base noise variance of a
+#'   new observation, `"mean"` or `"trimmed"` mean of the learned `lambda`
+#'   (see [predict.ard()]).
 #' @param ... Unused.
 #' @details Binomial probabilities are the moderated output
 #'   `plogis(m / sqrt(1 + pi v / 8))` of the linear predictor's posterior
@@ -52,7 +55,9 @@
 #' @export
 predict.rvm <- function(object, newdata = NULL, type = NULL, se.fit = FALSE,
                         interval = c("none", "confidence", "prediction"), level = 0.95,
-                        variance = c("augmented", "rvm"), ...) {
+                        variance = c("augmented", "rvm"), noise_level = c("mean", "trimmed"), ...) {
+  noise_level <- match_arg(noise_level)
+  object$noise_level <- noise_level
   family <- object$family$family
   type <- check_type(type, switch(family, gaussian = "response", binomial = c("class", "prob", "response", "link"),
                                   poisson = c("response", "link")))
@@ -134,13 +139,17 @@ predict_gaussian <- function(object, x, se.fit, interval, level, variance = "aug
   else out
 }
 
-noise_for_prediction <- function(object) mean(object$lambda)
+noise_for_prediction <- function(object) {
+  base_noise(object$lambda, if (is.null(object$noise_level)) "mean" else object$noise_level)
+}
 
 # RVM*: the posterior variance a weight w* ~ N(0, v) on the kernel centred at
 # x* adds at x*, e*^2 / (1/v + S*), with S* = phi*' C^-1 phi* over the
-# training inputs and e* = k(x*, x*) - beta phi(x*)' Sigma Phi' phi*.
-# Computed in units of the noise variance s2 (Sigma / s2, v / s2) so that
-# responses of any magnitude neither overflow nor underflow.
+# training inputs and e* = k(x*, x*) - phi(x*)' Sigma Phi' B phi*, where
+# C^-1 = B - B Phi Sigma Phi' B and B = diag(1 / lambda) (lambda shared or
+# per sample). Computed in units of the mean noise variance s2 (Sigma / s2,
+# v / s2, s2 B) so that responses of any magnitude neither overflow nor
+# underflow.
 augmentation_variance <- function(object, x, Phi) {
   xs <- apply_scaling(x, object$scaling)
   ok <- which(stats::complete.cases(xs))
@@ -149,14 +158,16 @@ augmentation_variance <- function(object, x, Phi) {
   xtrain <- apply_scaling(object$x, object$scaling)
   Phi_train <- relevant_design(object, object$x)
   s2 <- mean(object$lambda)
+  unit_precision <- s2 / object$lambda  # s2 B: all ones with shared noise
   kernel_alpha <- object$alpha[object$relevant[object$relevant > object$bias]]
   prior_var <- mean(1 / (s2 * if (length(kernel_alpha)) kernel_alpha else object$alpha[object$relevant]))
   Sigma <- object$Sigma / s2
   chunk <- max(1L, floor(5e6 / nrow(xtrain)))  # bound the memory of K
   for (rows in split(ok, ceiling(seq_along(ok) / chunk))) {
     K <- kernel_design(object$kernel, xs[rows, , drop = FALSE], xtrain)
-    P <- K %*% Phi_train
-    S <- rowSums(K^2) - rowSums((P %*% Sigma) * P)
+    KB <- if (length(unit_precision) > 1L) sweep(K, 2L, unit_precision, "*") else K
+    P <- KB %*% Phi_train
+    S <- rowSums(KB * K) - rowSums((P %*% Sigma) * P)
     e <- kernel_diagonal(object$kernel, xs[rows, , drop = FALSE]) - rowSums((Phi[rows, , drop = FALSE] %*% Sigma) * P)
     extra[rows] <- s2 * e^2 / (1 / prior_var + pmax(S, 0))
   }
@@ -191,7 +202,7 @@ kernel_label <- function(x) {
 # Noise sd, training error or deviance: the one-line quality of a fit.
 fit_quality <- function(x, digits) {
   switch(x$family$family,
-    gaussian = sprintf("noise sd %s", format(sqrt(mean(x$lambda)), digits = digits)),
+    gaussian = noise_label(x, digits),
     binomial = sprintf("training error %.1f%%", 100 * mean((x$fitted.values > 0.5) != (x$y == 1))),
     poisson = sprintf("deviance %s", format(deviance_of(x), digits = digits)))
 }
@@ -229,7 +240,9 @@ summary.rvm <- function(object, n_weights = 10L, ...) {
   structure(list(call = object$call, title = model_title(object), kernel = kernel_label(object),
                  method = object$method, family = object$family$family, n = length(y),
                  n_basis = object$n_basis, n_relevant = length(object$relevant),
-                 sigma = sqrt(mean(object$lambda)), logLik = object$logLik, iterations = object$iterations,
+                 sigma = sqrt(mean(object$lambda)),
+                 down_weighted = if (length(object$lambda) > 1L) down_weighted(object$lambda),
+                 logLik = object$logLik, iterations = object$iterations,
                  converged = object$converged,
                  rmse = if (gaussian) sqrt(mean(object$residuals^2)) else NA_real_,
                  r_squared = if (gaussian) 1 - sum(object$residuals^2) / sum((y - mean(y))^2) else NA_real_,
@@ -257,7 +270,9 @@ print.summary.rvm <- function(x, digits = max(3L, getOption("digits") - 3L), ...
   cat(sprintf("Kernel:             %s\n", x$kernel))
   cat(sprintf("Relevance vectors:  %d of %d basis functions (n = %d)\n", x$n_relevant, x$n_basis, x$n))
   if (x$family == "gaussian") {
-    cat(sprintf("Noise sd:           %s\n", format(x$sigma, digits = digits)))
+    cat(sprintf("Noise sd:           %s%s\n", format(x$sigma, digits = digits),
+                if (is.null(x$down_weighted)) "" else sprintf(" (root mean of per-sample variances; %d samples down-weighted)",
+                                                              x$down_weighted)))
     cat(sprintf("Training RMSE:      %s   (R-squared %s)\n", format(x$rmse, digits = digits),
                 format(x$r_squared, digits = digits)))
   } else {
@@ -313,6 +328,3 @@ nobs.sparsebayes <- function(object, ...) length(object$y)
 
 #' @export
 vcov.sparsebayes <- function(object, ...) object$Sigma
-
-#' @export
-residuals.sparsebayes <- function(object, ...) object$residuals

@@ -13,11 +13,13 @@
 #' basis function's least-squares weight (its projection
 #' `phi' y / phi' phi`, the least-squares weight for orthogonal bases such as
 #' wavelets) against its posterior mean weight, 0 where pruned (open
-#' circles), as their Fig. 6.
+#' circles), as their Fig. 6. `which = "relevance"`, `"trajectory"` and
+#' `"leverage"` are the diagnostics of joint ARD described in [plot.ard()]
+#' (`"trajectory"` needs a fit by a batch solver, which stores `path`).
 #'
 #' @param x A fitted [rvm()].
-#' @param which `"fit"` (the default views above), `"components"` or
-#'   `"shrinkage"`.
+#' @param which `"fit"` (the default views above), `"components"`,
+#'   `"shrinkage"`, `"relevance"`, `"trajectory"` or `"leverage"`.
 #' @param level Coverage of the prediction band.
 #' @param n_grid Number of grid points for the curve.
 #' @param ... Passed to [graphics::plot()].
@@ -25,7 +27,8 @@
 #' @examples
 #' plot(rvm(accel ~ times, data = MASS::mcycle))
 #' @export
-plot.rvm <- function(x, which = c("fit", "components", "shrinkage"), level = 0.95, n_grid = 400L, ...) {
+plot.rvm <- function(x, which = c("fit", "components", "shrinkage", "relevance", "trajectory", "leverage"),
+                     level = 0.95, n_grid = 400L, ...) {
   which <- match.arg(which)
   check_number(level, "level", lower = 0, upper = 1, open_lower = TRUE)
   check_number(n_grid, "n_grid", lower = 2, integer = TRUE)
@@ -33,6 +36,9 @@ plot.rvm <- function(x, which = c("fit", "components", "shrinkage"), level = 0.9
   family <- x$family$family
   if (which == "components") plot_components(x, ...)
   else if (which == "shrinkage") plot_shrinkage(x, ...)
+  else if (which == "relevance") plot_relevance(x, ...)
+  else if (which == "trajectory") plot_trajectory(x, ...)
+  else if (which == "leverage") plot_leverage(x, ...)
   else if (p == 1L && family == "binomial") plot_probability(x, n_grid, ...)
   else if (p == 1L) plot_curve(x, level, n_grid, ...)
   else if (p == 2L && family == "binomial") plot_classes(x, ...)

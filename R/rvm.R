@@ -31,7 +31,21 @@
 #'   results barely change). Gaussian family and `method = "fast"` only.
 #' @param method `"fast"` (sequential, Tipping and Faul 2003) or `"mackay"`
 #'   (all-at-once re-estimation, Tipping 2001; O(n^3) per iteration, for
-#'   reference and small problems).
+#'   reference and small problems), or one of the batch solvers of joint ARD
+#'   that [ard()] uses: `"em"`, `"irls2"`, `"irls1"`, `"gradient"` (and
+#'   `"mackay"` with `noise = "sample"`); those run on the explicit kernel
+#'   basis with the safeguards of [ard_control()] (gaussian family, no
+#'   smoothness prior).
+#' @param noise `"shared"` (one noise variance) or `"sample"` (one per
+#'   training point, joint model-and-data ARD of Timans et al.: outliers get
+#'   large variances and little weight). With `method = "fast"` the
+#'   per-sample variances enter the sequential solver as B = diag(1/lambda)
+#'   in its S, Q and posterior; they are re-estimated on the solver's noise
+#'   schedule by the EM rule `lambda_i = r_i^2 + phi_i' Sigma phi_i` (after
+#'   `warm_start` iterations of shared updates, clipped and damped as set by
+#'   [ard_control()]), each time followed by a full recomputation.
+#' @param objective `method = "gradient"`: `"primal"` or `"dual"` form of
+#'   the objective (see [ard()]).
 #' @param family `NULL` (the default: [stats::gaussian()] for a numeric
 #'   response, [stats::binomial()] for a factor or logical one),
 #'   `gaussian()`, `binomial()` or `poisson()` (canonical links), or their
@@ -44,20 +58,30 @@
 #' @param basis Optional user-supplied n by M design matrix, used instead of
 #'   a kernel (then `x` may be `NULL` and `kernel`, `bias`, `scale` are
 #'   ignored). `predict` then takes the new design matrix as `newdata`.
-#' @param control Settings from [rvm_control()].
+#' @param control `NULL` (the defaults), settings from [rvm_control()] or
+#'   from [ard_control()]. `"fast"` and the shared-noise `"mackay"` solver
+#'   read [rvm_control()]; the joint ARD solvers read [ard_control()]; the
+#'   per-sample noise of `"fast"` reads the clipping (`lambda_min`,
+#'   `lambda_max`), damping (`damping_lambda`), warm start (`warm_start`)
+#'   and `tolerance` of [ard_control()]. Given the other kind, the settings
+#'   both share (`max_iterations`, `time_limit`, `noise_variance`,
+#'   `verbose`) carry over and the rest take their defaults.
 #' @param ... Passed from the formula method to the default method.
 #' @return An object of class `c("rvm", "sparsebayes")`, a list with
 #'   \item{call}{the matched call.}
 #'   \item{kernel}{the kernel with its width resolved (`NULL` with `basis`).}
 #'   \item{method, prior, noise, family}{the solver, the prior as given,
-#'     `"shared"` and the family object.}
+#'     the noise model and the family object.}
 #'   \item{relevant}{indices of the retained basis functions among the
 #'     columns of the design (the bias, if any, is column 1).}
 #'   \item{relevance_index}{training rows whose kernels were retained.}
 #'   \item{weights}{posterior mean of the retained weights.}
 #'   \item{Sigma}{posterior covariance of the retained weights.}
 #'   \item{alpha}{precisions of all basis functions, `Inf` where pruned.}
-#'   \item{lambda}{noise variance (`NA` for binomial and poisson fits).}
+#'   \item{lambda}{noise variance (`NA` for binomial and poisson fits); a
+#'     vector of n variances with `noise = "sample"`.}
+#'   \item{path}{joint ARD solvers: thinned trajectories of `alpha` and
+#'     `lambda` (see [ard()]); `NULL` otherwise.}
 #'   \item{fitted.values, residuals}{on the response scale (probabilities
 #'     and rates for binomial and poisson fits; residuals are `y - fitted`).}
 #'   \item{linear.predictors}{the fit on the link scale.}
@@ -127,11 +151,23 @@ rvm.formula <- function(formula, data, subset, na.action, ...) {
 #' @rdname rvm
 #' @export
 rvm.default <- function(x = NULL, y, kernel = "gaussian", bias = TRUE, scale = TRUE, family = NULL,
-                        prior = "none", method = c("fast", "mackay"), basis = NULL, control = rvm_control(), ...) {
+                        prior = "none", method = c("fast", "mackay", "em", "irls2", "irls1", "gradient"),
+                        noise = c("shared", "sample"), objective = c("primal", "dual"), basis = NULL,
+                        control = NULL, ...) {
   method <- match.arg(method)
-  control <- check_control(control)
+  noise <- match.arg(noise)
+  objective <- match.arg(objective)
   check_dots_empty(...)
+  # The sequential solver and the classic shared-noise MacKay solver read
+  # rvm_control(); the joint ARD solvers (and the per-sample noise of "fast")
+  # read ard_control(). Either may be given; see `control`.
+  joint <- method %in% c("em", "irls2", "irls1", "gradient") || (method == "mackay" && noise == "sample")
+  ard_ctl <- if (joint || noise == "sample") check_ard_control(control)
+  control <- rvm_control_of(control)
   family <- resolve_family(family, y)
+  if ((joint || noise == "sample") && family$family != "gaussian")
+    stop_arg("family", sprintf("must be gaussian for method = \"%s\" with noise = \"%s\".", method, noise))
+  if (joint || noise == "sample") check_studentized(ard_ctl, noise, if (joint) method else "fast")
   if (is.null(basis)) {
     if (is.null(x)) stop_arg("x", "is NULL; give inputs or a `basis` matrix.")
     x <- check_numeric_matrix(x, "x")
@@ -157,22 +193,35 @@ rvm.default <- function(x = NULL, y, kernel = "gaussian", bias = TRUE, scale = T
   n <- if (is.null(Phi)) nrow(x) else nrow(Phi)
   y <- encode_response(y, n, family)
   smoothness <- smoothness_constant(prior, n)
-  if (shortcut && (family$family != "gaussian" || method != "fast")) {
+  if (shortcut && (family$family != "gaussian" || method != "fast" || noise != "shared")) {
     shortcut <- FALSE
     Phi <- dictionary_basis(kernels, x, xs, bias)
   }
   if (smoothness > 0 && family$family != "gaussian")
     stop_arg("prior", "must be \"none\" for the binomial and poisson families.")
   if (smoothness > 0 && method != "fast") stop_arg("prior", "needs method = \"fast\".")
+  if (smoothness > 0 && noise != "shared") stop_arg("prior", "needs noise = \"shared\".")
   settings <- solver_settings(control, smoothness)
+  if (noise == "sample" && method == "fast") settings <- c(settings, fast_sample_settings(ard_ctl))
   call <- match.call()
   likelihood <- c(gaussian = "gaussian", binomial = "bernoulli", poisson = "poisson")[[family$family]]
   fit_one <- function(target) {
+    if (joint) {
+      res <- run_joint_ard(Phi, target, method, noise, objective, ard_ctl)
+      return(new_joint_rvm(res, x = x, xs = xs, y = target, Phi_names = colnames(Phi), kernel = kernel,
+                           bias = bias, scaling = scaling, method = method, noise = noise, objective = objective,
+                           control = ard_ctl, call = call))
+    }
     fixed_noise <- if (is.null(control$noise_variance)) -1 else control$noise_variance
     res <- if (shortcut) wavelet_shortcut(target, x, kernel, settings, fixed_noise, control$verbose)
            else .sb_fit(Phi, target, likelihood, method, settings, fixed_noise, control$verbose)
     fit <- new_rvm(res, x = x, xs = xs, y = target, Phi_names = colnames(Phi), kernel = kernel, bias = bias,
                    scaling = scaling, method = method, family = family, call = call)
+    if (noise == "sample") {
+      fit$noise <- "sample"
+      fit$lambda <- as.numeric(res$lambda)
+      if (!length(fit$lambda)) fit$lambda <- rep(1 / res$beta, length(target))  # never reached per-sample updates
+    }
     fit$prior <- if (is.character(prior)) prior else smoothness
     fit$smoothness <- smoothness
     fit
@@ -193,6 +242,47 @@ rvm.default <- function(x = NULL, y, kernel = "gaussian", bias = TRUE, scale = T
   structure(list(call = call, models = models, levels = levels(y), y = y, x = x, kernel = kernel,
                  family = family, method = method),
             class = c("rvm_multiclass", "sparsebayes"))
+}
+
+# rvm_control() settings from whatever `control` holds: an ard_control()
+# passes on the settings both share.
+rvm_control_of <- function(control) {
+  if (is.null(control)) return(rvm_control())
+  if (inherits(control, "ard_control"))
+    return(rvm_control(max_iterations = control$max_iterations, time_limit = control$time_limit,
+                       noise_variance = control$noise_variance, verbose = control$verbose))
+  check_control(control)
+}
+
+# The per-sample noise settings of the fast solver, from ard_control().
+fast_sample_settings <- function(ard_ctl) {
+  list(per_sample_noise = TRUE, per_sample_start = ard_ctl$warm_start, lambda_min = ard_ctl$lambda_min,
+       lambda_max = ard_ctl$lambda_max, eta_lambda = ard_ctl$damping_lambda,
+       per_sample_tolerance = ard_ctl$tolerance)
+}
+
+# An rvm object from a joint ARD solver run on the kernel basis.
+new_joint_rvm <- function(res, x, xs, y, Phi_names, kernel, bias, scaling, method, noise, objective, control,
+                          call) {
+  core <- new_joint_fit(res, y = y, names = if (!is.null(Phi_names)) Phi_names
+                                             else if (is.null(kernel)) paste0("b", seq_along(res$alpha))
+                                             else basis_names_of(kernel, bias, length(y)),
+                        method = method, noise = noise, control = control)
+  relevance_index <- integer(0)
+  if (!is.null(kernel)) {
+    parts <- column_parts(list(relevant = core$relevant, bias = bias, x = x))
+    is_kernel_part <- parts$part > 0L
+    is_kernel_part[is_kernel_part] <- !vapply(as_dictionary(kernel)[parts$part[is_kernel_part]], is_wavelet,
+                                              logical(1))
+    relevance_index <- unique(parts$index[is_kernel_part])
+  }
+  fit <- c(list(call = call, kernel = kernel), core,
+           list(objective = if (method == "gradient") objective else NA_character_, smoothness = 0, bias = bias,
+                relevance_index = relevance_index, linear.predictors = core$fitted.values, x = x,
+                scaling = scaling, centres = if (is.null(kernel)) NULL else xs[relevance_index, , drop = FALSE]))
+  class(fit) <- c("rvm", "sparsebayes")
+  warn_not_converged(fit)
+  fit
 }
 
 # c of the smoothness prior p(alpha | sigma^2) ~ exp(-c DF) for n observations.

@@ -110,6 +110,23 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// sb_ard_fit
+Rcpp::List sb_ard_fit(Eigen::Map<Eigen::MatrixXd> X, Eigen::Map<Eigen::VectorXd> y, std::string method, bool per_sample, std::string form, Rcpp::List control, int verbose);
+RcppExport SEXP _sparsebayes_sb_ard_fit(SEXP XSEXP, SEXP ySEXP, SEXP methodSEXP, SEXP per_sampleSEXP, SEXP formSEXP, SEXP controlSEXP, SEXP verboseSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type X(XSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type y(ySEXP);
+    Rcpp::traits::input_parameter< std::string >::type method(methodSEXP);
+    Rcpp::traits::input_parameter< bool >::type per_sample(per_sampleSEXP);
+    Rcpp::traits::input_parameter< std::string >::type form(formSEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type control(controlSEXP);
+    Rcpp::traits::input_parameter< int >::type verbose(verboseSEXP);
+    rcpp_result_gen = Rcpp::wrap(sb_ard_fit(X, y, method, per_sample, form, control, verbose));
+    return rcpp_result_gen;
+END_RCPP
+}
 // sb_gp_objective
 Rcpp::List sb_gp_objective(Rcpp::List kernel, double noise, Eigen::Map<Eigen::MatrixXd> x, Eigen::Map<Eigen::VectorXd> r, Eigen::Map<Eigen::MatrixXd> z, std::string approx, double jitter, bool gradient);
 RcppExport SEXP _sparsebayes_sb_gp_objective(SEXP kernelSEXP, SEXP noiseSEXP, SEXP xSEXP, SEXP rSEXP, SEXP zSEXP, SEXP approxSEXP, SEXP jitterSEXP, SEXP gradientSEXP) {
@@ -154,6 +171,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_sparsebayes_sb_fit_wavelet", (DL_FUNC) &_sparsebayes_sb_fit_wavelet, 5},
     {"_sparsebayes_sb_wavelet_columns", (DL_FUNC) &_sparsebayes_sb_wavelet_columns, 3},
     {"_sparsebayes_sb_dwt", (DL_FUNC) &_sparsebayes_sb_dwt, 2},
+    {"_sparsebayes_sb_ard_fit", (DL_FUNC) &_sparsebayes_sb_ard_fit, 7},
     {"_sparsebayes_sb_gp_objective", (DL_FUNC) &_sparsebayes_sb_gp_objective, 8},
     {"_sparsebayes_sb_gp_posterior", (DL_FUNC) &_sparsebayes_sb_gp_posterior, 7},
     {NULL, NULL, 0}

@@ -38,6 +38,14 @@ sparsebayes::SolverOptions as_options(const Rcpp::List& c) {
   o.noise_shape = Rcpp::as<double>(c["noise_shape"]);
   o.noise_scale = Rcpp::as<double>(c["noise_scale"]);
   o.alpha_max = Rcpp::as<double>(c["alpha_max"]);
+  if (c.containsElementNamed("per_sample_noise")) {  // joint ARD settings (fast solver, per-sample noise)
+    o.per_sample_noise = Rcpp::as<bool>(c["per_sample_noise"]);
+    o.per_sample_start = Rcpp::as<int>(c["per_sample_start"]);
+    o.lambda_min = Rcpp::as<double>(c["lambda_min"]);
+    o.lambda_max = Rcpp::as<double>(c["lambda_max"]);
+    o.eta_lambda = Rcpp::as<double>(c["eta_lambda"]);
+    o.per_sample_tolerance = Rcpp::as<double>(c["per_sample_tolerance"]);
+  }
   return o;
 }
 
@@ -58,7 +66,7 @@ Rcpp::List as_list(const sparsebayes::FitResult& r) {
       Rcpp::Named("alpha") = r.alpha, Rcpp::Named("beta") = r.beta, Rcpp::Named("log_ml") = r.log_ml,
       Rcpp::Named("log_posterior") = r.log_posterior, Rcpp::Named("fitted") = r.fitted, Rcpp::Named("iterations") = r.iterations,
       Rcpp::Named("converged") = r.converged, Rcpp::Named("jitter_events") = r.jitter_events,
-      Rcpp::Named("mode_converged") = r.mode_converged,
+      Rcpp::Named("mode_converged") = r.mode_converged, Rcpp::Named("lambda") = r.lambda,
       Rcpp::Named("trace") = Rcpp::List::create(Rcpp::Named("logLik") = tr_ll, Rcpp::Named("relevant") = tr_n,
                                                 Rcpp::Named("noise") = tr_noise, Rcpp::Named("action") = tr_action));
 }

@@ -25,3 +25,20 @@ dense_log_evidence <- function(Phi, y, alpha, noise) {
   z <- backsolve(U, y, transpose = TRUE)
   -0.5 * (length(y) * log(2 * pi) + 2 * sum(log(diag(U))) + sum(z^2))
 }
+
+# Sparse linear data with injected response outliers (joint ARD tests).
+outlier_data <- function(n = 150, d = 8, n_out = 8, seed = 3) {
+  set.seed(seed)
+  X <- matrix(rnorm(n * d), n, d, dimnames = list(NULL, paste0("v", seq_len(d))))
+  y <- drop(X[, 1:3] %*% c(2, -1, 0.5)) + 1 + rnorm(n, sd = 0.5)
+  out <- sample(n, n_out)
+  y[out] <- y[out] + sample(c(-1, 1), n_out, TRUE) * runif(n_out, 8, 15)
+  list(X = X, y = y, out = out)
+}
+
+# log N(y | 0, C) by a dense Cholesky factorisation.
+mvn_log_density <- function(y, C) {
+  U <- chol(C)
+  z <- backsolve(U, y, transpose = TRUE)
+  -0.5 * (length(y) * log(2 * pi) + 2 * sum(log(diag(U))) + sum(z^2))
+}

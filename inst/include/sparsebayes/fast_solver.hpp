@@ -70,14 +70,24 @@ class FastSolver {
       }
       if (!noise_fixed_ && (action == kTerminate || it <= opt_.beta_update_start ||
                             it % opt_.beta_update_frequency == 0)) {
-        const double beta_old = beta_;
-        update_noise();
-        if (std::abs(std::log(beta_) - std::log(beta_old)) > opt_.min_delta_log_beta) {
-          full_statistics();
-          if (action == kTerminate) action = kNoiseOnly;
+        // Per-sample updates start after the warm start, or earlier if the
+        // shared-noise fit has already terminated; once on they stay on.
+        if (opt_.per_sample_noise && (per_sample_ || it > opt_.per_sample_start || action == kTerminate)) {
+          // Joint ARD: lambda_i re-estimated, then everything recomputed with B = diag(1 / lambda).
+          if (update_sample_noise() > opt_.per_sample_tolerance) {
+            full_statistics();
+            if (action == kTerminate) action = kNoiseOnly;
+          }
+        } else {
+          const double beta_old = beta_;
+          update_noise();
+          if (std::abs(std::log(beta_) - std::log(beta_old)) > opt_.min_delta_log_beta) {
+            full_statistics();
+            if (action == kTerminate) action = kNoiseOnly;
+          }
         }
       }
-      const double noise = lik_ == Likelihood::gaussian ? 1.0 / beta_ : std::nan("");
+      const double noise = lik_ == Likelihood::gaussian ? (per_sample_ ? lambda_.mean() : 1.0 / beta_) : std::nan("");
       const TraceRow row{objective_, static_cast<int>(used_.size()), noise, action};
       res.trace.push_back(row);
       if (progress) progress(it, row);
@@ -93,7 +103,8 @@ class FastSolver {
     res.Sigma = Sigma_;
     res.alpha = Eigen::VectorXd::Constant(M_, kInf);
     for (std::size_t k = 0; k < used_.size(); ++k) res.alpha(used_[k]) = alpha_(k);
-    res.beta = lik_ == Likelihood::gaussian ? beta_ : std::nan("");
+    res.beta = lik_ == Likelihood::gaussian ? (per_sample_ ? 1.0 / lambda_.mean() : beta_) : std::nan("");
+    if (per_sample_) res.lambda = lambda_;
     res.log_ml = log_ml_;
     res.log_posterior = objective_;
     res.fitted = fitted();
@@ -126,6 +137,10 @@ class FastSolver {
   std::vector<std::pair<Eigen::Index, Eigen::Index>> aligned_pairs_;  // (barred, relevant twin)
   int jitter_events_ = 0;
   bool mode_converged_ = true;
+  // Per-sample noise: once on, the caches PhiT_PhiU_ and PhiT_t_ hold Phi' B Phi_used and
+  // Phi' B t with B = diag(1 / lambda), and beta_ plays no part in S, Q or the posterior.
+  bool per_sample_ = false;
+  Eigen::VectorXd lambda_, B_, phi_B_phi_;
   Eigen::Index selected_ = -1;
   double new_alpha_ = 0.0;
 
@@ -137,7 +152,13 @@ class FastSolver {
 
   // Inner products of every unit-norm column with unit-norm column m: O(n M).
   Eigen::VectorXd cross(Eigen::Index m) const {
+    if (per_sample_) return (Phi_.transpose() * B_.cwiseProduct(Phi_.col(m))).cwiseProduct(inv_scale_) * inv_scale_(m);
     return (Phi_.transpose() * Phi_.col(m)).cwiseProduct(inv_scale_) * inv_scale_(m);
+  }
+
+  // Cosine of unit-norm columns m and k (the alignment test).
+  double cosine(Eigen::Index m, Eigen::Index k) const {
+    return Phi_.col(m).dot(Phi_.col(k)) * inv_scale_(m) * inv_scale_(k);
   }
 
   Eigen::Index position_in_used(Eigen::Index m) const {
@@ -202,6 +223,10 @@ class FastSolver {
 
   // From the cache: O(M S^2).
   void gaussian_statistics() {
+    if (per_sample_) {
+      sample_noise_statistics();
+      return;
+    }
     const Eigen::Index S = used_.size();
     Eigen::MatrixXd PhiU_PhiU(S, S);
     Eigen::VectorXd PhiU_t(S);
@@ -239,6 +264,62 @@ class FastSolver {
     const Eigen::MatrixXd CS = PhiT_BPhiU * Sigma_;
     S_in_ = phi_B_phi - (CS.array() * PhiT_BPhiU.array()).rowwise().sum().matrix();
     Q_in_ = (Phi_.transpose() * (t_ - lp.mean)).cwiseProduct(inv_scale_);
+  }
+
+  // Per-sample noise: rebuilds the B-weighted caches, O(n M S), then
+  // S_m = phi' B phi - phi' B Phi_u Sigma Phi_u' B phi and Q_m = phi' B t - phi' B Phi_u mu.
+  void sample_noise_statistics() {
+    const Eigen::Index S = used_.size();
+    Eigen::MatrixXd BPhiU(n_, S);
+    for (Eigen::Index k = 0; k < S; ++k) BPhiU.col(k) = B_.cwiseProduct(Phi_.col(used_[k])) * inv_scale_(used_[k]);
+    PhiT_PhiU_ = inv_scale_.asDiagonal() * (Phi_.transpose() * BPhiU);
+    PhiT_t_ = (Phi_.transpose() * B_.cwiseProduct(t_)).cwiseProduct(inv_scale_);
+    phi_B_phi_.resize(M_);
+    for (Eigen::Index m = 0; m < M_; ++m) phi_B_phi_(m) = Phi_.col(m).cwiseAbs2().dot(B_) * inv_scale_(m) * inv_scale_(m);
+    Eigen::MatrixXd PhiU_PhiU(S, S);
+    Eigen::VectorXd PhiU_t(S);
+    for (Eigen::Index k = 0; k < S; ++k) {
+      PhiU_PhiU.row(k) = PhiT_PhiU_.row(used_[k]);
+      PhiU_t(k) = PhiT_t_(used_[k]);
+    }
+    const Posterior p = weight_posterior(PhiU_PhiU, PhiU_t, alpha_, 1.0, jitter_events_);
+    Sigma_ = p.Sigma;
+    mu_ = p.mu;
+    const Eigen::VectorXd r = t_ - fitted();
+    const double N = static_cast<double>(n_);
+    log_ml_ = 0.5 * (B_.array().log().sum() - r.cwiseAbs2().dot(B_) - N * kLog2Pi) -
+              0.5 * (alpha_.array() * mu_.array().square()).sum() + 0.5 * alpha_.array().log().sum() -
+              0.5 * p.log_det_H;
+    const Eigen::MatrixXd CS = PhiT_PhiU_ * Sigma_;
+    S_in_ = phi_B_phi_ - (CS.array() * PhiT_PhiU_.array()).rowwise().sum().matrix();
+    Q_in_ = PhiT_t_ - PhiT_PhiU_ * mu_;
+  }
+
+  // lambda_i <- r_i^2 + phi_i' Sigma phi_i (EM / MacKay rule of joint ARD), damped
+  // in log space and clipped; returns the relative l_inf change of log lambda.
+  double update_sample_noise() {
+    if (!per_sample_) {
+      per_sample_ = true;
+      lambda_ = Eigen::VectorXd::Constant(n_, 1.0 / beta_);
+    }
+    const Eigen::Index S = used_.size();
+    Eigen::MatrixXd PhiU(n_, S);
+    for (Eigen::Index k = 0; k < S; ++k) PhiU.col(k) = Phi_.col(used_[k]) * inv_scale_(used_[k]);
+    const Eigen::VectorXd r = t_ - fitted();
+    const Eigen::VectorXd q = ((PhiU * Sigma_).array() * PhiU.array()).rowwise().sum().matrix();
+    const double lo = opt_.lambda_min * var_t_, hi = opt_.lambda_max * var_t_;
+    double change = 0.0, biggest = 0.0;
+    for (Eigen::Index i = 0; i < n_; ++i) {
+      const double target = std::log(std::clamp(r(i) * r(i) + q(i), lo, hi));
+      const double old = std::log(lambda_(i));
+      const double now = (1.0 - opt_.eta_lambda) * old + opt_.eta_lambda * target;
+      change = std::max(change, std::abs(now - old));
+      biggest = std::max(biggest, std::abs(now));
+      lambda_(i) = std::exp(now);
+    }
+    B_ = lambda_.cwiseInverse();
+    beta_ = 1.0 / lambda_.mean();
+    return change / (1.0 + biggest);
   }
 
   double var_t_ = 1.0;
@@ -316,7 +397,7 @@ class FastSolver {
       // Column norms are one, so the cached inner products are the cosines.
       bool aligned = false;
       for (Eigen::Index k = 0; k < S; ++k) {
-        if (PhiT_PhiU_(best, k) > opt_.alignment_max) {
+        if ((per_sample_ ? cosine(best, used_[k]) : PhiT_PhiU_(best, k)) > opt_.alignment_max) {
           aligned = true;
           aligned_pairs_.emplace_back(best, used_[k]);
         }
@@ -332,7 +413,7 @@ class FastSolver {
 
   void apply_action(int action) {
     const Eigen::Index m = selected_;
-    const double b = beta_;
+    const double b = per_sample_ ? 1.0 : beta_;  // B is inside the caches with per-sample noise
     if (action == kReestimate) {
       const Eigen::Index k = position_in_used(m);
       const Eigen::VectorXd s_k = Sigma_.col(k);

@@ -33,6 +33,7 @@ inline void to_caller_units(FitResult& r, const Eigen::VectorXd& scale, double s
   r.Sigma = v * (s_used.cwiseInverse().asDiagonal() * r.Sigma * s_used.cwiseInverse().asDiagonal());
   r.alpha = r.alpha.cwiseProduct(scale.cwiseAbs2()) / v;
   r.beta /= v;
+  r.lambda *= v;
   r.fitted *= sd_t;
   const double shift = -static_cast<double>(n) * std::log(sd_t);  // density of t = sd_t * t~
   r.log_ml += shift;
@@ -59,6 +60,9 @@ inline FitResult fit_model(const Eigen::Ref<const Eigen::MatrixXd>& Phi_in, cons
   } else if (lik == Likelihood::poisson && (t_in.array() < 0.0).any()) {
     throw std::invalid_argument("Poisson targets must be non-negative");
   }
+  if (opt.per_sample_noise && (lik != Likelihood::gaussian || opt.smoothness > 0.0 || method != "fast"))
+    throw std::invalid_argument("per-sample noise in this solver needs the gaussian family, no smoothness prior and "
+                                "method 'fast'");
   if (lik != Likelihood::gaussian && opt.smoothness > 0.0)
     throw std::invalid_argument("the smoothness prior is defined for the gaussian family only");
   const Eigen::VectorXd t = t_in / sd_t;

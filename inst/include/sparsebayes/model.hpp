@@ -36,6 +36,13 @@ struct SolverOptions {
   double noise_scale = 1e-4;            //   on the variance of the standardised targets
   double tolerance = 1e-6;              // mackay: max |delta log alpha| at convergence
   double alpha_max = 1e12;              // mackay: prune when alpha (unit-norm basis) exceeds this
+  // fast solver with per-sample noise (joint ARD): B = diag(1 / lambda_i)
+  bool per_sample_noise = false;
+  int per_sample_start = 50;            // shared noise updates before the first per-sample one
+  double lambda_min = 1e-3;             // clipping of lambda_i, as fractions of var(t)
+  double lambda_max = 1e4;
+  double eta_lambda = 1.0;              // damping of log lambda
+  double per_sample_tolerance = 1e-4;   // relative l_inf change of log lambda that ends the fit
 };
 
 // One row of the per-iteration trace.
@@ -56,7 +63,8 @@ struct FitResult {
   Eigen::VectorXd mu;                  // posterior mean of the relevant weights
   Eigen::MatrixXd Sigma;               // posterior covariance of the relevant weights
   Eigen::VectorXd alpha;               // all M precisions; +inf for pruned columns
-  double beta = 0.0;                   // noise precision
+  double beta = 0.0;                   // noise precision (1 / mean(lambda) with per-sample noise)
+  Eigen::VectorXd lambda;              // per-sample noise variances (fast solver, per_sample_noise)
   double log_ml = 0.0;                 // log marginal likelihood, log p(t | alpha, beta)
   double log_posterior = 0.0;          // log_ml plus the log priors (= log_ml without a prior)
   Eigen::VectorXd fitted;              // linear predictor Phi mu

@@ -1,0 +1,214 @@
+#' Joint model-and-data ARD regression
+#'
+#' Fits the linear model y = X theta + e of Timans et al. (Eq. 1) with an ARD
+#' prior `theta_j ~ N(0, 1/gamma_j)` on every feature weight and Gaussian
+#' noise `e_i ~ N(0, lambda_i)`, either one variance shared by all samples or
+#' one per sample (`noise = "sample"`). The precisions and variances maximise
+#' the marginal likelihood `log p(y | gamma, lambda)`, so irrelevant features
+#' are pruned (`gamma_j -> Inf`) and outlying samples down-weighted (large
+#' `lambda_i`) by one objective.
+#'
+#' @param x A numeric matrix of features (or a data frame of numbers, or a
+#'   vector); or a formula for the formula method.
+#' @param formula A formula `y ~ terms`; factors are expanded by
+#'   [stats::model.matrix()]. Its intercept (unless removed with `- 1` or
+#'   `+ 0`) is a column `"(Intercept)"` with an ARD weight like any other.
+#' @param data,subset,na.action As in [stats::lm()].
+#' @param y Numeric response.
+#' @param intercept Matrix method: add an `"(Intercept)"` column of ones
+#'   (an ARD weight too)?
+#' @param scale Centre and scale every non-constant feature column to mean 0
+#'   and standard deviation 1 before fitting (the training means and sds are
+#'   kept in `scaling` and applied by `predict`)? The weights, their
+#'   precisions and covariance then refer to the standardised columns (the
+#'   intercept absorbs the centring). With `scale = FALSE` they refer to the
+#'   columns as given. The solver itself is invariant to the scale of each
+#'   column, so `scale` matters only through the centring.
+#' @param noise `"shared"` (one noise variance) or `"sample"` (one per
+#'   sample: data ARD).
+#' @param method The update rules (App. B.7 and C of the paper): `"em"`
+#'   (Alg. 1, monotone), `"mackay"` (Alg. 2, fixed point), `"irls2"` (Alg. 3,
+#'   the l2-reweighted surrogate; algebraically the same fixed point as EM,
+#'   written through `Sigma_y^-1`), `"irls1"` (Alg. 4, a double-l1 problem
+#'   solved by ADMM warm-started from the previous iterate, then map-back
+#'   rules) or `"gradient"` (Adam on `log gamma` and `log lambda`). The
+#'   posterior is computed in the d x d weight space or the n x n sample
+#'   space, whichever is smaller.
+#' @param objective `method = "gradient"` only: `"primal"` evaluates the
+#'   objective and its gradient through the n x n covariance `Sigma_y`
+#'   (Eq. 3), `"dual"` through the d x d posterior `Sigma_theta` (Eq. 4).
+#'   Both give the same values; the dual is faster when d < n.
+#' @param prior Prior on the precisions: only `"none"` (the flat hyperprior
+#'   of the paper). The smoothness prior of [rvm()] needs its fast solver
+#'   and is rejected here.
+#' @param control Settings from [ard_control()].
+#' @param ... Passed from the formula method to the default method.
+#' @return An object of class `c("ard", "sparsebayes")`, a list with
+#'   \item{call}{the matched call.}
+#'   \item{method, objective, prior, noise, family}{the solver, the objective
+#'     form (`NA` unless gradient), `"none"`, the noise model and
+#'     [stats::gaussian()].}
+#'   \item{x}{the n x d design actually fitted (scaled columns when
+#'     `scale = TRUE`, with the `"(Intercept)"` column).}
+#'   \item{y}{the response.}
+#'   \item{scaling}{`NULL` or a list with `center` and `scale` of the
+#'     columns of the design (0 and 1 for the intercept).}
+#'   \item{relevant}{indices of the retained columns of `x`.}
+#'   \item{weights, Sigma}{posterior mean and covariance of the retained
+#'     weights.}
+#'   \item{alpha}{the precisions `gamma` of all columns, `Inf` where pruned.}
+#'   \item{lambda}{noise variance: length 1 (shared) or n (per sample).}
+#'   \item{fitted.values, residuals}{at the training inputs.}
+#'   \item{logLik}{log marginal likelihood `log p(y | gamma, lambda)`.}
+#'   \item{trace}{data frame per iteration: `iteration`, `logLik`,
+#'     `relevant`, `noise` (mean of `lambda`).}
+#'   \item{path}{list of `iteration`, `alpha` (T x d) and `lambda` (T x n, or
+#'     T x 1), thinned to at most `path_max` rows; `NULL` if none kept.}
+#'   \item{converged, iterations, jitter_events, n_basis}{convergence flag,
+#'     iteration count, Cholesky factorisations that needed jitter, and d.}
+#'   and, for the formula method, `terms`, `xlevels`, `contrasts` and
+#'   `na.action`.
+#' @references Timans, A., Möllenhoff, T., Naesseth, C. A., Khan, M. E. and
+#'   Nalisnick, E. Joint model and data sparsification via the marginal
+#'   likelihood.
+#'
+#'   Wipf, D. P. and Nagarajan, S. (2010). Iterative reweighted l1 and l2
+#'   methods for finding sparse solutions. *IEEE Journal of Selected Topics in
+#'   Signal Processing*, 4, 317--329.
+#' @seealso [ard_control()], [predict.ard()], [summary.ard()], [rvm()].
+#' @examples
+#' set.seed(1)
+#' n <- 200
+#' X <- matrix(rnorm(n * 10), n, 10)
+#' y <- drop(X[, 1:3] %*% c(2, -1, 0.5)) + rnorm(n, sd = 0.5)
+#' y[1:10] <- y[1:10] + 15  # outliers
+#' fit <- ard(X, y, noise = "sample")
+#' fit
+#' head(order(fit$lambda, decreasing = TRUE), 10)  # the outliers
+#'
+#' fit2 <- ard(accel ~ poly(times, 5), data = MASS::mcycle, noise = "sample")
+#' summary(fit2)
+#' @export
+ard <- function(x, ...) UseMethod("ard")
+
+#' @rdname ard
+#' @export
+ard.formula <- function(formula, data, subset, na.action, ...) {
+  mf <- match.call(expand.dots = FALSE)
+  mf <- mf[c(1L, match(c("formula", "data", "subset", "na.action"), names(mf), 0L))]
+  mf$drop.unused.levels <- TRUE
+  mf[[1L]] <- quote(stats::model.frame)
+  mf <- eval(mf, parent.frame())
+  mt <- attr(mf, "terms")
+  y <- stats::model.response(mf)
+  if (is.null(y)) stop_arg("formula", "has no response.")
+  x <- stats::model.matrix(mt, mf)
+  if (ncol(x) == 0L) stop_arg("formula", "has no terms.")
+  contrasts <- attr(x, "contrasts")
+  fit <- ard.default(x, y, intercept = FALSE, ...)
+  fit$call <- match.call()
+  fit$terms <- mt
+  fit$xlevels <- stats::.getXlevels(mt, mf)
+  fit$contrasts <- contrasts
+  fit$na.action <- attr(mf, "na.action")
+  fit
+}
+
+#' @rdname ard
+#' @export
+ard.default <- function(x, y, intercept = TRUE, scale = TRUE, noise = c("shared", "sample"),
+                        method = c("em", "mackay", "irls2", "irls1", "gradient"),
+                        objective = c("primal", "dual"), prior = "none", control = ard_control(), ...) {
+  check_dots_empty(...)
+  noise <- match.arg(noise)
+  method <- match.arg(method)
+  objective <- match.arg(objective)
+  control <- check_ard_control(control)
+  check_flag(intercept)
+  check_flag(scale)
+  check_ard_prior(prior)
+  check_studentized(control, noise, method)
+  x <- check_numeric_matrix(x, "x")
+  if (is.null(colnames(x))) colnames(x) <- paste0("x", seq_len(ncol(x)))
+  y <- check_response(y, nrow(x))
+  if (intercept) {
+    if ("(Intercept)" %in% colnames(x)) stop_arg("x", "already has an \"(Intercept)\" column; use intercept = FALSE.")
+    x <- cbind(`(Intercept)` = 1, x)
+  }
+  scaling <- feature_scaling(x, scale)
+  xs <- apply_scaling(x, scaling)
+  call <- match.call()
+  res <- run_joint_ard(xs, y, method, noise, objective, control)
+  fit <- new_joint_fit(res, y = y, names = colnames(xs), method = method, noise = noise, control = control)
+  fit <- c(list(call = call), fit)
+  fit$objective <- if (method == "gradient") objective else NA_character_
+  fit$x <- xs
+  fit$scaling <- scaling
+  fit$intercept <- "(Intercept)" %in% colnames(xs)
+  class(fit) <- c("ard", "sparsebayes")
+  warn_not_converged(fit)
+  fit
+}
+
+check_ard_prior <- function(prior) {
+  if (identical(prior, "none")) return(invisible(prior))
+  if (is.numeric(prior) && length(prior) == 1L && !is.na(prior) && prior == 0) return(invisible(prior))
+  stop_arg("prior", "must be \"none\" here: the smoothness prior needs rvm(method = \"fast\") with shared noise.")
+}
+
+check_studentized <- function(control, noise, method) {
+  if (!isTRUE(control$studentized)) return(invisible())
+  if (noise != "sample") stop_arg("control", "has studentized = TRUE, which needs noise = \"sample\".")
+  if (!method %in% c("em", "mackay", "irls2"))
+    stop_arg("control", "has studentized = TRUE, which needs method \"em\", \"mackay\" or \"irls2\".")
+}
+
+# Centre and scale the non-constant columns; constant columns (the
+# intercept) are left alone.
+feature_scaling <- function(x, scale) {
+  if (!scale) return(NULL)
+  center <- colMeans(x)
+  sds <- sqrt(colSums(sweep(x, 2L, center)^2) / max(nrow(x) - 1L, 1L))
+  const <- !is.finite(sds) | sds <= 1e-12 * pmax(abs(center), 1)
+  center[const] <- 0
+  sds[const] <- 1
+  list(center = center, scale = sds)
+}
+
+run_joint_ard <- function(x, y, method, noise, objective, control) {
+  form <- if (method == "gradient") objective else "auto"
+  .sb_ard_fit(x, y, method, noise == "sample", form, ard_settings(control), control$verbose)
+}
+
+# The fields shared by ard() and the joint-ARD rvm() fits.
+new_joint_fit <- function(res, y, names, method, noise, control) {
+  names(res$alpha) <- names
+  relevant <- as.integer(res$relevant)
+  weights <- stats::setNames(as.numeric(res$mu), names[relevant])
+  Sigma <- res$Sigma
+  dimnames(Sigma) <- list(names(weights), names(weights))
+  lambda <- as.numeric(res$lambda)
+  fitted <- as.numeric(res$fitted)
+  n_iter <- length(res$trace$logLik)
+  trace <- data.frame(iteration = seq_len(n_iter) - 1L, logLik = res$trace$logLik,
+                      relevant = res$trace$relevant, noise = res$trace$noise)
+  path <- NULL
+  if (length(res$path$iteration)) {
+    a <- res$path$alpha
+    colnames(a) <- names
+    l <- res$path$lambda
+    path <- list(iteration = res$path$iteration, alpha = a, lambda = l)
+  }
+  list(method = method, prior = "none", noise = noise, family = stats::gaussian(),
+       relevant = relevant, weights = weights, Sigma = Sigma, alpha = res$alpha, lambda = lambda,
+       fitted.values = fitted, residuals = y - fitted, logLik = res$log_ml, log_posterior = res$log_ml,
+       trace = trace, path = path, converged = res$converged, iterations = res$iterations,
+       jitter_events = res$jitter_events, y = y, n_basis = length(res$alpha),
+       studentized = isTRUE(control$studentized))
+}
+
+warn_not_converged <- function(fit) {
+  if (!fit$converged)
+    warning(sprintf("the %s solver did not converge in %d iterations; see `control = ard_control()`.",
+                    fit$method, fit$iterations), call. = FALSE)
+}

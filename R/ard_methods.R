@@ -1,0 +1,180 @@
+# predict, print and summary for ard() fits.
+
+#' Predict from a joint ARD fit
+#'
+#' The predictive distribution at a new input x is Gaussian with mean
+#' `x' mu` and variance `x' Sigma x` for the mean function, plus a base noise
+#' level `lambda_b` for a new observation (App. D of Timans et al.).
+#'
+#' @param object A fitted [ard()].
+#' @param newdata A data frame for formula fits, a numeric matrix with the
+#'   training columns (without the intercept column that `intercept = TRUE`
+#'   adds) otherwise. `NULL` gives the fitted values.
+#' @param se.fit Return standard errors of the predictive mean?
+#' @param interval `"none"`, `"confidence"` (for the mean function) or
+#'   `"prediction"` (for a new observation, adding `lambda_b`).
+#' @param level Coverage of the interval.
+#' @param noise_level The base noise level `lambda_b` of a new observation:
+#'   `"mean"`, the mean of the learned variances `lambda` (conservative: a
+#'   few large outlier variances can only widen the intervals), or
+#'   `"trimmed"`, the mean of the `lambda_i` between their 5% and 95%
+#'   quantiles. Both equal the noise variance for shared noise.
+#' @param ... Unused.
+#' @return As [stats::predict.lm()]: a vector, or a matrix with columns
+#'   `fit`, `lwr`, `upr` with an interval; with `se.fit = TRUE` a list with
+#'   `fit`, `se.fit`, `df` (`Inf`) and `residual.scale` (`sqrt(lambda_b)`).
+#'   Rows of `newdata` with missing values give `NA`.
+#' @examples
+#' fit <- ard(accel ~ poly(times, 6), data = MASS::mcycle, noise = "sample")
+#' predict(fit, data.frame(times = c(10, 20, 30)), interval = "prediction")
+#' predict(fit, data.frame(times = 20), interval = "prediction", noise_level = "trimmed")
+#' @export
+predict.ard <- function(object, newdata = NULL, se.fit = FALSE, interval = c("none", "confidence", "prediction"),
+                        level = 0.95, noise_level = c("mean", "trimmed"), ...) {
+  interval <- match.arg(interval)
+  noise_level <- match.arg(noise_level)
+  check_flag(se.fit, "se.fit")
+  check_number(level, "level", lower = 0, upper = 1, open_lower = TRUE)
+  if (level >= 1) stop_arg("level", "must be below 1.")
+  want_var <- se.fit || interval != "none"
+  if (is.null(newdata) && !want_var) return(object$fitted.values)
+  X <- if (is.null(newdata)) object$x else ard_new_design(object, newdata)
+  Xr <- X[, object$relevant, drop = FALSE]
+  fit <- as.vector(Xr %*% object$weights)
+  if (!want_var) return(fit)
+  se <- sqrt(pmax(rowSums((Xr %*% object$Sigma) * Xr), 0))
+  lambda_b <- base_noise(object$lambda, noise_level)
+  out <- fit
+  if (interval != "none") {
+    q <- stats::qnorm((1 + level) / 2)
+    width <- q * if (interval == "prediction") sqrt(se^2 + lambda_b) else se
+    out <- cbind(fit = fit, lwr = fit - width, upr = fit + width)
+  }
+  if (se.fit) list(fit = out, se.fit = se, df = Inf, residual.scale = sqrt(lambda_b)) else out
+}
+
+# lambda_b: the mean, or the mean within the 5% and 95% quantiles, of the
+# learned noise variances.
+base_noise <- function(lambda, noise_level = "mean") {
+  if (noise_level == "mean" || length(lambda) == 1L) return(mean(lambda))
+  q <- stats::quantile(lambda, c(0.05, 0.95), names = FALSE)
+  mean(lambda[lambda >= q[1L] & lambda <= q[2L]])
+}
+
+# The fitted design at new inputs: model matrix (formula fits) or the
+# training columns, plus the intercept, scaled as in training.
+ard_new_design <- function(object, newdata) {
+  if (!is.null(object$terms)) {
+    tt <- stats::delete.response(object$terms)
+    if (!is.data.frame(newdata) && !is.list(newdata))
+      stop_arg("newdata", "must be a data frame with the variables of the formula.")
+    missing_vars <- setdiff(all.vars(tt), names(newdata))
+    if (length(missing_vars))
+      stop_arg("newdata", sprintf("lacks the variable(s) %s.", paste(missing_vars, collapse = ", ")))
+    mf <- tryCatch(stats::model.frame(tt, newdata, na.action = stats::na.pass, xlev = object$xlevels),
+                   error = function(e) stop_arg("newdata", conditionMessage(e)))
+    x <- stats::model.matrix(tt, mf, contrasts.arg = object$contrasts)
+  } else {
+    cols <- colnames(object$x)
+    given <- if (isTRUE(object$intercept)) setdiff(cols, "(Intercept)") else cols
+    p <- length(given)
+    if (is.data.frame(newdata)) newdata <- as.matrix(newdata)
+    if (is.numeric(newdata) && is.null(dim(newdata))) {
+      if (p == 1L) newdata <- matrix(newdata, ncol = 1L)
+      else if (length(newdata) == p) newdata <- matrix(newdata, nrow = 1L)
+      else stop_arg("newdata", sprintf("must be a matrix with %d columns.", p))
+    }
+    if (!is.matrix(newdata) || !is.numeric(newdata)) stop_arg("newdata", "must be a numeric matrix.")
+    if (ncol(newdata) != p)
+      stop_arg("newdata", sprintf("has %d columns but the model was fitted with %d features.", ncol(newdata), p))
+    if (!is.null(colnames(newdata)) && all(given %in% colnames(newdata))) newdata <- newdata[, given, drop = FALSE]
+    x <- if (isTRUE(object$intercept)) cbind(`(Intercept)` = 1, newdata) else newdata
+    colnames(x) <- cols
+  }
+  storage.mode(x) <- "double"
+  apply_scaling(x, object$scaling)
+}
+
+#' @export
+print.ard <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
+  cat("Joint ARD regression (", if (x$noise == "sample") "per-sample noise" else "shared noise", ")\n", sep = "")
+  cat("Call: ", paste(deparse(x$call, width.cutoff = 70L), collapse = "\n  "), "\n", sep = "")
+  cat(sprintf("%d of %d weights relevant (n = %d); %s; log evidence %s\n", length(x$relevant), x$n_basis,
+              length(x$y), noise_label(x, digits), format(x$logLik, digits = digits + 2L)))
+  cat(sprintf("Solver: %s, %d iterations%s\n", x$method, x$iterations, if (x$converged) "" else " (NOT converged)"))
+  invisible(x)
+}
+
+# "noise sd 0.31" or "noise variance: median 0.09, 12 samples down-weighted".
+noise_label <- function(x, digits) {
+  if (length(x$lambda) == 1L) return(sprintf("noise sd %s", format(sqrt(x$lambda), digits = digits)))
+  sprintf("noise sd: median %s, %d samples down-weighted", format(sqrt(stats::median(x$lambda)), digits = digits),
+          down_weighted(x$lambda))
+}
+
+# Samples whose variance exceeds 10 times the median: the outliers data ARD
+# has set aside.
+down_weighted <- function(lambda) sum(lambda > 10 * stats::median(lambda))
+
+#' Summarise a joint ARD fit
+#'
+#' @param object A fitted [ard()].
+#' @param n_weights How many of the largest weights to list.
+#' @param x A `summary.ard` object.
+#' @param digits Significant digits to print.
+#' @param ... Unused.
+#' @return `summary.ard` returns an object of class `"summary.ard"`: a list
+#'   with `call`, `method`, `noise`, `n`, `d`, `n_relevant`, `sigma` (the
+#'   noise sd, shared noise) or `lambda_summary` (quantiles of the per-sample
+#'   variances) and `down_weighted` (samples whose variance exceeds ten times
+#'   the median), `logLik`, `iterations`, `converged`, `jitter_events`,
+#'   `rmse` and `r_squared` (training), and `coefficients`, a matrix of the
+#'   largest posterior weights with their posterior sd and z value.
+#' @examples
+#' summary(ard(accel ~ poly(times, 6), data = MASS::mcycle, noise = "sample"))
+#' @export
+summary.ard <- function(object, n_weights = 10L, ...) {
+  check_number(n_weights, "n_weights", lower = 0, integer = TRUE)
+  w <- object$weights
+  sd_w <- sqrt(diag(object$Sigma))
+  ord <- order(abs(w), decreasing = TRUE)[seq_len(min(n_weights, length(w)))]
+  coefs <- cbind(Estimate = w[ord], `Post. SD` = sd_w[ord], `z value` = w[ord] / sd_w[ord])
+  rownames(coefs) <- names(w)[ord]
+  y <- object$y
+  per_sample <- length(object$lambda) > 1L
+  structure(list(call = object$call, method = object$method, noise = object$noise, n = length(y),
+                 d = object$n_basis, n_relevant = length(object$relevant),
+                 sigma = if (per_sample) NA_real_ else sqrt(object$lambda),
+                 lambda_summary = if (per_sample) stats::quantile(object$lambda, c(0, 0.25, 0.5, 0.75, 1)),
+                 down_weighted = if (per_sample) down_weighted(object$lambda) else 0L,
+                 logLik = object$logLik, iterations = object$iterations, converged = object$converged,
+                 jitter_events = object$jitter_events,
+                 rmse = sqrt(mean(object$residuals^2)),
+                 r_squared = 1 - sum(object$residuals^2) / sum((y - mean(y))^2), coefficients = coefs),
+            class = "summary.ard")
+}
+
+#' @rdname summary.ard
+#' @export
+print.summary.ard <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
+  cat("Joint ARD regression\n\nCall:\n", paste(deparse(x$call, width.cutoff = 70L), collapse = "\n"), "\n\n", sep = "")
+  cat(sprintf("Relevant weights:   %d of %d (n = %d)\n", x$n_relevant, x$d, x$n))
+  if (x$noise == "shared") {
+    cat(sprintf("Noise:              shared, sd %s\n", format(x$sigma, digits = digits)))
+  } else {
+    cat("Noise:              per sample; variances\n")
+    print(x$lambda_summary, digits = digits)
+    cat(sprintf("Down-weighted:      %d samples (variance > 10 x median)\n", x$down_weighted))
+  }
+  cat(sprintf("Training RMSE:      %s   (R-squared %s)\n", format(x$rmse, digits = digits),
+              format(x$r_squared, digits = digits)))
+  cat(sprintf("Log evidence:       %s\n", format(x$logLik, digits = digits + 2L)))
+  cat(sprintf("Solver:             %s, %d iterations, %s%s\n", x$method, x$iterations,
+              if (x$converged) "converged" else "NOT converged",
+              if (x$jitter_events > 0) sprintf(", %d jittered factorisations", x$jitter_events) else ""))
+  if (nrow(x$coefficients)) {
+    cat(sprintf("\nLargest weights (%d of %d):\n", nrow(x$coefficients), x$n_relevant))
+    stats::printCoefmat(x$coefficients, digits = digits, has.Pvalue = FALSE)
+  }
+  invisible(x)
+}

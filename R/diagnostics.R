@@ -1,0 +1,217 @@
+# Diagnostics shared by every sparsebayes model: effective support size,
+# leverage, residuals and outliers (joint-ARD paper, section 4 and App. D).
+
+#' Effective support size
+#'
+#' The effective fraction of active elements among non-negative relevance
+#' scores, without a threshold (App. D of the joint-ARD paper). The scores
+#' are normalised to a probability mass `p = x / sum(x)` and the effective
+#' number of active entries is the exponentiated Shannon entropy
+#' `exp(-sum(p log p))` (the perplexity); dividing by the number `m` of
+#' scores gives the ESS in `(0, 1]`: 1 when all scores are equal, `1/m` when
+#' one score holds all the mass. `order` selects the Rényi entropy of that
+#' order instead: `order = 2` gives `1 / sum(p^2) / m`, the effective sample
+#' size of importance sampling; `order = 0` the fraction of non-zero scores;
+#' `order = Inf` gives `1 / max(p) / m`.
+#'
+#' For a fitted model the scores are the relevance of the weights, `1/alpha`
+#' over all `n_basis` basis functions (0 for pruned ones, so pruning lowers
+#' the ESS), or the relevance of the samples, `1/lambda` over the training
+#' samples (1 for a shared noise level, where every sample is equally
+#' relevant). For binomial and poisson fits the sample scores are the
+#' working weights `V(mu_i)` of the Laplace approximation.
+#'
+#' @param x Non-negative finite relevance scores (a numeric vector), or a
+#'   fitted sparsebayes model.
+#' @param object A fitted model ([rvm()] or [ard()]).
+#' @param which `"weights"` (relevance `1/alpha` of the basis functions) or
+#'   `"samples"` (relevance `1/lambda` of the training samples).
+#' @param order Order of the Rényi entropy, a number `>= 0` or `Inf`; 1 (the
+#'   default) is the Shannon entropy.
+#' @param ... Unused.
+#' @details Zero scores contribute nothing to the entropy but count in `m`.
+#'   All-zero scores have no distribution and give `NA`.
+#' @return A number in `(0, 1]`, or `NA` for all-zero scores.
+#' @references Martino, L., Elvira, V. and Louzada, F. (2017). Effective
+#'   sample size for importance sampling based on discrepancy measures.
+#'   *Signal Processing*, 131, 386--401. \doi{10.1016/j.sigpro.2016.08.025}
+#' @examples
+#' ess(c(1, 1, 1, 1))          # uniform: 1
+#' ess(c(1, 0, 0, 0))          # one-hot: 1/4
+#' ess(c(4, 2, 1, 1), order = 2)
+#' fit <- rvm(accel ~ times, data = MASS::mcycle)
+#' ess(fit)                    # relevance of the weights
+#' ess(fit, which = "samples") # shared noise: 1
+#' @export
+ess <- function(x, ...) UseMethod("ess")
+
+#' @rdname ess
+#' @export
+ess.default <- function(x, order = 1, ...) {
+  check_dots_empty(...)
+  if (!is.numeric(x)) stop_arg("x", "must be a numeric vector of relevance scores or a fitted sparsebayes model.")
+  x <- as.vector(x)
+  if (length(x) == 0L) stop_arg("x", "is empty.")
+  if (anyNA(x)) stop_arg("x", "contains NA or NaN.")
+  if (any(!is.finite(x))) stop_arg("x", "contains infinite values.")
+  if (any(x < 0)) stop_arg("x", "must be non-negative; relevance scores are 1/alpha or 1/lambda.")
+  check_order(order)
+  ess_scores(x, order)
+}
+
+#' @rdname ess
+#' @export
+ess.sparsebayes <- function(object, which = c("weights", "samples"), order = 1, ...) {
+  check_dots_empty(...)
+  which <- match.arg(which)
+  check_order(order)
+  check_single_model(object)
+  if (which == "weights") return(ess_scores(ifelse(is.finite(object$alpha), 1 / object$alpha, 0), order))
+  ess_scores(1 / sample_noise(object), order)
+}
+
+check_order <- function(order) {
+  if (!is.numeric(order) || length(order) != 1L || is.na(order) || order < 0)
+    stop_arg("order", "must be a single number >= 0 (or Inf); 1 is the Shannon entropy.")
+  invisible(order)
+}
+
+# Normalised Rényi effective number exp(H_q(p)) / m of non-negative scores.
+ess_scores <- function(x, order) {
+  m <- length(x)
+  total <- sum(x)
+  if (total == 0) return(NA_real_)
+  p <- x[x > 0] / total  # zeros contribute nothing
+  n_eff <- if (order == 1) exp(-sum(p * log(p)))
+           else if (order == 0) length(p)
+           else if (is.infinite(order)) 1 / max(p)
+           else sum(p^order)^(1 / (1 - order))
+  min(n_eff / m, 1)  # perplexity <= m; min() only absorbs rounding
+}
+
+# Multiclass fits hold one model per class; the diagnostics need one model.
+check_single_model <- function(object) {
+  if (inherits(object, "rvm_multiclass"))
+    stop("diagnostics need a single model; use one of `object$models`, e.g. `object$models[[1]]`.",
+         call. = FALSE)
+  if (is.null(object$alpha) || is.null(object$Sigma))
+    stop("`object` is not a fitted sparsebayes model (no `alpha` or `Sigma`).", call. = FALSE)
+  invisible(object)
+}
+
+# The noise variance of each training sample: lambda for gaussian fits
+# (recycled when shared); for binomial and poisson fits the variance of the
+# Laplace approximation's working response, 1 / V(mu), so that hat values
+# and Pearson residuals match those of stats::glm.
+sample_noise <- function(object) {
+  n <- length(object$y)
+  if (object$family$family == "gaussian") return(rep_len(as.numeric(object$lambda), n))
+  1 / object$family$variance(object$fitted.values)
+}
+
+# The n x length(relevant) design of the retained basis functions at the
+# training inputs (the contract with the ard branch: one definition here).
+training_design <- function(object) {
+  check_single_model(object)
+  if (inherits(object, "ard")) return(object$x[, object$relevant, drop = FALSE])
+  if (is.null(object$kernel))
+    stop("the training design of a fit with a user `basis` is not stored; ",
+         "compute diagnostics from `basis[, object$relevant]` and `object$Sigma`.", call. = FALSE)
+  relevant_design(object, object$x)
+}
+
+#' Leverage of the training samples
+#'
+#' The diagonal of the hat matrix of a sparsebayes fit, `h_i = x_i' Sigma
+#' x_i / lambda_i`, where `x_i` is the i-th row of the retained design,
+#' `Sigma` the posterior covariance of the weights and `lambda_i` the noise
+#' variance of sample i (section 4 of the joint-ARD paper). It measures how
+#' strongly `y_i` pulls its own fitted value. With a shared noise level and
+#' precisions tending to 0 it tends to [stats::hatvalues()] of the least
+#' squares fit on the same columns; in general `sum(h) = sum(1 - alpha_j
+#' Sigma_jj)`, the effective number of parameters. For binomial and poisson
+#' fits `1/lambda_i` is the working weight `V(mu_i)` of the Laplace
+#' approximation, as for [stats::glm()].
+#'
+#' @param model A fitted model ([rvm()] or [ard()]) with a stored training
+#'   design (not a fit with a user `basis`).
+#' @param ... Unused.
+#' @return A numeric vector of leverages in `[0, 1)`, one per training sample.
+#' @seealso [residuals.sparsebayes()], [outliers()].
+#' @importFrom stats hatvalues
+#' @examples
+#' fit <- rvm(accel ~ times, data = MASS::mcycle)
+#' h <- hatvalues(fit)
+#' sum(h)   # effective number of parameters
+#' @export
+hatvalues.sparsebayes <- function(model, ...) {
+  check_dots_empty(...)
+  Phi <- training_design(model)
+  q <- rowSums((Phi %*% model$Sigma) * Phi)
+  h <- pmax(q, 0) / sample_noise(model)
+  names(h) <- rownames(Phi) %||% as.character(seq_along(h))
+  h
+}
+
+#' Residuals of a sparsebayes fit
+#'
+#' @param object A fitted model ([rvm()] or [ard()]).
+#' @param type `"response"`: `y - fitted`. `"pearson"`: the response
+#'   residual over the noise sd of its sample, `r_i / sqrt(lambda_i)` (for
+#'   binomial and poisson fits `r_i / sqrt(V(mu_i))`, as [stats::glm()]).
+#'   `"loo"`: the leave-one-out residual `r_i / (1 - h_i)` with the leverage
+#'   `h_i` of [hatvalues.sparsebayes()], exact for fixed precisions and noise
+#'   by the Sherman-Morrison identity (section 4 of the joint-ARD paper; its
+#'   square is the PRESS term).
+#' @param ... Unused.
+#' @return A numeric vector, one residual per training sample.
+#' @examples
+#' fit <- rvm(accel ~ times, data = MASS::mcycle)
+#' head(residuals(fit, type = "loo"))
+#' @export
+residuals.sparsebayes <- function(object, type = c("response", "pearson", "loo"), ...) {
+  check_dots_empty(...)
+  type <- match.arg(type)
+  if (type == "response") return(object$residuals)
+  check_single_model(object)
+  r <- object$residuals
+  switch(type,
+         pearson = if (object$family$family == "gaussian") r / sqrt(sample_noise(object))
+                   else r / sqrt(object$family$variance(object$fitted.values)),
+         loo = r / (1 - unname(hatvalues(object))))
+}
+
+#' Samples ranked by their noise variance
+#'
+#' Lists the training samples that joint ARD down-weights most: those with
+#' the largest learned noise variance `lambda_i`, i.e. the lowest sample
+#' relevance `1/lambda_i`. With a shared noise level all `lambda_i` are
+#' equal and the ranking falls back on the absolute leave-one-out residual.
+#'
+#' @param object A fitted model ([rvm()] or [ard()]).
+#' @param n How many samples to list (at most the number of samples).
+#' @param ... Unused.
+#' @return A data frame with one row per sample, the largest `lambda`
+#'   first, and columns `index` (training row), `lambda` (noise variance),
+#'   `residual` (response residual), `loo_residual` (leave-one-out
+#'   residual) and `leverage` (hat value).
+#' @seealso [hatvalues.sparsebayes()], [ess()].
+#' @examples
+#' fit <- rvm(accel ~ times, data = MASS::mcycle)
+#' outliers(fit, n = 5)
+#' @export
+outliers <- function(object, n = 10L, ...) UseMethod("outliers")
+
+#' @rdname outliers
+#' @export
+outliers.sparsebayes <- function(object, n = 10L, ...) {
+  check_dots_empty(...)
+  check_single_model(object)
+  check_number(n, "n", lower = 1, integer = TRUE)
+  lambda <- sample_noise(object)
+  h <- unname(hatvalues(object))
+  loo <- object$residuals / (1 - h)
+  ord <- order(-lambda, -abs(loo))[seq_len(min(n, length(lambda)))]
+  data.frame(index = ord, lambda = lambda[ord], residual = object$residuals[ord], loo_residual = loo[ord],
+             leverage = h[ord], row.names = ord)
+}

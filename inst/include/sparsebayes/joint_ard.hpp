@@ -1,0 +1,660 @@
+// Joint model-and-data ARD (Timans et al.): y = X theta + e with
+// theta_j ~ N(0, 1/gamma_j) and e_i ~ N(0, lambda_i) (or one shared lambda),
+// gamma and lambda chosen by maximising log p(y | gamma, lambda).
+//
+// One solver loop serves five update rules (App. B.7, Algs. 1-4 of the paper):
+//   em       gamma_j <- 1 / (mu_j^2 + Sigma_jj),  lambda_i <- r_i^2 + x_i' Sigma x_i
+//   mackay   gamma_j <- (1 - gamma_j Sigma_jj) / mu_j^2, lambda as em (shared: rss / (n - sum g))
+//   irls2    the same fixed point written through Pi_y = Sigma_y^-1 (Wipf & Nagarajan)
+//   irls1    a double-l1 weighted problem solved by ADMM (warm-started), then map-back rules
+//   gradient Adam on log gamma, log lambda; "primal" evaluates through Sigma_y (n x n),
+//            "dual" through Sigma_theta (d x d)
+// The posterior is computed in the weight space (d x d, Sigma_theta = (Gamma + X' L^-1 X)^-1)
+// or in the sample space (n x n, Sigma_y = L + X G^-1 X'), whichever is smaller, over the
+// columns still active. Safeguards of App. D.1: damping in log space, clipping, jitter on a
+// failed Cholesky (counted), warm start (gamma only for the first iterations), lambda updated
+// every K iterations, convergence by the relative l_inf change of the log parameters with
+// patience. A weight whose gamma reaches the upper clip is pruned.
+// Everything runs in standard units (columns with unit mean square, y / sd(y)).
+#pragma once
+
+#include <algorithm>
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "model.hpp"
+
+namespace sparsebayes {
+
+struct ArdOptions {
+  std::string method = "em";  // em, mackay, irls2, irls1, gradient
+  bool per_sample = false;
+  std::string form = "auto";  // auto, primal (n x n), dual (d x d)
+  int max_iterations = 2000;
+  double time_limit = 10000.0;
+  double tolerance = 1e-5;     // relative l_inf change of log gamma and log lambda
+  int patience = 5;
+  double eta_gamma = 1.0;      // damping in log space, (0, 1]
+  double eta_lambda = 1.0;
+  double gamma_min = 1e-6, gamma_max = 1e6;    // standard units
+  double lambda_min = 1e-6, lambda_max = 1e6;  // as fractions of var(y)
+  int warm_start = 0;          // iterations with lambda held at its start value
+  int noise_every = 1;         // then lambda updated every K iterations
+  double init_gamma = 1.0;
+  double init_lambda = 0.1;    // fraction of var(y)
+  double fixed_gamma = -1.0;   // > 0: every gamma held at this value (standard units)
+  double fixed_noise = -1.0;   // > 0: lambda held at this variance (standard units)
+  bool studentized = false;    // lambda_i <- r_i^2 / (1 - h_i)^p
+  double studentized_power = 2.0;
+  double learning_rate = 0.2;  // Adam, on log parameters (decaying as 1 / sqrt(1 + t / 100))
+  int admm_iterations = 50;
+  double admm_tolerance = 1e-6;
+  int path_max = 200;
+};
+
+struct ArdTraceRow {
+  double log_ml;
+  int n_relevant;
+  double noise;  // mean(lambda)
+};
+
+using ArdProgress = std::function<void(int iteration, const ArdTraceRow&)>;
+
+struct ArdResult {
+  std::vector<Eigen::Index> relevant;  // increasing, 0-based
+  Eigen::VectorXd mu;
+  Eigen::MatrixXd Sigma;
+  Eigen::VectorXd gamma;   // all d; +inf where pruned
+  Eigen::VectorXd lambda;  // n (per sample) or 1 (shared)
+  double log_ml = 0.0;
+  Eigen::VectorXd fitted;
+  int iterations = 0;
+  bool converged = false;
+  int jitter_events = 0;
+  std::vector<ArdTraceRow> trace;
+  std::vector<int> path_iteration;
+  Eigen::MatrixXd path_gamma;   // T x d
+  Eigen::MatrixXd path_lambda;  // T x (n or 1)
+};
+
+namespace ard_detail {
+
+inline Eigen::VectorXd soft(const Eigen::VectorXd& z, const Eigen::VectorXd& k) {
+  return (z.array().sign() * (z.array().abs() - k.array()).max(0.0)).matrix();
+}
+
+// Thinned record of gamma and lambda: every `stride` iterations, halved when full.
+struct PathRecorder {
+  int max_rows = 200, stride = 1;
+  std::vector<int> it;
+  std::vector<Eigen::VectorXd> g, l;
+  void record(int t, const Eigen::VectorXd& gamma, const Eigen::VectorXd& lambda) {
+    if (max_rows <= 0 || t % stride != 0) return;
+    it.push_back(t);
+    g.push_back(gamma);
+    l.push_back(lambda);
+    if (static_cast<int>(it.size()) > max_rows) {
+      std::size_t k = 0;
+      for (std::size_t i = 0; i < it.size(); i += 2, ++k) {
+        it[k] = it[i];
+        g[k] = g[i];
+        l[k] = l[i];
+      }
+      it.resize(k);
+      g.resize(k);
+      l.resize(k);
+      stride *= 2;
+    }
+  }
+};
+
+}  // namespace ard_detail
+
+class JointArd {
+ public:
+  JointArd(const Eigen::Ref<const Eigen::MatrixXd>& X, const Eigen::Ref<const Eigen::VectorXd>& y, ArdOptions opt)
+      : opt_(std::move(opt)), n_(X.rows()), d_(X.cols()) {
+    check_inputs(X, y);
+    const std::string& m = opt_.method;
+    if (m != "em" && m != "mackay" && m != "irls2" && m != "irls1" && m != "gradient")
+      throw std::invalid_argument("unknown method '" + m + "'");
+    if (opt_.form != "auto" && opt_.form != "primal" && opt_.form != "dual")
+      throw std::invalid_argument("unknown objective form '" + opt_.form + "'");
+    if (!(opt_.gamma_min > 0.0 && opt_.gamma_min < opt_.gamma_max && opt_.lambda_min > 0.0 &&
+          opt_.lambda_min < opt_.lambda_max))
+      throw std::invalid_argument("the clipping bounds must satisfy 0 < min < max");
+    if (opt_.studentized && (!opt_.per_sample || m == "irls1" || m == "gradient"))
+      throw std::invalid_argument("the studentized noise update needs per-sample noise and method em, mackay or irls2");
+    sd_y_ = std::sqrt((y.array() - y.mean()).square().sum() / (n_ - 1.0));
+    if (!(sd_y_ > 0.0) || !std::isfinite(sd_y_))
+      throw std::invalid_argument("the response is constant (or its spread overflows); nothing to fit");
+    y_ = y / sd_y_;
+    col_scale_ = (X.colwise().squaredNorm().transpose() / static_cast<double>(n_)).cwiseSqrt();
+    if (!col_scale_.allFinite()) throw std::invalid_argument("column norms overflow; rescale the features");
+    X_.resize(n_, d_);
+    for (Eigen::Index j = 0; j < d_; ++j) {
+      if (col_scale_(j) > 0.0) {
+        X_.col(j) = X.col(j) / col_scale_(j);
+        active_.push_back(j);
+      } else {
+        X_.col(j).setZero();  // a zero column can never explain anything: pruned from the start
+        col_scale_(j) = 1.0;
+      }
+    }
+    if (active_.empty()) throw std::invalid_argument("every feature column is zero");
+  }
+
+  ArdResult run(const ArdProgress& progress = nullptr) {
+    using clock = std::chrono::steady_clock;
+    const auto start = clock::now();
+    const bool gamma_fixed = opt_.fixed_gamma > 0.0;
+    const bool noise_fixed = opt_.fixed_noise > 0.0;
+    gamma_ = Eigen::VectorXd::Constant(active_.size(), gamma_fixed ? opt_.fixed_gamma : opt_.init_gamma);
+    const double lam0 = noise_fixed ? opt_.fixed_noise : opt_.init_lambda;
+    lambda_ = Eigen::VectorXd::Constant(opt_.per_sample ? n_ : 1, lam0);
+    if (opt_.method == "gradient") {
+      adam_m_g_ = adam_v_g_ = Eigen::VectorXd::Zero(gamma_.size());
+      adam_m_l_ = adam_v_l_ = Eigen::VectorXd::Zero(lambda_.size());
+    }
+    ard_detail::PathRecorder path;
+    path.max_rows = opt_.path_max;
+    ArdResult res;
+    int t = 0, calm = 0;
+    bool converged = false;
+    double last_lambda_change = noise_fixed ? 0.0 : kInf;
+    while (true) {
+      posterior(need_extras(t));
+      // No pruning during the warm start and the first three noise updates:
+      // with the noise still near its start value a precision may touch the
+      // clip and must be free to come back.
+      const bool pruned = (t >= opt_.warm_start + 3 * opt_.noise_every || opt_.fixed_noise > 0.0) && prune();
+      if (pruned) {
+        calm = 0;
+        posterior(need_extras(t));  // exact for the reduced model
+      }
+      const ArdTraceRow row{log_ml_, static_cast<int>(active_.size()), lambda_.mean()};
+      res.trace.push_back(row);
+      path.record(t, full_gamma(), lambda_);
+      if (progress) progress(t, row);
+      if (converged || t >= opt_.max_iterations) break;
+      if (std::chrono::duration<double>(clock::now() - start).count() > opt_.time_limit) break;
+
+      const bool update_lambda = !noise_fixed && lambda_due(t);
+      Eigen::VectorXd g_new = gamma_, l_new = lambda_;
+      if (opt_.method == "irls1") {
+        irls1_step(g_new, l_new, update_lambda);
+      } else if (opt_.method == "gradient") {
+        adam_step(g_new, l_new, update_lambda, t);
+      } else {
+        if (!gamma_fixed) g_new = gamma_rule();
+        if (update_lambda) l_new = lambda_rule();
+      }
+      if (gamma_fixed) g_new = gamma_;
+      // Damping in log space (closed-form rules only), then clipping.
+      const bool damp = opt_.method != "gradient";
+      Eigen::VectorXd lg_old = gamma_.array().log(), ll_old = lambda_.array().log();
+      for (Eigen::Index k = 0; k < g_new.size(); ++k) {
+        double lg = std::log(std::clamp(g_new(k), opt_.gamma_min, opt_.gamma_max));
+        if (!std::isfinite(g_new(k)) || std::isnan(g_new(k))) lg = std::log(opt_.gamma_max);
+        if (damp) lg = (1.0 - opt_.eta_gamma) * lg_old(k) + opt_.eta_gamma * lg;
+        g_new(k) = gamma_fixed ? gamma_(k) : std::exp(lg);
+      }
+      if (update_lambda) {
+        for (Eigen::Index i = 0; i < l_new.size(); ++i) {
+          double v = l_new(i);
+          if (std::isnan(v)) v = lambda_(i);
+          double ll = std::log(std::clamp(v, opt_.lambda_min, opt_.lambda_max));
+          if (damp) ll = (1.0 - opt_.eta_lambda) * ll_old(i) + opt_.eta_lambda * ll;
+          l_new(i) = std::exp(ll);
+        }
+        const Eigen::VectorXd ll_new = l_new.array().log();
+        last_lambda_change = (ll_new - ll_old).cwiseAbs().maxCoeff() / (1.0 + ll_new.cwiseAbs().maxCoeff());
+        lambda_ = l_new;
+        lambda_changed_ = true;
+      }
+      const Eigen::VectorXd lg_new = g_new.array().log();
+      const double gamma_change =
+          g_new.size() ? (lg_new - lg_old).cwiseAbs().maxCoeff() / (1.0 + lg_new.cwiseAbs().maxCoeff()) : 0.0;
+      gamma_ = g_new;
+      ++t;
+      const bool noise_settled = noise_fixed || t > opt_.warm_start;
+      if (noise_settled && gamma_change < opt_.tolerance && last_lambda_change < opt_.tolerance) ++calm;
+      else calm = 0;
+      converged = calm >= opt_.patience;
+    }
+    final_posterior(res);
+    res.iterations = t;
+    res.converged = converged;
+    res.jitter_events = jitter_events_;
+    const Eigen::Index T = path.it.size();
+    res.path_iteration = path.it;
+    res.path_gamma.resize(T, d_);
+    res.path_lambda.resize(T, lambda_.size());
+    for (Eigen::Index k = 0; k < T; ++k) {
+      res.path_gamma.row(k) = path.g[k].transpose();
+      res.path_lambda.row(k) = path.l[k].transpose();
+    }
+    to_caller_units(res);
+    return res;
+  }
+
+ private:
+  ArdOptions opt_;
+  Eigen::Index n_, d_;
+  double sd_y_ = 1.0;
+  Eigen::VectorXd y_, col_scale_;
+  Eigen::MatrixXd X_;                 // standardised columns
+  std::vector<Eigen::Index> active_;  // columns still in the model, increasing
+  Eigen::VectorXd gamma_, lambda_;    // gamma per active column
+  int jitter_events_ = 0;
+
+  // Caches of the weight-space form: A = X_a' L^-1 X_a and b = X_a' L^-1 y.
+  Eigen::MatrixXd A_;
+  Eigen::VectorXd b_;
+  bool lambda_changed_ = true;
+  std::vector<Eigen::Index> cache_cols_;
+  Eigen::MatrixXd XtX_;  // shared noise: X'X of all columns, once
+  Eigen::VectorXd Xty_;
+
+  // Posterior quantities of the current iterate.
+  double log_ml_ = 0.0;
+  Eigen::VectorXd mu_, diag_sigma_, resid_;
+  Eigen::VectorXd q_row_;  // x_i' Sigma x_i, when asked for
+  Eigen::VectorXd q_col_;  // x_j' Pi_y x_j, when asked for
+  bool in_sample_space_ = false;
+  Eigen::MatrixXd Sigma_;  // weight space only
+
+  // Adam state
+  Eigen::VectorXd adam_m_g_, adam_v_g_, adam_m_l_, adam_v_l_;
+  // ADMM state (warm start), on the active columns
+  Eigen::VectorXd admm_theta_, admm_a_, admm_u_, admm_e_, admm_s_;
+  std::vector<Eigen::Index> admm_cols_;
+  Eigen::LLT<Eigen::MatrixXd> admm_llt_;
+  bool admm_wide_ = false;
+
+  bool lambda_due(int t) const { return t >= opt_.warm_start && (t - opt_.warm_start) % opt_.noise_every == 0; }
+
+  // Which extra statistics the coming update needs: 1 x_i' Sigma x_i,
+  // 2 x_j' Pi_y x_j (and the full Sigma), 4 the full Sigma.
+  int need_extras(int t) const {
+    const bool lam = opt_.fixed_noise <= 0.0 && lambda_due(t);
+    int need = 0;
+    if (lam && opt_.per_sample) need |= 1;  // q_row
+    if (opt_.method == "irls1") need |= 3;   // q_row and q_col
+    return need;
+  }
+
+  Eigen::VectorXd inv_lambda_vec() const {
+    return opt_.per_sample ? Eigen::VectorXd(lambda_.cwiseInverse()) : Eigen::VectorXd::Constant(n_, 1.0 / lambda_(0));
+  }
+
+  // The active columns, copied once per change of the active set.
+  const Eigen::MatrixXd& active_X() {
+    if (xa_cols_ != active_) {
+      Xa_.resize(n_, active_.size());
+      for (std::size_t k = 0; k < active_.size(); ++k) Xa_.col(k) = X_.col(active_[k]);
+      xa_cols_ = active_;
+    }
+    return Xa_;
+  }
+  Eigen::MatrixXd Xa_;
+  std::vector<Eigen::Index> xa_cols_;
+
+  bool use_sample_space() const {
+    if (opt_.form == "primal") return true;
+    if (opt_.form == "dual") return false;
+    return static_cast<Eigen::Index>(active_.size()) > n_;
+  }
+
+  void posterior(int need) {
+    if (use_sample_space()) sample_space_posterior(need);
+    else weight_space_posterior(need);
+  }
+
+  void refresh_cache() {
+    const Eigen::Index S = active_.size();
+    if (!opt_.per_sample) {
+      if (XtX_.size() == 0) {
+        XtX_.noalias() = X_.transpose() * X_;
+        Xty_.noalias() = X_.transpose() * y_;
+      }
+      A_.resize(S, S);
+      b_.resize(S);
+      for (Eigen::Index k = 0; k < S; ++k) {
+        b_(k) = Xty_(active_[k]) / lambda_(0);
+        for (Eigen::Index l = 0; l < S; ++l) A_(k, l) = XtX_(active_[k], active_[l]) / lambda_(0);
+      }
+    } else if (lambda_changed_ || cache_cols_.empty()) {
+      Eigen::MatrixXd Xw = active_X();
+      const Eigen::VectorXd w = lambda_.cwiseInverse().cwiseSqrt();
+      Xw = w.asDiagonal() * Xw;
+      A_.noalias() = Xw.transpose() * Xw;
+      b_.noalias() = Xw.transpose() * (w.cwiseProduct(y_));
+    } else if (cache_cols_ != active_) {  // columns were pruned: keep the sub-block
+      std::vector<Eigen::Index> pos;
+      std::size_t c = 0;
+      for (Eigen::Index j : active_) {
+        while (cache_cols_[c] != j) ++c;
+        pos.push_back(c);
+      }
+      const Eigen::Index S2 = pos.size();
+      Eigen::MatrixXd A2(S2, S2);
+      Eigen::VectorXd b2(S2);
+      for (Eigen::Index k = 0; k < S2; ++k) {
+        b2(k) = b_(pos[k]);
+        for (Eigen::Index l = 0; l < S2; ++l) A2(k, l) = A_(pos[k], pos[l]);
+      }
+      A_.swap(A2);
+      b_.swap(b2);
+    }
+    cache_cols_ = active_;
+    lambda_changed_ = false;
+  }
+
+  double log_det_lambda() const {
+    return opt_.per_sample ? lambda_.array().log().sum() : n_ * std::log(lambda_(0));
+  }
+
+  // Sigma_theta = (Gamma + A)^-1: O(d^3) per iteration, plus O(n d^2) when lambda changed.
+  void weight_space_posterior(int need) {
+    in_sample_space_ = false;
+    refresh_cache();
+    Eigen::MatrixXd H = A_;
+    H.diagonal() += gamma_;
+    const auto llt = robust_cholesky(H, jitter_events_);
+    // Sigma = L^-T L^-1: its diagonal and x_i' Sigma x_i are squared norms of
+    // columns of L^-1 and of L^-1 x_i, so the full Sigma is formed only when asked.
+    const Eigen::Index S = H.rows();
+    const Eigen::MatrixXd Linv = llt.matrixL().solve(Eigen::MatrixXd::Identity(S, S));
+    mu_ = llt.solve(b_);
+    diag_sigma_ = Linv.colwise().squaredNorm().transpose();
+    if (need & 6) Sigma_.noalias() = Linv.transpose() * Linv;
+    const Eigen::MatrixXd& Xa = active_X();
+    resid_ = y_ - Xa * mu_;
+    const double log_det_H = 2.0 * llt.matrixLLT().diagonal().array().log().sum();
+    // y' Sigma_y^-1 y = r' L^-1 r + mu' G mu: no cancellation when lambda is tiny.
+    const double fit_term = opt_.per_sample ? (resid_.array().square() / lambda_.array()).sum()
+                                            : resid_.squaredNorm() / lambda_(0);
+    log_ml_ = -0.5 * (n_ * kLog2Pi + log_det_H - gamma_.array().log().sum() + log_det_lambda() + fit_term +
+                      (gamma_.array() * mu_.array().square()).sum());
+    if (need & 1) q_row_ = (Xa * Linv.transpose()).rowwise().squaredNorm();
+    if (need & 2) q_col_ = (A_.array() * Sigma_.array()).rowwise().sum().matrix().cwiseProduct(gamma_);
+  }
+
+  // Sigma_y = L + X_a G^-1 X_a': O(n^2 d + n^3) per iteration.
+  void sample_space_posterior(int need) {
+    in_sample_space_ = true;
+    const Eigen::MatrixXd& Xa = active_X();
+    const Eigen::VectorXd ginv = gamma_.cwiseInverse();
+    Eigen::MatrixXd Sy = Xa * ginv.asDiagonal() * Xa.transpose();
+    if (opt_.per_sample) Sy.diagonal() += lambda_;
+    else Sy.diagonal().array() += lambda_(0);
+    const auto llt = robust_cholesky(Sy, jitter_events_);
+    const Eigen::VectorXd Piy = llt.solve(y_);
+    const Eigen::MatrixXd PiX = llt.solve(Xa);
+    mu_ = ginv.cwiseProduct(Xa.transpose() * Piy);
+    const Eigen::VectorXd qc = (Xa.array() * PiX.array()).colwise().sum().transpose();
+    diag_sigma_ = ginv - qc.cwiseProduct(ginv.cwiseAbs2());
+    resid_ = y_ - Xa * mu_;
+    const double log_det = 2.0 * llt.matrixLLT().diagonal().array().log().sum();
+    log_ml_ = -0.5 * (n_ * kLog2Pi + log_det + y_.dot(Piy));
+    if (need & 2) q_col_ = qc;
+    if (need & 1) {
+      // x_i' Sigma x_i = lambda_i - lambda_i^2 [Pi_y]_ii
+      const Eigen::MatrixXd Pi = llt.solve(Eigen::MatrixXd::Identity(n_, n_));
+      const Eigen::VectorXd lam = opt_.per_sample ? lambda_ : Eigen::VectorXd::Constant(n_, lambda_(0));
+      q_row_ = lam - lam.cwiseAbs2().cwiseProduct(Pi.diagonal());
+    }
+  }
+
+  // sum_j (1 - gamma_j Sigma_jj): the effective number of parameters, = sum_i h_i.
+  double effective_parameters() const {
+    return (1.0 - gamma_.array() * diag_sigma_.array()).sum();
+  }
+
+  Eigen::VectorXd gamma_rule() const {
+    const Eigen::ArrayXd mu2 = mu_.array().square();
+    if (opt_.method == "mackay") return ((1.0 - gamma_.array() * diag_sigma_.array()).max(0.0) / mu2).matrix();
+    if (opt_.method == "irls2") {
+      // (theta^2 + 1/gamma - q_j / gamma^2)^-1 with q_j / gamma^2 = 1/gamma - Sigma_jj
+      const Eigen::ArrayXd ginv = gamma_.array().inverse();
+      const Eigen::ArrayXd qj_over = ginv - diag_sigma_.array();
+      return (mu2 + ginv - qj_over).inverse().matrix();
+    }
+    return (mu2 + diag_sigma_.array()).inverse().matrix();  // em
+  }
+
+  Eigen::VectorXd lambda_rule() const {
+    const double rss = resid_.squaredNorm();
+    if (!opt_.per_sample) {
+      const double lam = lambda_(0), g = effective_parameters();
+      if (opt_.method == "mackay") return Eigen::VectorXd::Constant(1, rss / std::max(n_ - g, 1e-12));
+      // em and irls2 (the latter as (rss + n lambda - lambda^2 tr Pi_y) / n, tr Pi_y = (n - g) / lambda)
+      return Eigen::VectorXd::Constant(1, (rss + lam * g) / n_);
+    }
+    const Eigen::ArrayXd r2 = resid_.array().square();
+    if (opt_.studentized) {
+      const Eigen::ArrayXd h = (q_row_.array() / lambda_.array()).min(1.0 - 1e-12);
+      return (r2 / (1.0 - h).pow(opt_.studentized_power)).matrix();
+    }
+    if (opt_.method == "irls2") {
+      // r^2 + lambda - lambda^2 [Pi_y]_ii, [Pi_y]_ii = (1 - h_i) / lambda_i
+      const Eigen::ArrayXd pii = (lambda_.array() - q_row_.array()) / lambda_.array().square();
+      return (r2 + lambda_.array() - lambda_.array().square() * pii).matrix();
+    }
+    return (r2 + q_row_.array()).matrix();
+  }
+
+  // Adam on log gamma and log lambda for -log p(y | gamma, lambda).
+  void adam_step(Eigen::VectorXd& g_new, Eigen::VectorXd& l_new, bool update_lambda, int t) {
+    // The step decays as 1 / sqrt(1 + t / 100) so that the iterates settle and the
+    // relative-change rule can stop the run (a constant step keeps oscillating).
+    const double b1 = 0.9, b2 = 0.999, eps = 1e-8, lr = opt_.learning_rate / std::sqrt(1.0 + t / 100.0);
+    const double c1 = 1.0 - std::pow(b1, t + 1), c2 = 1.0 - std::pow(b2, t + 1);
+    if (opt_.fixed_gamma <= 0.0) {
+      const Eigen::ArrayXd grad = 0.5 * (gamma_.array() * (mu_.array().square() + diag_sigma_.array()) - 1.0);
+      adam_m_g_ = b1 * adam_m_g_.array() + (1 - b1) * grad;
+      adam_v_g_ = b2 * adam_v_g_.array() + (1 - b2) * grad.square();
+      const Eigen::ArrayXd step = lr * (adam_m_g_.array() / c1) / ((adam_v_g_.array() / c2).sqrt() + eps);
+      g_new = (gamma_.array().log() - step).exp().matrix();
+    }
+    if (update_lambda) {
+      Eigen::ArrayXd grad;
+      if (opt_.per_sample) {
+        grad = 0.5 * (1.0 - q_row_.array() / lambda_.array() - resid_.array().square() / lambda_.array());
+      } else {
+        grad = Eigen::ArrayXd::Constant(1, 0.5 * (n_ - effective_parameters() - resid_.squaredNorm() / lambda_(0)));
+      }
+      adam_m_l_ = b1 * adam_m_l_.array() + (1 - b1) * grad;
+      adam_v_l_ = b2 * adam_v_l_.array() + (1 - b2) * grad.square();
+      const Eigen::ArrayXd step = lr * (adam_m_l_.array() / c1) / ((adam_v_l_.array() / c2).sqrt() + eps);
+      l_new = (lambda_.array().log() - step).exp().matrix();
+    }
+  }
+
+  // l1-IRLS (Alg. 4): weights from Pi_y, the double-l1 problem by ADMM, map-back rules.
+  void irls1_step(Eigen::VectorXd& g_new, Eigen::VectorXd& l_new, bool update_lambda) {
+    const Eigen::Index S = active_.size();
+    const Eigen::MatrixXd& Xa = active_X();
+    const Eigen::VectorXd lam = opt_.per_sample ? lambda_ : Eigen::VectorXd::Constant(n_, lambda_(0));
+    const Eigen::VectorXd W = lam.cwiseInverse();
+    const Eigen::VectorXd w = q_col_.cwiseMax(0.0).cwiseSqrt();
+    const Eigen::VectorXd pii = ((lam - q_row_).cwiseMax(0.0).array() / lam.array().square()).matrix();
+    const Eigen::VectorXd v = opt_.per_sample ? Eigen::VectorXd(pii.cwiseSqrt()) : Eigen::VectorXd::Zero(n_);
+    // ADMM on theta - a = 0, X theta + e - y = 0 (scaled duals u, s), warm-started.
+    if (admm_cols_ != active_) {
+      Eigen::VectorXd th = Eigen::VectorXd::Zero(S), u = Eigen::VectorXd::Zero(S);
+      std::size_t c = 0;
+      for (Eigen::Index k = 0; k < S && !admm_cols_.empty(); ++k) {
+        while (admm_cols_[c] != active_[k]) ++c;
+        th(k) = admm_theta_(c);
+        u(k) = admm_u_(c);
+      }
+      if (admm_cols_.empty()) th = mu_;
+      admm_theta_ = th;
+      admm_a_ = th;
+      admm_u_ = u;
+      if (admm_e_.size() != n_) {
+        admm_e_ = y_ - Xa * th;
+        admm_s_ = Eigen::VectorXd::Zero(n_);
+      }
+      admm_wide_ = S > n_;
+      if (admm_wide_) {
+        Eigen::MatrixXd G = Xa * Xa.transpose();
+        G.diagonal().array() += 1.0;
+        admm_llt_ = robust_cholesky(G, jitter_events_);
+      } else {
+        Eigen::MatrixXd G = Xa.transpose() * Xa;
+        G.diagonal().array() += 1.0;
+        admm_llt_ = robust_cholesky(G, jitter_events_);
+      }
+      admm_cols_ = active_;
+    }
+    const double rho = 2.0 * W.mean();
+    // (I + X'X)^-1 rhs, through the smaller of the two factorisations.
+    auto solve = [&](const Eigen::VectorXd& rhs) -> Eigen::VectorXd {
+      if (!admm_wide_) return admm_llt_.solve(rhs);
+      return rhs - Xa.transpose() * admm_llt_.solve(Xa * rhs);
+    };
+    const Eigen::VectorXd ka = 2.0 * w / rho;
+    for (int k = 0; k < opt_.admm_iterations; ++k) {
+      admm_theta_ = solve(admm_a_ - admm_u_ + Xa.transpose() * (y_ - admm_e_ - admm_s_));
+      const Eigen::VectorXd Xth = Xa * admm_theta_;
+      const Eigen::VectorXd a_old = admm_a_, e_old = admm_e_;
+      admm_a_ = ard_detail::soft(admm_theta_ + admm_u_, ka);
+      const Eigen::VectorXd c = y_ - Xth - admm_s_;
+      admm_e_ = (ard_detail::soft(rho * c, 2.0 * v).array() / (2.0 * W.array() + rho)).matrix();
+      admm_u_ += admm_theta_ - admm_a_;
+      const Eigen::VectorXd pr2 = Xth + admm_e_ - y_;
+      admm_s_ += pr2;
+      const double primal = std::sqrt((admm_theta_ - admm_a_).squaredNorm() + pr2.squaredNorm());
+      const double dual = rho * std::sqrt((admm_a_ - a_old).squaredNorm() + (admm_e_ - e_old).squaredNorm());
+      const double scale = std::max({admm_theta_.norm(), y_.norm(), 1e-12});
+      if (primal < opt_.admm_tolerance * scale && dual < opt_.admm_tolerance * scale) break;
+    }
+    const Eigen::VectorXd& theta = admm_a_;  // exact zeros where the l1 penalty bites
+    if (opt_.fixed_gamma <= 0.0) {
+      for (Eigen::Index k = 0; k < S; ++k)
+        g_new(k) = std::abs(theta(k)) > 0.0 ? w(k) / std::abs(theta(k)) : kInf;
+    }
+    if (update_lambda) {
+      const Eigen::VectorXd r = y_ - Xa * theta;
+      if (opt_.per_sample) {
+        for (Eigen::Index i = 0; i < n_; ++i) l_new(i) = v(i) > 0.0 ? std::abs(r(i)) / v(i) : lambda_(i);
+      } else {
+        l_new(0) = r.norm() / std::sqrt(std::max(pii.sum(), 1e-300));
+      }
+    }
+  }
+
+  // Drops columns whose gamma reached the upper clip, from the current
+  // posterior; never the last one.
+  bool prune() {
+    if (opt_.fixed_gamma > 0.0) return false;
+    std::vector<Eigen::Index> keep_cols;
+    std::vector<double> keep_gamma;
+    for (std::size_t k = 0; k < active_.size(); ++k) {
+      // Pruned once gamma reaches the clip (damped updates only approach it)
+      // and dropping the column costs next to nothing: the exact change of the
+      // log evidence is -(mu_j^2 / Sigma_jj + log(gamma_j Sigma_jj)) / 2.
+      const double cost = 0.5 * (mu_(k) * mu_(k) / diag_sigma_(k) + std::log(gamma_(k) * diag_sigma_(k)));
+      if (gamma_(k) < 0.99 * opt_.gamma_max || cost > 1e-6) {
+        keep_cols.push_back(active_[k]);
+        keep_gamma.push_back(gamma_(k));
+      }
+    }
+    if (keep_cols.size() == active_.size()) return false;
+    if (keep_cols.empty()) {  // keep the column with the largest posterior mean
+      Eigen::Index k;
+      mu_.cwiseAbs().maxCoeff(&k);
+      keep_cols.assign(1, active_[k]);
+      keep_gamma.assign(1, gamma_(k));
+      if (active_.size() == 1) return false;
+    }
+    // Carry the optimiser states of the kept columns.
+    if (opt_.method == "gradient") {
+      Eigen::VectorXd m(keep_cols.size()), v(keep_cols.size());
+      std::size_t c = 0;
+      for (std::size_t k = 0; k < keep_cols.size(); ++k) {
+        while (active_[c] != keep_cols[k]) ++c;
+        m(k) = adam_m_g_(c);
+        v(k) = adam_v_g_(c);
+      }
+      adam_m_g_ = m;
+      adam_v_g_ = v;
+    }
+    active_ = keep_cols;
+    gamma_ = Eigen::Map<const Eigen::VectorXd>(keep_gamma.data(), keep_gamma.size());
+    return true;
+  }
+
+  Eigen::VectorXd full_gamma() const {
+    Eigen::VectorXd g = Eigen::VectorXd::Constant(d_, kInf);
+    for (std::size_t k = 0; k < active_.size(); ++k) g(active_[k]) = gamma_(k);
+    return g;
+  }
+
+  // Exact posterior of the final (gamma, lambda), in the weight space when it is
+  // small enough, else from Sigma = G^-1 - G^-1 X' Pi_y X G^-1.
+  void final_posterior(ArdResult& res) {
+    const Eigen::Index S = active_.size();
+    if (S <= n_ || S <= 2000) {
+      const std::string form = opt_.form;
+      opt_.form = "dual";
+      lambda_changed_ = true;
+      weight_space_posterior(4);
+      opt_.form = form;
+      res.Sigma = Sigma_;
+    } else {
+      sample_space_posterior(0);
+      const Eigen::MatrixXd& Xa = active_X();
+      Eigen::MatrixXd Sy = Xa * gamma_.cwiseInverse().asDiagonal() * Xa.transpose();
+      if (opt_.per_sample) Sy.diagonal() += lambda_;
+      else Sy.diagonal().array() += lambda_(0);
+      const auto llt = robust_cholesky(Sy, jitter_events_);
+      const Eigen::MatrixXd GX = gamma_.cwiseInverse().asDiagonal() * Xa.transpose();
+      res.Sigma = -GX * llt.solve(GX.transpose());
+      res.Sigma.diagonal() += gamma_.cwiseInverse();
+    }
+    res.relevant = active_;
+    res.mu = mu_;
+    res.gamma = full_gamma();
+    res.lambda = lambda_;
+    res.log_ml = log_ml_;
+    res.fitted = y_ - resid_;
+  }
+
+  void to_caller_units(ArdResult& r) const {
+    const double v = sd_y_ * sd_y_;
+    Eigen::VectorXd s(r.relevant.size());
+    for (std::size_t k = 0; k < r.relevant.size(); ++k) s(k) = col_scale_(r.relevant[k]);
+    r.mu = sd_y_ * r.mu.cwiseQuotient(s);
+    r.Sigma = v * (s.cwiseInverse().asDiagonal() * r.Sigma * s.cwiseInverse().asDiagonal());
+    r.gamma = r.gamma.cwiseProduct(col_scale_.cwiseAbs2()) / v;
+    r.lambda *= v;
+    r.fitted *= sd_y_;
+    const double shift = -static_cast<double>(n_) * std::log(sd_y_);
+    r.log_ml += shift;
+    for (auto& row : r.trace) {
+      row.log_ml += shift;
+      row.noise *= v;
+    }
+    for (Eigen::Index k = 0; k < r.path_gamma.rows(); ++k)
+      r.path_gamma.row(k) = r.path_gamma.row(k).cwiseProduct(col_scale_.cwiseAbs2().transpose()) / v;
+    r.path_lambda *= v;
+  }
+};
+
+// Entry point. fixed_noise is in the caller's units (converted here);
+// fixed_gamma applies to the standardised problem (a limit device, e.g. 1e-10).
+inline ArdResult fit_joint_ard(const Eigen::Ref<const Eigen::MatrixXd>& X, const Eigen::Ref<const Eigen::VectorXd>& y,
+                               ArdOptions opt, const ArdProgress& progress = nullptr) {
+  check_inputs(X, y);
+  const double n = static_cast<double>(y.size());
+  const double sd = std::sqrt((y.array() - y.mean()).square().sum() / (n - 1.0));
+  if (opt.fixed_noise > 0.0 && sd > 0.0) opt.fixed_noise /= sd * sd;
+  return JointArd(X, y, opt).run(progress);
+}
+
+}  // namespace sparsebayes

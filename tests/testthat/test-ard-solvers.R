@@ -1,0 +1,122 @@
+# Joint ARD solvers: agreement at shared noise, limits, identities, monotonicity.
+
+tight <- ard_control(tolerance = 1e-7, max_iterations = 20000, warm_start = 0, noise_every = 1)
+
+test_that("EM, MacKay and IRLS2 reach the same log evidence at shared noise", {
+  d <- linear_data(80, 21)
+  em <- ard(d$X, d$y, method = "em", control = tight)
+  mk <- ard(d$X, d$y, method = "mackay", control = tight)
+  i2 <- ard(d$X, d$y, method = "irls2", control = tight)
+  expect_equal(em$logLik, mk$logLik, tolerance = 1e-3)
+  expect_equal(i2$logLik, mk$logLik, tolerance = 1e-3)
+  expect_equal(em$fitted.values, mk$fitted.values, tolerance = 1e-3)
+  expect_equal(sqrt(em$lambda), sqrt(mk$lambda), tolerance = 1e-3)
+  # the evidence matches a dense evaluation of log N(y | 0, lambda I + X G^-1 X')
+  expect_equal(mk$logLik, dense_log_evidence(mk$x, mk$y, mk$alpha, mk$lambda), tolerance = 1e-8)
+  # the relevant features are the three true ones (and maybe the intercept)
+  expect_true(all(c("v1", "v2", "v3") %in% names(mk$weights)))
+})
+
+test_that("irls1 and gradient reach the evidence of MacKay at shared noise", {
+  d <- linear_data(80, 22)
+  mk <- ard(d$X, d$y, method = "mackay", control = tight)
+  i1 <- ard(d$X, d$y, method = "irls1", control = ard_control(warm_start = 0, noise_every = 1))
+  gr <- ard(d$X, d$y, method = "gradient", control = ard_control(warm_start = 0, noise_every = 1))
+  expect_equal(i1$logLik, mk$logLik, tolerance = 1e-3)
+  expect_equal(gr$logLik, mk$logLik, tolerance = 1e-3)
+  expect_true(all(c("v1", "v2", "v3") %in% names(i1$weights)))
+})
+
+test_that("primal and dual objectives give the same gradient fit", {
+  d <- linear_data(40, 23)
+  ctl <- ard_control(max_iterations = 150, warm_start = 5)
+  p <- suppressWarnings(ard(d$X, d$y, method = "gradient", objective = "primal", noise = "sample", control = ctl))
+  q <- suppressWarnings(ard(d$X, d$y, method = "gradient", objective = "dual", noise = "sample", control = ctl))
+  expect_equal(p$logLik, q$logLik, tolerance = 1e-8)
+  expect_equal(p$lambda, q$lambda, tolerance = 1e-6)
+  expect_identical(p$objective, "primal")
+})
+
+test_that("with gamma -> 0 and shared noise the fit, noise and leverage are lm's", {
+  d <- linear_data(60, 24)
+  fit <- ard(d$X, d$y, scale = FALSE, control = ard_control(fixed_gamma = 1e-12, warm_start = 0, noise_every = 1,
+                                                             tolerance = 1e-10))
+  ols <- lm(d$y ~ d$X)
+  expect_equal(unname(fit$fitted.values), unname(fitted(ols)), tolerance = 1e-8)
+  expect_equal(unname(fit$weights), unname(coef(ols)), tolerance = 1e-8)
+  expect_equal(fit$lambda, summary(ols)$sigma^2, tolerance = 1e-6)
+  Xr <- fit$x[, fit$relevant, drop = FALSE]
+  h <- rowSums((Xr %*% fit$Sigma) * Xr) / fit$lambda
+  expect_equal(h, unname(hatvalues(ols)), tolerance = 1e-6)
+})
+
+test_that("sum of leverages equals sum(1 - gamma_j Sigma_jj), shared and per sample", {
+  d <- outlier_data()
+  for (noise in c("shared", "sample")) {
+    fit <- ard(d$X, d$y, noise = noise)
+    Xr <- fit$x[, fit$relevant, drop = FALSE]
+    lam <- rep_len(fit$lambda, nrow(Xr))
+    h <- rowSums((Xr %*% fit$Sigma) * Xr) / lam
+    g <- 1 - fit$alpha[fit$relevant] * diag(fit$Sigma)
+    expect_equal(sum(h), sum(g), tolerance = 1e-8, info = noise)
+    expect_true(all(h > 0 & h < 1))
+  }
+})
+
+test_that("undamped EM never decreases the log evidence", {
+  d <- outlier_data(seed = 5)
+  for (noise in c("shared", "sample")) {
+    fit <- ard(d$X, d$y, noise = noise, method = "em", control = ard_control(warm_start = 5, noise_every = 2))
+    expect_true(all(diff(fit$trace$logLik) >= -1e-6 * abs(fit$logLik)), info = noise)
+  }
+  # damping in log space keeps EM monotone as well
+  fit <- ard(d$X, d$y, noise = "sample", control = ard_control(damping_gamma = 0.5, damping_lambda = 0.3))
+  expect_true(all(diff(fit$trace$logLik) >= -1e-6 * abs(fit$logLik)))
+})
+
+test_that("per-sample noise finds the injected outliers and improves the evidence", {
+  d <- outlier_data()
+  shared <- ard(d$X, d$y)
+  for (m in c("em", "mackay", "irls2", "irls1")) {
+    fit <- ard(d$X, d$y, noise = "sample", method = m)
+    top <- order(fit$lambda, decreasing = TRUE)[seq_along(d$out)]
+    expect_setequal(top, d$out)
+    expect_gt(fit$logLik, shared$logLik + 50)
+    expect_equal(unname(fit$weights[c("v1", "v2", "v3")]), c(2, -1, 0.5), tolerance = 0.1, info = m)
+  }
+})
+
+test_that("the studentized update runs and inflates high-leverage outliers", {
+  set.seed(7)
+  x <- c(rnorm(60), 6, 6.5, 7)
+  y <- 1 + 0.5 * x + rnorm(63, sd = 0.3)
+  y[61:63] <- -4  # high-leverage outliers
+  ctl <- ard_control(studentized = TRUE)
+  st <- ard(cbind(x = x), y, noise = "sample", control = ctl)
+  em <- ard(cbind(x = x), y, noise = "sample")
+  expect_true(all(order(st$lambda, decreasing = TRUE)[1:3] %in% 61:63))
+  expect_gt(min(st$lambda[61:63]) / median(st$lambda), min(em$lambda[61:63]) / median(em$lambda))
+  expect_gt(unname(st$weights["x"]), 0.3)
+})
+
+test_that("the trajectories are kept, thinned and in the caller's units", {
+  d <- outlier_data()
+  fit <- ard(d$X, d$y, noise = "sample", control = ard_control(path_max = 50))
+  expect_lte(nrow(fit$path$alpha), 51)
+  expect_equal(ncol(fit$path$alpha), ncol(fit$x))
+  expect_equal(dim(fit$path$lambda), c(nrow(fit$path$alpha), nrow(fit$x)))
+  expect_equal(fit$path$iteration[1], 0L)
+  expect_true(all(diff(fit$path$iteration) > 0))
+  expect_null(ard(d$X, d$y, control = ard_control(path_max = 0))$path)
+  expect_equal(nrow(fit$trace), fit$iterations + 1L)
+  expect_equal(fit$trace$noise[nrow(fit$trace)], mean(fit$lambda), tolerance = 1e-6)
+})
+
+test_that("fits are scale invariant in y and deterministic", {
+  d <- outlier_data()
+  a <- ard(d$X, d$y, noise = "sample")
+  b <- ard(d$X, 1000 * d$y, noise = "sample")
+  expect_equal(1000 * a$fitted.values, b$fitted.values, tolerance = 1e-6)
+  expect_equal(1e6 * a$lambda, b$lambda, tolerance = 1e-6)
+  expect_identical(a, ard(d$X, d$y, noise = "sample"))
+})
