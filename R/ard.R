@@ -31,9 +31,14 @@
 #'   the l2-reweighted surrogate; algebraically the same fixed point as EM,
 #'   written through `Sigma_y^-1`), `"irls1"` (Alg. 4, a double-l1 problem
 #'   solved by ADMM warm-started from the previous iterate, then map-back
-#'   rules) or `"gradient"` (Adam on `log gamma` and `log lambda`). The
-#'   posterior is computed in the d x d weight space or the n x n sample
-#'   space, whichever is smaller.
+#'   rules), `"gradient"` (Adam on `log gamma` and `log lambda`) or
+#'   `"fast"`, the sequential add/re-estimate/delete solver of [rvm()]
+#'   (Tipping and Faul 2003), with per-sample noise re-estimated on its
+#'   noise schedule when `noise = "sample"`; it reads the settings
+#'   `ard_control()` shares with [rvm_control()] and its per-sample noise
+#'   settings, and records no `path`. The batch rules compute the
+#'   posterior in the d x d weight space or the n x n sample space,
+#'   whichever is smaller.
 #' @param objective `method = "gradient"` only: `"primal"` evaluates the
 #'   objective and its gradient through the n x n covariance `Sigma_y`
 #'   (Eq. 3), `"dual"` through the d x d posterior `Sigma_theta` (Eq. 4).
@@ -117,12 +122,12 @@ ard.formula <- function(formula, data, subset, na.action, ...) {
 #' @rdname ard
 #' @export
 ard.default <- function(x, y, intercept = TRUE, scale = TRUE, noise = c("shared", "sample"),
-                        method = c("em", "mackay", "irls2", "irls1", "gradient"),
+                        method = c("em", "mackay", "irls2", "irls1", "gradient", "fast"),
                         objective = c("primal", "dual"), prior = "none", control = ard_control(), ...) {
   check_dots_empty(...)
-  noise <- match.arg(noise)
-  method <- match.arg(method)
-  objective <- match.arg(objective)
+  noise <- match_arg(noise)
+  method <- match_arg(method)
+  objective <- match_arg(objective)
   control <- check_ard_control(control)
   check_flag(intercept)
   check_flag(scale)
@@ -176,8 +181,25 @@ feature_scaling <- function(x, scale) {
 }
 
 run_joint_ard <- function(x, y, method, noise, objective, control) {
+  if (method == "fast") return(run_fast_ard(x, y, noise, control))
   form <- if (method == "gradient") objective else "auto"
   .sb_ard_fit(x, y, method, noise == "sample", form, ard_settings(control), control$verbose)
+}
+
+# The sequential solver on the feature columns, its result in the joint
+# solvers' form (relevant columns in column order, lambda always present).
+run_fast_ard <- function(x, y, noise, control) {
+  rvm_ctl <- rvm_control_of(control)
+  settings <- solver_settings(rvm_ctl)
+  if (noise == "sample") settings <- c(settings, fast_sample_settings(control))
+  fixed_noise <- if (is.null(control$noise_variance)) -1 else control$noise_variance
+  res <- .sb_fit(x, y, "gaussian", "fast", settings, fixed_noise, control$verbose)
+  ord <- order(res$relevant)
+  res$relevant <- res$relevant[ord]
+  res$mu <- res$mu[ord]
+  res$Sigma <- res$Sigma[ord, ord, drop = FALSE]
+  if (!length(res$lambda)) res$lambda <- 1 / res$beta
+  res
 }
 
 # The fields shared by ard() and the joint-ARD rvm() fits.

@@ -31,8 +31,8 @@
 #' @export
 predict.ard <- function(object, newdata = NULL, se.fit = FALSE, interval = c("none", "confidence", "prediction"),
                         level = 0.95, noise_level = c("mean", "trimmed"), ...) {
-  interval <- match.arg(interval)
-  noise_level <- match.arg(noise_level)
+  interval <- match_arg(interval)
+  noise_level <- match_arg(noise_level)
   check_flag(se.fit, "se.fit")
   check_number(level, "level", lower = 0, upper = 1, open_lower = TRUE)
   if (level >= 1) stop_arg("level", "must be below 1.")

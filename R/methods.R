@@ -61,8 +61,8 @@ predict.rvm <- function(object, newdata = NULL, type = NULL, se.fit = FALSE,
   family <- object$family$family
   type <- check_type(type, switch(family, gaussian = "response", binomial = c("class", "prob", "response", "link"),
                                   poisson = c("response", "link")))
-  interval <- match.arg(interval)
-  variance <- match.arg(variance)
+  interval <- match_arg(interval)
+  variance <- match_arg(variance)
   check_flag(se.fit, "se.fit")
   check_number(level, "level", lower = 0, upper = 1, open_lower = TRUE)
   if (level >= 1) stop_arg("level", "must be below 1.")

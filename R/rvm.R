@@ -160,9 +160,9 @@ rvm.default <- function(x = NULL, y, kernel = "gaussian", bias = TRUE, scale = T
                         prior = "none", method = c("fast", "mackay", "em", "irls2", "irls1", "gradient"),
                         noise = c("shared", "sample"), objective = c("primal", "dual"), basis = NULL,
                         control = NULL, ...) {
-  method <- match.arg(method)
-  noise <- match.arg(noise)
-  objective <- match.arg(objective)
+  method <- match_arg(method)
+  noise <- match_arg(noise)
+  objective <- match_arg(objective)
   check_dots_empty(...)
   # The sequential solver and the classic shared-noise MacKay solver read
   # rvm_control(); the joint ARD solvers (and the per-sample noise of "fast")

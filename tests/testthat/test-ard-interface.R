@@ -96,9 +96,9 @@ test_that("bad input gives clear errors", {
   d <- outlier_data()
   X <- d$X
   y <- d$y
-  expect_error(ard(X, y, noise = "each"), "should be one of")
-  expect_error(ard(X, y, method = "fast"), "should be one of")
-  expect_error(ard(X, y, objective = "both"), "should be one of")
+  expect_error(ard(X, y, noise = "each"), "`noise` must be one of")
+  expect_error(ard(X, y, method = "slow"), "`method` must be one of")
+  expect_error(ard(X, y, objective = "both"), "`objective` must be one of")
   expect_error(ard(X, y, prior = "BIC"), "`prior`.*none")
   expect_error(ard(X, y, control = list(tolerance = -1)), "`tolerance`")
   expect_error(ard(X, y, control = "fast"), "`control`")
@@ -124,7 +124,7 @@ test_that("bad input gives clear errors", {
   expect_error(predict(fit, X[, 1:3]), "`newdata` has 3 columns")
   expect_error(predict(fit, "a"), "`newdata`")
   expect_error(predict(fit, X, level = 1), "`level`")
-  expect_error(predict(fit, X, noise_level = "median"), "should be one of")
+  expect_error(predict(fit, X, noise_level = "median"), "`noise_level` must be one of")
   expect_error(summary(fit, n_weights = -1), "`n_weights`")
   expect_output(print(ard_control()), "Joint ARD control")
 })

@@ -102,7 +102,7 @@ test_that("rvm() rejects combinations that make no sense", {
   expect_error(rvm(d$x, d$y, prior = "BIC", noise = "sample"), "`prior`")
   expect_error(rvm(d$x, d$y, prior = "BIC", method = "em"), "`prior`")
   expect_error(rvm(d$x, d$y, noise = "sample", control = ard_control(studentized = TRUE)), "`control`.*method")
-  expect_error(rvm(d$x, d$y, noise = "both"), "should be one of")
+  expect_error(rvm(d$x, d$y, noise = "both"), "`noise` must be one of")
   expect_error(rvm(d$x, d$y, method = "em", control = "x"), "`control`")
   expect_error(rvm(d$x, d$y, control = 3), "`control`")
 })

@@ -120,3 +120,23 @@ test_that("fits are scale invariant in y and deterministic", {
   expect_equal(1e6 * a$lambda, b$lambda, tolerance = 1e-6)
   expect_identical(a, ard(d$X, d$y, noise = "sample"))
 })
+
+test_that("ard(method = \"fast\") is the sequential solver on the feature columns", {
+  set.seed(11)
+  X <- matrix(rnorm(150 * 8), 150, 8, dimnames = list(NULL, paste0("v", 1:8)))
+  y <- drop(X[, 1:3] %*% c(2, -1, 0.5)) + rnorm(150, sd = 0.5)
+  fast <- ard(X, y, method = "fast")
+  em <- ard(X, y, method = "em")
+  expect_equal(fast$logLik, em$logLik, tolerance = 1e-3)
+  expect_true(all(c("v1", "v2", "v3") %in% names(coef(fast))))
+  expect_equal(unname(fitted(fast)), unname(fitted(em)), tolerance = 1e-2)
+  expect_identical(fast$relevant, sort(fast$relevant))
+  same <- rvm(basis = fast$x, y = y, method = "fast")
+  expect_equal(fast$logLik, same$logLik)
+  y_out <- y
+  y_out[1:8] <- y_out[1:8] + 15
+  robust <- ard(X, y_out, method = "fast", noise = "sample")
+  expect_length(robust$lambda, 150)
+  expect_setequal(order(robust$lambda, decreasing = TRUE)[1:8], 1:8)
+  expect_equal(predict(robust, X[1:3, ]), fitted(robust)[1:3], ignore_attr = TRUE)
+})
