@@ -99,24 +99,7 @@ ard <- function(x, ...) UseMethod("ard")
 #' @rdname ard
 #' @export
 ard.formula <- function(formula, data, subset, na.action, ...) {
-  mf <- match.call(expand.dots = FALSE)
-  mf <- mf[c(1L, match(c("formula", "data", "subset", "na.action"), names(mf), 0L))]
-  mf$drop.unused.levels <- TRUE
-  mf[[1L]] <- quote(stats::model.frame)
-  mf <- eval(mf, parent.frame())
-  mt <- attr(mf, "terms")
-  y <- stats::model.response(mf)
-  if (is.null(y)) stop_arg("formula", "has no response.")
-  x <- stats::model.matrix(mt, mf)
-  if (ncol(x) == 0L) stop_arg("formula", "has no terms.")
-  contrasts <- attr(x, "contrasts")
-  fit <- ard.default(x, y, intercept = FALSE, ...)
-  fit$call <- match.call()
-  fit$terms <- mt
-  fit$xlevels <- stats::.getXlevels(mt, mf)
-  fit$contrasts <- contrasts
-  fit$na.action <- attr(mf, "na.action")
-  fit
+  fit_formula(match.call(), parent.frame(), ard.default, intercept = FALSE, ..., keep_intercept = TRUE)
 }
 
 #' @rdname ard

@@ -65,33 +65,14 @@ base_noise <- function(lambda, noise_level = "mean") {
 # training columns, plus the intercept, scaled as in training.
 ard_new_design <- function(object, newdata) {
   if (!is.null(object$terms)) {
-    tt <- stats::delete.response(object$terms)
-    if (!is.data.frame(newdata) && !is.list(newdata))
-      stop_arg("newdata", "must be a data frame with the variables of the formula.")
-    missing_vars <- setdiff(all.vars(tt), names(newdata))
-    if (length(missing_vars))
-      stop_arg("newdata", sprintf("lacks the variable(s) %s.", paste(missing_vars, collapse = ", ")))
-    mf <- tryCatch(stats::model.frame(tt, newdata, na.action = stats::na.pass, xlev = object$xlevels),
-                   error = function(e) stop_arg("newdata", conditionMessage(e)))
-    x <- stats::model.matrix(tt, mf, contrasts.arg = object$contrasts)
+    x <- formula_newdata(object, newdata, intercept = TRUE)
   } else {
     cols <- colnames(object$x)
     given <- if (isTRUE(object$intercept)) setdiff(cols, "(Intercept)") else cols
-    p <- length(given)
-    if (is.data.frame(newdata)) newdata <- as.matrix(newdata)
-    if (is.numeric(newdata) && is.null(dim(newdata))) {
-      if (p == 1L) newdata <- matrix(newdata, ncol = 1L)
-      else if (length(newdata) == p) newdata <- matrix(newdata, nrow = 1L)
-      else stop_arg("newdata", sprintf("must be a matrix with %d columns.", p))
-    }
-    if (!is.matrix(newdata) || !is.numeric(newdata)) stop_arg("newdata", "must be a numeric matrix.")
-    if (ncol(newdata) != p)
-      stop_arg("newdata", sprintf("has %d columns but the model was fitted with %d features.", ncol(newdata), p))
-    if (!is.null(colnames(newdata)) && all(given %in% colnames(newdata))) newdata <- newdata[, given, drop = FALSE]
-    x <- if (isTRUE(object$intercept)) cbind(`(Intercept)` = 1, newdata) else newdata
+    x <- numeric_newdata(newdata, length(given), given, "features")
+    if (isTRUE(object$intercept)) x <- cbind(1, x)
     colnames(x) <- cols
   }
-  storage.mode(x) <- "double"
   apply_scaling(x, object$scaling)
 }
 

@@ -2,14 +2,34 @@
 # kernel bases. Used by every fitting function and by predict.
 
 # Model matrix of a formula, without the intercept column (a bias or an
-# intercept weight is added by the model itself).
-formula_design <- function(terms, frame, contrasts = NULL) {
+# intercept weight is added by the model itself) unless `intercept` keeps it.
+formula_design <- function(terms, frame, contrasts = NULL, intercept = FALSE) {
   x <- stats::model.matrix(terms, frame, contrasts.arg = contrasts)
-  keep <- colnames(x) != "(Intercept)"
+  keep <- intercept | colnames(x) != "(Intercept)"
   out <- x[, keep, drop = FALSE]
   attr(out, "contrasts") <- attr(x, "contrasts")
   if (ncol(out) == 0L) stop_arg("formula", "has no predictors.")
   out
+}
+
+# The formula method of every model: builds the model frame of the call
+# `mcall` in `env`, fits `fitter(x, y, ...)` on its design and keeps what
+# predict needs to rebuild the design for new data.
+fit_formula <- function(mcall, env, fitter, ..., keep_intercept = FALSE) {
+  mf <- mcall[c(1L, match(c("formula", "data", "subset", "na.action"), names(mcall), 0L))]
+  mf$drop.unused.levels <- TRUE
+  mf[[1L]] <- quote(stats::model.frame)
+  mf <- eval(mf, env)
+  mt <- attr(mf, "terms")
+  y <- stats::model.response(mf)
+  if (is.null(y)) stop_arg("formula", "has no response.")
+  x <- formula_design(mt, mf, intercept = keep_intercept)
+  fit <- fitter(x, y, ...)
+  parts <- list(call = mcall, terms = mt, xlevels = stats::.getXlevels(mt, mf),
+                contrasts = attr(x, "contrasts"), na.action = attr(mf, "na.action"))
+  fit[names(parts)] <- parts
+  if (!is.null(fit$models)) fit$models <- lapply(fit$models, function(m) { m[names(parts)] <- parts; m })
+  fit
 }
 
 input_scaling <- function(x, scale) {
@@ -28,34 +48,42 @@ apply_scaling <- function(x, scaling) {
 # Input matrix of newdata for a fitted model: rebuilds factors from the
 # training levels for formula fits and checks columns for matrix fits.
 new_inputs <- function(object, newdata) {
-  if (!is.null(object$terms)) {
-    tt <- stats::delete.response(object$terms)
-    if (!is.data.frame(newdata) && !is.list(newdata))
-      stop_arg("newdata", "must be a data frame with the variables of the formula.")
-    missing_vars <- setdiff(all.vars(tt), names(newdata))
-    if (length(missing_vars))
-      stop_arg("newdata", sprintf("lacks the variable(s) %s.", paste(missing_vars, collapse = ", ")))
-    mf <- tryCatch(
-      stats::model.frame(tt, newdata, na.action = stats::na.pass, xlev = object$xlevels),
-      error = function(e) stop_arg("newdata", conditionMessage(e)))
-    x <- formula_design(tt, mf, object$contrasts)
-  } else {
-    p <- if (is.null(object$kernel)) object$n_basis else ncol(object$x)
-    what <- if (is.null(object$kernel)) "basis functions" else "input columns"
-    if (is.data.frame(newdata)) newdata <- as.matrix(newdata)
-    if (is.numeric(newdata) && is.null(dim(newdata))) {
-      if (p == 1L) newdata <- matrix(newdata, ncol = 1L)
-      else if (length(newdata) == p) newdata <- matrix(newdata, nrow = 1L)
-      else stop_arg("newdata", sprintf("must be a matrix with %d columns (%s).", p, what))
-    }
-    if (!is.matrix(newdata) || !is.numeric(newdata)) stop_arg("newdata", "must be a numeric matrix.")
-    if (ncol(newdata) != p)
-      stop_arg("newdata", sprintf("has %d columns but the model was fitted with %d %s.", ncol(newdata), p, what))
-    train_names <- if (is.null(object$kernel)) names(object$alpha) else colnames(object$x)
-    if (!is.null(train_names) && !is.null(colnames(newdata)) && all(train_names %in% colnames(newdata)))
-      newdata <- newdata[, train_names, drop = FALSE]
-    x <- newdata
-  }
+  if (!is.null(object$terms)) return(formula_newdata(object, newdata))
+  p <- if (is.null(object$kernel)) object$n_basis else ncol(object$x)
+  train_names <- if (is.null(object$kernel)) names(object$alpha) else colnames(object$x)
+  numeric_newdata(newdata, p, train_names, if (is.null(object$kernel)) "basis functions" else "input columns")
+}
+
+# The design of a formula fit at newdata, factors with the training levels.
+formula_newdata <- function(object, newdata, intercept = FALSE) {
+  tt <- stats::delete.response(object$terms)
+  if (!is.data.frame(newdata) && !is.list(newdata))
+    stop_arg("newdata", "must be a data frame with the variables of the formula.")
+  missing_vars <- setdiff(all.vars(tt), names(newdata))
+  if (length(missing_vars))
+    stop_arg("newdata", sprintf("lacks the variable(s) %s.", paste(missing_vars, collapse = ", ")))
+  mf <- tryCatch(stats::model.frame(tt, newdata, na.action = stats::na.pass, xlev = object$xlevels),
+                 error = function(e) stop_arg("newdata", conditionMessage(e)))
+  x <- formula_design(tt, mf, object$contrasts, intercept)
   storage.mode(x) <- "double"
   x
+}
+
+# newdata of a matrix fit as a numeric matrix with the p training columns
+# (`names`, reordered by name when newdata has them all); a vector is one
+# column or one row.
+numeric_newdata <- function(newdata, p, names, what) {
+  if (is.data.frame(newdata)) newdata <- as.matrix(newdata)
+  if (is.numeric(newdata) && is.null(dim(newdata))) {
+    if (p == 1L) newdata <- matrix(newdata, ncol = 1L)
+    else if (length(newdata) == p) newdata <- matrix(newdata, nrow = 1L)
+    else stop_arg("newdata", sprintf("must be a matrix with %d columns (%s).", p, what))
+  }
+  if (!is.matrix(newdata) || !is.numeric(newdata)) stop_arg("newdata", "must be a numeric matrix.")
+  if (ncol(newdata) != p)
+    stop_arg("newdata", sprintf("has %d columns but the model was fitted with %d %s.", ncol(newdata), p, what))
+  if (!is.null(names) && !is.null(colnames(newdata)) && all(names %in% colnames(newdata)))
+    newdata <- newdata[, names, drop = FALSE]
+  storage.mode(newdata) <- "double"
+  newdata
 }

@@ -136,22 +136,7 @@ rvm <- function(x, ...) UseMethod("rvm")
 #' @rdname rvm
 #' @export
 rvm.formula <- function(formula, data, subset, na.action, ...) {
-  mf <- match.call(expand.dots = FALSE)
-  mf <- mf[c(1L, match(c("formula", "data", "subset", "na.action"), names(mf), 0L))]
-  mf$drop.unused.levels <- TRUE
-  mf[[1L]] <- quote(stats::model.frame)
-  mf <- eval(mf, parent.frame())
-  mt <- attr(mf, "terms")
-  y <- stats::model.response(mf)
-  if (is.null(y)) stop_arg("formula", "has no response.")
-  x <- formula_design(mt, mf)
-  fit <- rvm.default(x, y, ...)
-  formula_parts <- list(call = match.call(), terms = mt, xlevels = stats::.getXlevels(mt, mf),
-                        contrasts = attr(x, "contrasts"), na.action = attr(mf, "na.action"))
-  fit[names(formula_parts)] <- formula_parts
-  if (inherits(fit, "rvm_multiclass"))
-    fit$models <- lapply(fit$models, function(m) { m[names(formula_parts)] <- formula_parts; m })
-  fit
+  fit_formula(match.call(), parent.frame(), rvm.default, ...)
 }
 
 #' @rdname rvm

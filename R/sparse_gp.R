@@ -140,22 +140,7 @@ sparse_gp <- function(x, ...) UseMethod("sparse_gp")
 #' @rdname sparse_gp
 #' @export
 sparse_gp.formula <- function(formula, data, subset, na.action, ...) {
-  mf <- match.call(expand.dots = FALSE)
-  mf <- mf[c(1L, match(c("formula", "data", "subset", "na.action"), names(mf), 0L))]
-  mf$drop.unused.levels <- TRUE
-  mf[[1L]] <- quote(stats::model.frame)
-  mf <- eval(mf, parent.frame())
-  mt <- attr(mf, "terms")
-  y <- stats::model.response(mf)
-  if (is.null(y)) stop_arg("formula", "has no response.")
-  x <- formula_design(mt, mf)
-  fit <- sparse_gp.default(x, y, ...)
-  fit$call <- match.call()
-  fit$terms <- mt
-  fit$xlevels <- stats::.getXlevels(mt, mf)
-  fit$contrasts <- attr(x, "contrasts")
-  fit$na.action <- attr(mf, "na.action")
-  fit
+  fit_formula(match.call(), parent.frame(), sparse_gp.default, ...)
 }
 
 #' @rdname sparse_gp
