@@ -5,19 +5,11 @@
 #include <sparsebayes/fit.hpp>
 #include <sparsebayes/kernels.hpp>
 
+#include "r_kernel.h"
+
 // [[Rcpp::depends(RcppEigen)]]
 
 namespace {
-
-sparsebayes::Kernel as_kernel(const Rcpp::List& k) {
-  sparsebayes::Kernel out;
-  out.type = sparsebayes::kernel_type_from_name(Rcpp::as<std::string>(k["type"]));
-  out.width = Rcpp::as<double>(k["width"]);
-  out.variance = Rcpp::as<double>(k["variance"]);
-  out.degree = Rcpp::as<double>(k["degree"]);
-  out.offset = Rcpp::as<double>(k["offset"]);
-  return out;
-}
 
 sparsebayes::SolverOptions as_options(const Rcpp::List& c) {
   sparsebayes::SolverOptions o;

@@ -4,19 +4,9 @@
 #include <sparsebayes/kernels.hpp>
 #include <sparsebayes/sparse_gp.hpp>
 
+#include "r_kernel.h"
+
 // [[Rcpp::depends(RcppEigen)]]
-
-namespace {
-
-sparsebayes::Kernel gp_kernel(const Rcpp::List& k) {
-  sparsebayes::Kernel out;
-  out.type = sparsebayes::kernel_type_from_name(Rcpp::as<std::string>(k["type"]));
-  out.width = Rcpp::as<double>(k["width"]);
-  out.variance = Rcpp::as<double>(k["variance"]);
-  return out;
-}
-
-}  // namespace
 
 // Objective (negative log marginal likelihood or negative VFE bound) and,
 // with gradient = TRUE, its derivatives c(log width, log variance, log
@@ -27,7 +17,7 @@ Rcpp::List sb_gp_objective(Rcpp::List kernel, double noise, Eigen::Map<Eigen::Ma
                            double jitter, bool gradient) {
   try {
     const sparsebayes::GPObjective o = sparsebayes::sparse_gp_objective(
-        gp_kernel(kernel), noise, x, r, z, sparsebayes::gp_approx_from_name(approx), jitter, gradient);
+        as_kernel(kernel), noise, x, r, z, sparsebayes::gp_approx_from_name(approx), jitter, gradient);
     Rcpp::NumericVector g;
     if (gradient) {
       const Eigen::Index nz = o.d_inducing.size();
@@ -51,7 +41,7 @@ Rcpp::List sb_gp_posterior(Rcpp::List kernel, double noise, Eigen::Map<Eigen::Ma
                            double jitter) {
   try {
     const sparsebayes::GPPosterior p = sparsebayes::sparse_gp_posterior(
-        gp_kernel(kernel), noise, x, r, z, sparsebayes::gp_approx_from_name(approx), jitter);
+        as_kernel(kernel), noise, x, r, z, sparsebayes::gp_approx_from_name(approx), jitter);
     return Rcpp::List::create(
         Rcpp::Named("value") = p.value, Rcpp::Named("weights") = p.weights, Rcpp::Named("var_matrix") = p.var_matrix,
         Rcpp::Named("fitted") = p.fitted, Rcpp::Named("fitted_var") = p.fitted_var, Rcpp::Named("lambda") = p.lambda,
