@@ -47,13 +47,17 @@ bench: install
 fuzz: install
 	Rscript tools/fuzz.R 5000 250
 
-# The test suite under AddressSanitizer and UBSan (R itself is not
-# instrumented, so the runtimes are preloaded; leaks in R are not ours).
+# The fuzz test and the test suite under AddressSanitizer and UBSan (R
+# itself is not instrumented, so the runtimes are preloaded; leaks in R are
+# not ours). Any report aborts the process, which both runners count as a
+# failure.
 SANITIZE_LIB = $(CURDIR)/sanitize-lib
+SANITIZE_ENV = LD_PRELOAD="$$(gcc -print-file-name=libasan.so) $$(gcc -print-file-name=libubsan.so)" \
+  ASAN_OPTIONS=detect_leaks=0:halt_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  R_LIBS=$(SANITIZE_LIB)
 sanitize: test-deps deps
 	mkdir -p $(SANITIZE_LIB)
 	R_MAKEVARS_USER=$(CURDIR)/tools/sanitize.mk R CMD INSTALL --preclean --no-test-load --no-multiarch -l $(SANITIZE_LIB) . >install.log 2>&1 || (cat install.log; exit 1)
 	@rm -f install.log src/*.o src/*.so
-	LD_PRELOAD="$$(gcc -print-file-name=libasan.so) $$(gcc -print-file-name=libubsan.so)" \
-	  ASAN_OPTIONS=detect_leaks=0:halt_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	  R_LIBS=$(SANITIZE_LIB) Rscript tools/run-tests.R
+	$(SANITIZE_ENV) Rscript tools/fuzz.R 1000 100
+	$(SANITIZE_ENV) Rscript tools/run-tests.R
