@@ -67,3 +67,15 @@ match_arg <- function(arg, choices, name = deparse(substitute(arg))) {
   if (is.na(i)) stop_arg(name, sprintf("must be one of %s; got \"%s\".", listed, arg))
   choices[i]
 }
+
+# A control object from a plain list of settings, e.g. list(max_iterations =
+# 50), made by `maker` (rvm_control, ard_control); unknown names are named.
+control_from_list <- function(control, maker, maker_name) {
+  nm <- names(control)
+  if (length(control) && (is.null(nm) || any(!nzchar(nm))))
+    stop_arg("control", sprintf("must be made by %s() or be a list of named settings.", maker_name))
+  unknown <- setdiff(nm, names(formals(maker)))
+  if (length(unknown))
+    stop_arg("control", sprintf("has unknown setting(s) %s; see ?%s.", paste(unknown, collapse = ", "), maker_name))
+  do.call(maker, control)
+}

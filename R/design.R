@@ -32,12 +32,18 @@ fit_formula <- function(mcall, env, fitter, ..., keep_intercept = FALSE) {
   fit
 }
 
+# Training means and sds of the input columns, computed on each column
+# divided by its largest magnitude so that inputs near the limits of double
+# precision (1e300) neither overflow nor underflow.
 input_scaling <- function(x, scale) {
   if (!scale) return(NULL)
-  center <- colMeans(x)
-  sds <- sqrt(colSums(sweep(x, 2L, center)^2) / max(nrow(x) - 1L, 1L))
-  sds[!is.finite(sds) | sds == 0] <- 1  # constant columns are only centred
-  list(center = center, scale = sds)
+  size <- apply(abs(x), 2L, max)
+  size[!(size > 0)] <- 1
+  unit <- sweep(x, 2L, size, "/")
+  center <- colMeans(unit)
+  sds <- sqrt(colSums(sweep(unit, 2L, center)^2) / max(nrow(x) - 1L, 1L))
+  sds[!is.finite(sds) | sds == 0] <- 1 / size[!is.finite(sds) | sds == 0]  # constant columns are only centred
+  list(center = center * size, scale = sds * size)
 }
 
 apply_scaling <- function(x, scaling) {

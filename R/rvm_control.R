@@ -80,7 +80,7 @@ rvm_control <- function(max_iterations = 10000L, time_limit = 10000, min_delta_l
 }
 
 check_control <- function(control) {
-  if (is.list(control) && !inherits(control, "rvm_control")) control <- do.call(rvm_control, control)
+  if (is.list(control) && !inherits(control, "rvm_control")) control <- control_from_list(control, rvm_control, "rvm_control")
   if (!inherits(control, "rvm_control")) stop_arg("control", "must be made by rvm_control().")
   control
 }

@@ -172,10 +172,15 @@ sparse_gp.default <- function(x, y, kernel = kernel_gaussian(), inducing = 50, a
                                n, control$exact_max_n))
   scaling <- input_scaling(x, scale)
   xs <- apply_scaling(x, scaling)
+  if (!all(is.finite(rowSums(xs^2))))
+    stop_arg("x", "is too large for squared distances in double precision; rescale it or use scale = TRUE.")
   kernel <- resolve_kernel(kernel, xs)
   ybar <- mean(y)
   r <- y - ybar
   vy <- stats::var(y)
+  if (!is.finite(vy) || vy < 1e-250)
+    stop_arg("y", sprintf("has variance %s, beyond what the optimiser can handle in double precision; rescale it.",
+                          format(vy)))
 
   state <- save_rng()
   on.exit(restore_rng(state), add = TRUE)

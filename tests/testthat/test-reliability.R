@@ -53,3 +53,19 @@ test_that("choices are checked with messages that name the argument", {
   multi <- rvm(Species ~ ., data = iris[c(1:15, 51:65, 101:115), ])
   expect_error(predict(multi, type = 3), "`type` must be one of \"class\", \"prob\"")
 })
+
+test_that("control lists are checked setting by setting", {
+  d <- sinc_data(30)
+  expect_error(rvm(d$x, d$y, control = list(bogus = 1)), "`control` has unknown setting\\(s\\) bogus; see \\?rvm_control")
+  expect_error(rvm(d$x, d$y, control = list(1)), "`control` must be made by rvm_control\\(\\) or be a list of named")
+  expect_error(ard(cbind(d$x), d$y, control = list(max_iter = 3)), "unknown setting\\(s\\) max_iter; see \\?ard_control")
+  expect_equal(rvm(d$x, d$y, control = list(max_iterations = 500))$weights, rvm(d$x, d$y)$weights)
+})
+
+test_that("sparse GPs stop clearly where double precision runs out", {
+  d <- sinc_data(40)
+  expect_error(sparse_gp(d$x * 1e200, d$y, inducing = 5, scale = FALSE), "`x` is too large for squared distances")
+  expect_error(sparse_gp(d$x, d$y * 1e-160, inducing = 5), "`y` has variance .* rescale it")
+  expect_equal(sparse_gp(d$x * 1e300, d$y, inducing = 5, seed = 1)$noise,
+               sparse_gp(d$x, d$y, inducing = 5, seed = 1)$noise, tolerance = 1e-6)
+})
