@@ -74,7 +74,7 @@
 #'
 #'   Wipf, D. P. and Nagarajan, S. (2010). Iterative reweighted l1 and l2
 #'   methods for finding sparse solutions. *IEEE Journal of Selected Topics in
-#'   Signal Processing*, 4, 317--329. \doi{10.1109/JSTSP.2010.2042413}
+#'   Signal Processing*, 4, 317--329.
 #' @seealso [ard_control()], [predict.ard()], [summary.ard()], [rvm()].
 #' @examples
 #' set.seed(1)

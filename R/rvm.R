@@ -43,7 +43,13 @@
 #'   in its S, Q and posterior; they are re-estimated on the solver's noise
 #'   schedule by the EM rule `lambda_i = r_i^2 + phi_i' Sigma phi_i` (after
 #'   `warm_start` iterations of shared updates, clipped and damped as set by
-#'   [ard_control()]), each time followed by a full recomputation.
+#'   [ard_control()]), each time followed by a full recomputation. It is
+#'   the solver to use for per-sample noise on kernel bases: the batch rules
+#'   work on all n + 1 columns at once, their precisions grow slowly on
+#'   collinear kernel columns, and the variances of points whose own kernel
+#'   is relevant (leverage near 1) drift slowly towards `lambda_min`, so they
+#'   often stop at `max_iterations` (raise `tolerance` in [ard_control()] to
+#'   stop earlier).
 #' @param objective `method = "gradient"`: `"primal"` or `"dual"` form of
 #'   the objective (see [ard()]).
 #' @param family `NULL` (the default: [stats::gaussian()] for a numeric

@@ -76,4 +76,4 @@ for (cfg in list(c("fast", "sample"), c("em", "sample"), c("fast", "shared"))) {
 tab2 <- do.call(rbind, rows)
 print(tab2, row.names = FALSE)
 cat(sprintf("\nEM / fast (per-sample noise): %.1f\n", tab2$seconds[2] / tab2$seconds[1]))
-cat(sprintf("\nR %s, %s\n", getRversion(), utils::sessionInfo()$running))
+cat(sprintf("\n%s; %s\n", R.version.string, format(Sys.time(), "%Y-%m-%d %H:%M %Z")))
