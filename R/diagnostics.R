@@ -22,8 +22,7 @@
 #' working weights `V(mu_i)` of the Laplace approximation.
 #'
 #' @param x Non-negative finite relevance scores (a numeric vector), or a
-#'   fitted sparsebayes model.
-#' @param object A fitted model ([rvm()] or [ard()]).
+#'   fitted model ([rvm()] or [ard()]).
 #' @param which `"weights"` (relevance `1/alpha` of the basis functions) or
 #'   `"samples"` (relevance `1/lambda` of the training samples).
 #' @param order Order of the Rényi entropy, a number `>= 0` or `Inf`; 1 (the
@@ -61,13 +60,13 @@ ess.default <- function(x, order = 1, ...) {
 
 #' @rdname ess
 #' @export
-ess.sparsebayes <- function(object, which = c("weights", "samples"), order = 1, ...) {
+ess.sparsebayes <- function(x, which = c("weights", "samples"), order = 1, ...) {
   check_dots_empty(...)
   which <- match.arg(which)
   check_order(order)
-  check_single_model(object)
-  if (which == "weights") return(ess_scores(ifelse(is.finite(object$alpha), 1 / object$alpha, 0), order))
-  ess_scores(1 / sample_noise(object), order)
+  check_single_model(x)
+  if (which == "weights") return(ess_scores(ifelse(is.finite(x$alpha), 1 / x$alpha, 0), order))
+  ess_scores(1 / sample_noise(x), order)
 }
 
 check_order <- function(order) {
