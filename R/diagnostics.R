@@ -62,7 +62,7 @@ ess.default <- function(x, order = 1, ...) {
 #' @export
 ess.sparsebayes <- function(x, which = c("weights", "samples"), order = 1, ...) {
   check_dots_empty(...)
-  which <- match.arg(which)
+  which <- match_arg(which)
   check_order(order)
   check_single_model(x)
   if (which == "weights") return(ess_scores(ifelse(is.finite(x$alpha), 1 / x$alpha, 0), order))
@@ -170,7 +170,7 @@ hatvalues.sparsebayes <- function(model, ...) {
 #' @export
 residuals.sparsebayes <- function(object, type = c("response", "pearson", "loo"), ...) {
   check_dots_empty(...)
-  type <- match.arg(type)
+  type <- match_arg(type)
   if (type == "response") return(object$residuals)
   check_single_model(object)
   r <- object$residuals

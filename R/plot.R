@@ -29,7 +29,7 @@
 #' @export
 plot.rvm <- function(x, which = c("fit", "components", "shrinkage", "relevance", "trajectory", "leverage"),
                      level = 0.95, n_grid = 400L, ...) {
-  which <- match.arg(which)
+  which <- match_arg(which)
   check_number(level, "level", lower = 0, upper = 1, open_lower = TRUE)
   check_number(n_grid, "n_grid", lower = 2, integer = TRUE)
   p <- if (is.null(x$kernel)) 0L else ncol(x$x)

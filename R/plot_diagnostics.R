@@ -37,7 +37,7 @@
 #' plot(fit, which = "leverage", highlight = 1:5)
 #' @export
 plot.ard <- function(x, which = c("fit", "relevance", "trajectory", "leverage"), highlight = NULL, ...) {
-  which <- match.arg(which)
+  which <- match_arg(which)
   switch(which,
          fit = plot_diagnostics(x, ...),
          relevance = plot_relevance(x, highlight = highlight, ...),

@@ -195,11 +195,22 @@ residuals.sparse_gp <- function(object, type = c("response", "pearson", "loo"), 
          loo = object$pi_r / object$pi_diag)
 }
 
-# Per-sample relevance of the training points: their leverage h_i, the
-# self-influence of y_i on its own fit (sum: effective degrees of freedom).
-gp_sample_relevance <- function(object) {
-  if (!inherits(object, "sparse_gp")) stop_arg("object", "must be a sparse_gp fit.")
-  hatvalues.sparse_gp(object)
+#' @describeIn ess For a [sparse_gp()] fit, `which = "samples"` scores each
+#'   training point by its precision `1 / Lambda_i` in the approximate
+#'   likelihood: with FITC, `Lambda_i = k(x_i, x_i) - Q_ii + noise`, so
+#'   points far from the inducing locations count less; with VFE and the
+#'   exact GP every point has the noise variance and the ESS is 1. A GP has
+#'   no weights to score: `which = "weights"` stops and points to
+#'   `sum(hatvalues(x))`, its effective degrees of freedom.
+#' @export
+ess.sparse_gp <- function(x, which = c("samples", "weights"), order = 1, ...) {
+  check_dots_empty(...)
+  which <- match_arg(which)
+  check_order(order)
+  if (which == "weights")
+    stop_arg("which", "\"weights\" has no meaning for a GP (it has no weights); its effective degrees of freedom ",
+             "are sum(hatvalues(x)).")
+  ess_scores(1 / x$Lambda, order)
 }
 
 #' Plot a sparse GP fit

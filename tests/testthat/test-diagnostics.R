@@ -39,7 +39,7 @@ test_that("ess() of a fit uses 1/alpha over all basis functions and 1/lambda ove
   fake <- fit
   fake$lambda <- c(rep(1, 100), rep(100, nrow(MASS::mcycle) - 100))
   expect_equal(ess(fake, which = "samples"), ess(1 / fake$lambda))
-  expect_error(ess(fit, which = "nope"), "should be one of")
+  expect_error(ess(fit, which = "nope"), "`which` must be one of")
 })
 
 # A joint-ARD-shaped fit with given precisions on a linear design: the
@@ -120,7 +120,7 @@ test_that("diagnostics explain what they cannot do", {
   iris_fit <- structure(list(models = list()), class = c("rvm_multiclass", "sparsebayes"))
   expect_error(ess(iris_fit), "single model")
   expect_error(outliers(rvm(accel ~ times, data = MASS::mcycle), n = 0), "`n` must be >= 1")
-  expect_error(residuals(fit, type = "deviance"), "should be one of")
+  expect_error(residuals(fit, type = "deviance"), "`type` must be one of")
 })
 
 test_that("diagnostic plots draw, and trajectory needs a path", {

@@ -196,7 +196,6 @@ test_that("hatvalues are leverages of the fitted latent mean", {
     expect_true(all(h > 0 & h < 1), info = approx)
     expect_lte(sum(h), 8 + 1e-8)  # rank of Q_ff is at most m
     expect_equal(residuals(sp, "loo"), residuals(sp) / (1 - h), tolerance = 1e-8, info = approx)
-    expect_equal(sparsebayes:::gp_sample_relevance(sp), h)
   }
 })
 
@@ -330,7 +329,6 @@ test_that("bad inputs give clear errors", {
   expect_error(residuals(fit, type = "deviance"), "`type` must be one of")
   expect_error(vcov(fit), "no covariance matrix of its hyperparameters")
   expect_error(plot(fit, level = 2), "`level` must be >")
-  expect_error(sparsebayes:::gp_sample_relevance(lm(y ~ x)), "`object` must be a sparse_gp fit")
   # the core rejects what the R layer would never send, with a message
   expect_error(cpp_gp_objective(x, y, x[1:3, , drop = FALSE], 1, 1, -1, "VFE"), "noise variance must be positive")
   expect_error(cpp_gp_objective(x, y, x[1:3, , drop = FALSE], 1, 1, 0.1, "SoR"), "unknown approximation")
@@ -373,4 +371,16 @@ test_that("objective and gradients hold when n spans several blocks of the C++ l
 test_that("verbose fits report the optimiser's progress", {
   d <- gp_toy(40)
   expect_output(sparse_gp(d$x, d$y, inducing = 5, seed = 1, control = sparse_gp_control(verbose = TRUE)), "iter")
+})
+
+test_that("ess() of a GP scores samples by their likelihood precision", {
+  set.seed(3)
+  x <- runif(200, -5, 5)
+  y <- sin(x) + rnorm(200, sd = 0.1)
+  vfe <- sparse_gp(x, y, inducing = 8, approx = "VFE", optimize = "none", seed = 1)
+  fitc <- sparse_gp(x, y, inducing = 8, approx = "FITC", optimize = "none", seed = 1)
+  expect_equal(ess(vfe), 1)
+  expect_equal(ess(fitc), ess(1 / fitc$Lambda))
+  expect_lt(ess(fitc), 1)
+  expect_error(ess(vfe, which = "weights"), "no weights.*sum\\(hatvalues")
 })
