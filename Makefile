@@ -41,6 +41,7 @@ bench: install
 	Rscript bench/rvm_vs_kernlab.R
 	Rscript bench/smooth_orthonormal.R
 	Rscript bench/sparse_gp_scaling.R
+	Rscript bench/ard_speed.R
 
 # Random and hostile inputs to every fitting function, in child processes:
 # fails on any crash. Clear errors are expected; see fuzz-output/messages.txt.

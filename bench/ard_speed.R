@@ -1,6 +1,6 @@
 # Joint model-and-data ARD: speed beside the shared-noise fit and lm.fit, and
 # the fast solver with per-sample noise beside EM on an RVM.
-# Run from the package root:  R_LIBS=<lib> Rscript bench/ard_speed.R
+# Run from the package root: Rscript bench/ard_speed.R
 library(sparsebayes)
 
 # Median elapsed time of `reps` evaluations, and the last value.
