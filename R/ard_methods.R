@@ -33,9 +33,7 @@ predict.ard <- function(object, newdata = NULL, se.fit = FALSE, interval = c("no
                         level = 0.95, noise_level = c("mean", "trimmed"), ...) {
   interval <- match_arg(interval)
   noise_level <- match_arg(noise_level)
-  check_flag(se.fit, "se.fit")
-  check_number(level, "level", lower = 0, upper = 1, open_lower = TRUE)
-  if (level >= 1) stop_arg("level", "must be below 1.")
+  check_prediction_args(se.fit, level)
   want_var <- se.fit || interval != "none"
   if (is.null(newdata) && !want_var) return(object$fitted.values)
   X <- if (is.null(newdata)) object$x else ard_new_design(object, newdata)
@@ -43,14 +41,7 @@ predict.ard <- function(object, newdata = NULL, se.fit = FALSE, interval = c("no
   fit <- as.vector(Xr %*% object$weights)
   if (!want_var) return(fit)
   se <- sqrt(pmax(rowSums((Xr %*% object$Sigma) * Xr), 0))
-  lambda_b <- base_noise(object$lambda, noise_level)
-  out <- fit
-  if (interval != "none") {
-    q <- stats::qnorm((1 + level) / 2)
-    width <- q * if (interval == "prediction") sqrt(se^2 + lambda_b) else se
-    out <- cbind(fit = fit, lwr = fit - width, upr = fit + width)
-  }
-  if (se.fit) list(fit = out, se.fit = se, df = Inf, residual.scale = sqrt(lambda_b)) else out
+  gaussian_prediction(fit, se, base_noise(object$lambda, noise_level), se.fit, interval, level)
 }
 
 # lambda_b: the mean, or the mean within the 5% and 95% quantiles, of the
@@ -115,12 +106,7 @@ down_weighted <- function(lambda) sum(lambda > 10 * stats::median(lambda))
 #' summary(ard(accel ~ poly(times, 6), data = MASS::mcycle, noise = "sample"))
 #' @export
 summary.ard <- function(object, n_weights = 10L, ...) {
-  check_number(n_weights, "n_weights", lower = 0, integer = TRUE)
-  w <- object$weights
-  sd_w <- sqrt(diag(object$Sigma))
-  ord <- order(abs(w), decreasing = TRUE)[seq_len(min(n_weights, length(w)))]
-  coefs <- cbind(Estimate = w[ord], `Post. SD` = sd_w[ord], `z value` = w[ord] / sd_w[ord])
-  rownames(coefs) <- names(w)[ord]
+  coefs <- weight_table(object, n_weights)
   y <- object$y
   per_sample <- length(object$lambda) > 1L
   structure(list(call = object$call, method = object$method, noise = object$noise, n = length(y),

@@ -63,9 +63,7 @@ predict.rvm <- function(object, newdata = NULL, type = NULL, se.fit = FALSE,
                                   poisson = c("response", "link")))
   interval <- match_arg(interval)
   variance <- match_arg(variance)
-  check_flag(se.fit, "se.fit")
-  check_number(level, "level", lower = 0, upper = 1, open_lower = TRUE)
-  if (level >= 1) stop_arg("level", "must be below 1.")
+  check_prediction_args(se.fit, level)
   if (family != "gaussian" && interval == "prediction")
     stop_arg("interval", "\"prediction\" is for gaussian fits; use \"confidence\".")
   if (type %in% c("class", "prob") && (se.fit || interval != "none"))
@@ -128,15 +126,27 @@ predict_gaussian <- function(object, x, se.fit, interval, level, variance = "aug
   var_f <- lp$var
   if (variance == "augmented" && inherits(object$kernel, "sparsebayes_kernel") && !is_wavelet(object$kernel))
     var_f <- var_f + augmentation_variance(object, lp$x, lp$Phi)
-  se <- sqrt(var_f)
+  gaussian_prediction(fit, sqrt(var_f), noise_for_prediction(object), se.fit, interval, level)
+}
+
+# What predict.lm returns, for a Gaussian predictive mean `fit` with
+# standard error `se` and noise variance `noise`: the fit, or a matrix
+# fit/lwr/upr with an interval, in a list with se.fit when asked.
+gaussian_prediction <- function(fit, se, noise, se.fit, interval, level) {
   out <- fit
   if (interval != "none") {
     q <- stats::qnorm((1 + level) / 2)
-    width <- q * if (interval == "prediction") sqrt(se^2 + noise_for_prediction(object)) else se
+    width <- q * if (interval == "prediction") sqrt(se^2 + noise) else se
     out <- cbind(fit = fit, lwr = fit - width, upr = fit + width)
   }
-  if (se.fit) list(fit = out, se.fit = se, df = Inf, residual.scale = sqrt(noise_for_prediction(object)))
-  else out
+  if (se.fit) list(fit = out, se.fit = se, df = Inf, residual.scale = sqrt(noise)) else out
+}
+
+# The checks every predict method makes of se.fit and level.
+check_prediction_args <- function(se.fit, level) {
+  check_flag(se.fit, "se.fit")
+  check_number(level, "level", lower = 0, upper = 1, open_lower = TRUE)
+  if (level >= 1) stop_arg("level", "must be below 1.")
 }
 
 noise_for_prediction <- function(object) {
@@ -229,12 +239,7 @@ deviance_of <- function(x) sum(x$family$dev.resids(x$y, x$fitted.values, rep(1, 
 #' summary(rvm(accel ~ times, data = MASS::mcycle))
 #' @export
 summary.rvm <- function(object, n_weights = 10L, ...) {
-  check_number(n_weights, "n_weights", lower = 0, integer = TRUE)
-  w <- object$weights
-  sd_w <- sqrt(diag(object$Sigma))
-  ord <- order(abs(w), decreasing = TRUE)[seq_len(min(n_weights, length(w)))]
-  coefs <- cbind(Estimate = w[ord], `Post. SD` = sd_w[ord], `z value` = w[ord] / sd_w[ord])
-  rownames(coefs) <- names(w)[ord]
+  coefs <- weight_table(object, n_weights)
   y <- object$y
   gaussian <- object$family$family == "gaussian"
   structure(list(call = object$call, title = model_title(object), kernel = kernel_label(object),
@@ -251,6 +256,17 @@ summary.rvm <- function(object, n_weights = 10L, ...) {
                  deviance = deviance_of(object), coefficients = coefs,
                  components = if (length(fit_kernels(object)) > 1L) component_table(object)),
             class = "summary.rvm")
+}
+
+# The n_weights largest posterior weights with their posterior sd and z value.
+weight_table <- function(object, n_weights) {
+  check_number(n_weights, "n_weights", lower = 0, integer = TRUE)
+  w <- object$weights
+  sd_w <- sqrt(diag(object$Sigma))
+  ord <- order(abs(w), decreasing = TRUE)[seq_len(min(n_weights, length(w)))]
+  coefs <- cbind(Estimate = w[ord], `Post. SD` = sd_w[ord], `z value` = w[ord] / sd_w[ord])
+  rownames(coefs) <- names(w)[ord]
+  coefs
 }
 
 # Per sub-dictionary: how many functions it keeps and the spread of its

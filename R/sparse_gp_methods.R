@@ -27,23 +27,14 @@
 predict.sparse_gp <- function(object, newdata = NULL, se.fit = FALSE,
                               interval = c("none", "confidence", "prediction"), level = 0.95, ...) {
   interval <- match_arg(interval)
-  check_flag(se.fit, "se.fit")
-  check_number(level, "level", lower = 0, upper = 1, open_lower = TRUE)
-  if (level >= 1) stop_arg("level", "must be below 1.")
+  check_prediction_args(se.fit, level)
   want_var <- se.fit || interval != "none"
   if (is.null(newdata) && !want_var) return(object$fitted.values)
   x <- if (is.null(newdata)) object$x else new_inputs(object, newdata)
   lat <- gp_latent(object, x)
   fit <- lat$mean
   if (!want_var) return(fit)
-  se <- sqrt(lat$var)
-  out <- fit
-  if (interval != "none") {
-    q <- stats::qnorm((1 + level) / 2)
-    width <- q * if (interval == "prediction") sqrt(lat$var + object$noise) else se
-    out <- cbind(fit = fit, lwr = fit - width, upr = fit + width)
-  }
-  if (se.fit) list(fit = out, se.fit = se, df = Inf, residual.scale = sqrt(object$noise)) else out
+  gaussian_prediction(fit, sqrt(lat$var), object$noise, se.fit, interval, level)
 }
 
 gp_title <- function(x) {
