@@ -120,9 +120,13 @@ boston_trial <- function(t) {
       pr <- predict(fit, x_test, se.fit = TRUE, variance = "rvm")
       mu <- centre + spread * pr$fit
       v <- spread^2 * (pr$se.fit^2 + mean(fit$lambda))
+      # the trimmed plug-in of App. D: mean of the lambda_i between their 5% and 95% quantiles
+      lam <- rep_len(fit$lambda, length(ys))
+      q <- stats::quantile(lam, c(0.05, 0.95), names = FALSE)
+      v_trim <- spread^2 * (pr$se.fit^2 + mean(lam[lam >= q[1] & lam <= q[2]]))
       out[[length(out) + 1L]] <- data.frame(
         trial = t, rate = rate, model = name, rmse = sqrt(mean((B$medv[test] - mu)^2)),
-        nll = nll(B$medv[test], mu, v), ess_w = ess(fit), ess_s = ess(fit, which = "samples"),
+        nll = nll(B$medv[test], mu, v), nll_trimmed = nll(B$medv[test], mu, v_trim), ess_w = ess(fit), ess_s = ess(fit, which = "samples"),
         relevant = length(fit$relevant), outlier_recall = top_k_recall(fit$lambda * (spec$noise == "sample"),
                                                                         attr(ys, "outliers")),
         iterations = fit$iterations, converged = fit$converged, seconds = secs)
