@@ -75,19 +75,38 @@ struct FitResult {
   std::vector<TraceRow> trace;
 };
 
-// Cholesky factor of a symmetric positive-definite H, retried with a growing
-// jitter scaled to H's diagonal when it fails; each retry is counted.
-inline Eigen::LLT<Eigen::MatrixXd> robust_cholesky(const Eigen::MatrixXd& H, int& jitter_events) {
-  Eigen::LLT<Eigen::MatrixXd> llt(H);
-  if (llt.info() == Eigen::Success) return llt;
-  const double scale = std::max(H.diagonal().cwiseAbs().mean(), 1e-300);
-  for (double jitter = 1e-10; jitter <= 1e-2; jitter *= 10.0) {
-    ++jitter_events;
-    Eigen::MatrixXd Hj = H;
-    Hj.diagonal().array() += jitter * scale;
-    llt.compute(Hj);
-    if (llt.info() == Eigen::Success) return llt;
+// Cholesky factor of M + j scale I, trying j = base first and then tenfold
+// larger values from max(base, 1e-10), `attempts` tries in all. Every failed
+// try is counted in `events`; `used` is the j that worked. False if none did.
+inline bool jittered_cholesky(const Eigen::MatrixXd& M, double base, double scale, int attempts,
+                              Eigen::LLT<Eigen::MatrixXd>& llt, int& events, double& used) {
+  double j = base;
+  for (int attempt = 0; attempt < attempts; ++attempt) {
+    if (j > 0.0) {
+      Eigen::MatrixXd Mj = M;
+      Mj.diagonal().array() += j * scale;
+      llt.compute(Mj);
+    } else {
+      llt.compute(M);
+    }
+    if (llt.info() == Eigen::Success && llt.matrixLLT().diagonal().minCoeff() > 0.0) {
+      used = j;
+      return true;
+    }
+    ++events;
+    j = j > 0.0 ? j * 10.0 : 1e-10;
   }
+  return false;
+}
+
+// Cholesky factor of a symmetric positive-definite H, retried with a growing
+// jitter (1e-10 to 1e-2) scaled to H's diagonal when it fails; each retry is
+// counted.
+inline Eigen::LLT<Eigen::MatrixXd> robust_cholesky(const Eigen::MatrixXd& H, int& jitter_events) {
+  Eigen::LLT<Eigen::MatrixXd> llt;
+  double used = 0.0;
+  const double scale = std::max(H.diagonal().cwiseAbs().mean(), 1e-300);
+  if (jittered_cholesky(H, 0.0, scale, 10, llt, jitter_events, used)) return llt;
   throw std::runtime_error("the posterior precision matrix is not positive definite even with jitter; "
                            "the basis is probably degenerate (duplicated or constant columns)");
 }

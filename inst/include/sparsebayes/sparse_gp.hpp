@@ -26,6 +26,7 @@
 #include <string>
 
 #include "kernels.hpp"
+#include "model.hpp"
 
 namespace sparsebayes {
 
@@ -64,22 +65,13 @@ struct GPPosterior {
 
 namespace detail {
 
-// Cholesky of M + j I, starting from j = base_jitter and growing tenfold up
-// to 1e6 times; each retry is counted. Throws when even that fails.
+// Cholesky of M + j scale I from j = base_jitter, growing tenfold up to 1e6
+// times (jittered_cholesky in model.hpp); throws, naming `what`, when even
+// that fails.
 inline Eigen::LLT<Eigen::MatrixXd> robust_cholesky(const Eigen::MatrixXd& M, double base_jitter, double scale,
                                                    int& events, double& used, const char* what) {
-  double j = base_jitter;
-  for (int attempt = 0; attempt < 7; ++attempt) {
-    Eigen::MatrixXd Mj = M;
-    Mj.diagonal().array() += j * scale;
-    Eigen::LLT<Eigen::MatrixXd> llt(Mj);
-    if (llt.info() == Eigen::Success && llt.matrixLLT().diagonal().minCoeff() > 0.0) {
-      used = j;
-      return llt;
-    }
-    ++events;
-    j = (j > 0.0 ? j * 10.0 : 1e-10);
-  }
+  Eigen::LLT<Eigen::MatrixXd> llt;
+  if (jittered_cholesky(M, base_jitter, scale, 7, llt, events, used)) return llt;
   throw std::runtime_error(std::string("the Cholesky factorisation of ") + what +
                            " failed even with jitter; try fewer or more spread inducing points or a larger noise");
 }
