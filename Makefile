@@ -3,7 +3,7 @@
 #   make test   installs what the tests need and the package, runs the tests
 RUNTIME_DEPS = Rcpp RcppEigen MASS
 TEST_DEPS = testthat
-DEV_DEPS = roxygen2 knitr rmarkdown kernlab
+DEV_DEPS = roxygen2 knitr rmarkdown kernlab robustbase
 
 .PHONY: demo test install deps test-deps document check bench fuzz sanitize
 
