@@ -27,11 +27,7 @@ inline double sample_sd(const Eigen::Ref<const Eigen::VectorXd>& t) {
 // caller's units: w = sd_t w~ / scale, alpha = alpha~ scale^2 / sd_t^2.
 inline void to_caller_units(FitResult& r, const Eigen::VectorXd& scale, double sd_t, Eigen::Index n) {
   const double v = sd_t * sd_t;
-  Eigen::VectorXd s_used(r.relevant.size());
-  for (std::size_t k = 0; k < r.relevant.size(); ++k) s_used(k) = scale(r.relevant[k]);
-  r.mu = sd_t * r.mu.cwiseQuotient(s_used);
-  r.Sigma = v * (s_used.cwiseInverse().asDiagonal() * r.Sigma * s_used.cwiseInverse().asDiagonal());
-  r.alpha = r.alpha.cwiseProduct(scale.cwiseAbs2()) / v;
+  weights_to_caller_units(r.relevant, scale, sd_t, r.mu, r.Sigma, r.alpha);
   r.beta /= v;
   r.lambda *= v;
   r.fitted *= sd_t;

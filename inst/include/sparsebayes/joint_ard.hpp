@@ -627,11 +627,7 @@ class JointArd {
 
   void to_caller_units(ArdResult& r) const {
     const double v = sd_y_ * sd_y_;
-    Eigen::VectorXd s(r.relevant.size());
-    for (std::size_t k = 0; k < r.relevant.size(); ++k) s(k) = col_scale_(r.relevant[k]);
-    r.mu = sd_y_ * r.mu.cwiseQuotient(s);
-    r.Sigma = v * (s.cwiseInverse().asDiagonal() * r.Sigma * s.cwiseInverse().asDiagonal());
-    r.gamma = r.gamma.cwiseProduct(col_scale_.cwiseAbs2()) / v;
+    weights_to_caller_units(r.relevant, col_scale_, sd_y_, r.mu, r.Sigma, r.gamma);
     r.lambda *= v;
     r.fitted *= sd_y_;
     const double shift = -static_cast<double>(n_) * std::log(sd_y_);

@@ -142,6 +142,20 @@ inline double log_marginal_likelihood(const Posterior& p, const Eigen::VectorXd&
          0.5 * p.log_det_H;
 }
 
+// Maps the posterior of weights fitted on unit-norm columns (norms `scale`)
+// and targets t / sd back to the caller's units: mu = sd mu~ / scale,
+// Sigma likewise, precisions = precisions~ scale^2 / sd^2 (all columns).
+inline void weights_to_caller_units(const std::vector<Eigen::Index>& relevant, const Eigen::VectorXd& scale,
+                                    double sd, Eigen::VectorXd& mu, Eigen::MatrixXd& Sigma,
+                                    Eigen::VectorXd& precisions) {
+  const double v = sd * sd;
+  Eigen::VectorXd inv_used(relevant.size());
+  for (std::size_t k = 0; k < relevant.size(); ++k) inv_used(k) = 1.0 / scale(relevant[k]);
+  mu = sd * mu.cwiseProduct(inv_used);
+  Sigma = v * (inv_used.asDiagonal() * Sigma * inv_used.asDiagonal());
+  precisions = precisions.cwiseProduct(scale.cwiseAbs2()) / v;
+}
+
 inline void check_inputs(const Eigen::Ref<const Eigen::MatrixXd>& Phi, const Eigen::Ref<const Eigen::VectorXd>& t) {
   if (Phi.rows() != t.size()) throw std::invalid_argument("the basis has a different number of rows than the targets");
   if (Phi.rows() < 2) throw std::invalid_argument("at least two observations are needed");
