@@ -123,7 +123,7 @@ ard.default <- function(x, y, intercept = TRUE, scale = TRUE, noise = c("shared"
     if ("(Intercept)" %in% colnames(x)) stop_arg("x", "already has an \"(Intercept)\" column; use intercept = FALSE.")
     x <- cbind(`(Intercept)` = 1, x)
   }
-  scaling <- feature_scaling(x, scale)
+  scaling <- input_scaling(x, scale, keep_constant = TRUE)  # the intercept stays a column of ones
   xs <- apply_scaling(x, scaling)
   call <- match.call()
   res <- run_joint_ard(xs, y, method, noise, objective, control)
@@ -149,18 +149,6 @@ check_studentized <- function(control, noise, method) {
   if (noise != "sample") stop_arg("control", "has studentized = TRUE, which needs noise = \"sample\".")
   if (!method %in% c("em", "mackay", "irls2"))
     stop_arg("control", "has studentized = TRUE, which needs method \"em\", \"mackay\" or \"irls2\".")
-}
-
-# Centre and scale the non-constant columns; constant columns (the
-# intercept) are left alone.
-feature_scaling <- function(x, scale) {
-  if (!scale) return(NULL)
-  center <- colMeans(x)
-  sds <- sqrt(colSums(sweep(x, 2L, center)^2) / max(nrow(x) - 1L, 1L))
-  const <- !is.finite(sds) | sds <= 1e-12 * pmax(abs(center), 1)
-  center[const] <- 0
-  sds[const] <- 1
-  list(center = center, scale = sds)
 }
 
 run_joint_ard <- function(x, y, method, noise, objective, control) {

@@ -32,18 +32,24 @@ fit_formula <- function(mcall, env, fitter, ..., keep_intercept = FALSE) {
   fit
 }
 
-# Training means and sds of the input columns, computed on each column
-# divided by its largest magnitude so that inputs near the limits of double
-# precision (1e300) neither overflow nor underflow.
-input_scaling <- function(x, scale) {
+# Training means and sds of the columns, computed on each column divided by
+# its largest magnitude so that values near the limits of double precision
+# (1e300) neither overflow nor underflow. Constant columns get scale 1 and
+# are centred, or, with keep_constant (an intercept column that is a model
+# weight), left as they are; keep_constant also counts a column whose sd is
+# below 1e-12 of its mean as constant.
+input_scaling <- function(x, scale, keep_constant = FALSE) {
   if (!scale) return(NULL)
   size <- apply(abs(x), 2L, max)
   size[!(size > 0)] <- 1
   unit <- sweep(x, 2L, size, "/")
   center <- colMeans(unit)
-  sds <- sqrt(colSums(sweep(unit, 2L, center)^2) / max(nrow(x) - 1L, 1L))
-  sds[!is.finite(sds) | sds == 0] <- 1 / size[!is.finite(sds) | sds == 0]  # constant columns are only centred
-  list(center = center * size, scale = sds * size)
+  sds <- sqrt(colSums(sweep(unit, 2L, center)^2) / max(nrow(x) - 1L, 1L)) * size
+  center <- center * size
+  const <- !is.finite(sds) | if (keep_constant) sds <= 1e-12 * pmax(abs(center), 1) else sds == 0
+  sds[const] <- 1
+  if (keep_constant) center[const] <- 0
+  list(center = center, scale = sds)
 }
 
 apply_scaling <- function(x, scaling) {
