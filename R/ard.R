@@ -48,7 +48,7 @@
 #'   and is rejected here.
 #' @param control Settings from [ard_control()].
 #' @param ... Passed from the formula method to the default method.
-#' @return An object of class `c("ard", "sparsebayes")`, a list with
+#' @return An object of class `c("sb_ard", "sparsebayes")`, a list with
 #'   \item{call}{the matched call.}
 #'   \item{method, objective, prior, noise, family}{the solver, the objective
 #'     form (`NA` unless gradient), `"none"`, the noise model and
@@ -80,7 +80,7 @@
 #'   Wipf, D. P. and Nagarajan, S. (2010). Iterative reweighted l1 and l2
 #'   methods for finding sparse solutions. *IEEE Journal of Selected Topics in
 #'   Signal Processing*, 4, 317--329.
-#' @seealso [ard_control()], [predict.ard()], [summary.ard()], [rvm()].
+#' @seealso [ard_control()], [predict.sb_ard()], [summary.sb_ard()], [rvm()].
 #' @examples
 #' set.seed(1)
 #' n <- 200
@@ -133,7 +133,7 @@ ard.default <- function(x, y, intercept = TRUE, scale = TRUE, noise = c("shared"
   fit$x <- xs
   fit$scaling <- scaling
   fit$intercept <- "(Intercept)" %in% colnames(xs)
-  class(fit) <- c("ard", "sparsebayes")
+  class(fit) <- c("sb_ard", "sparsebayes")
   warn_not_converged(fit)
   fit
 }

@@ -29,7 +29,7 @@
 #' predict(fit, data.frame(times = c(10, 20, 30)), interval = "prediction")
 #' predict(fit, data.frame(times = 20), interval = "prediction", noise_level = "trimmed")
 #' @export
-predict.ard <- function(object, newdata = NULL, se.fit = FALSE, interval = c("none", "confidence", "prediction"),
+predict.sb_ard <- function(object, newdata = NULL, se.fit = FALSE, interval = c("none", "confidence", "prediction"),
                         level = 0.95, noise_level = c("mean", "trimmed"), ...) {
   interval <- match_arg(interval)
   noise_level <- match_arg(noise_level)
@@ -68,7 +68,7 @@ ard_new_design <- function(object, newdata) {
 }
 
 #' @export
-print.ard <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
+print.sb_ard <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
   cat("Joint ARD regression (", if (x$noise == "sample") "per-sample noise" else "shared noise", ")\n", sep = "")
   cat("Call: ", paste(deparse(x$call, width.cutoff = 70L), collapse = "\n  "), "\n", sep = "")
   cat(sprintf("%d of %d weights relevant (n = %d); %s; log evidence %s\n", length(x$relevant), x$n_basis,
@@ -92,10 +92,10 @@ down_weighted <- function(lambda) sum(lambda > 10 * stats::median(lambda))
 #'
 #' @param object A fitted [ard()].
 #' @param n_weights How many of the largest weights to list.
-#' @param x A `summary.ard` object.
+#' @param x A `summary.sb_ard` object.
 #' @param digits Significant digits to print.
 #' @param ... Unused.
-#' @return `summary.ard` returns an object of class `"summary.ard"`: a list
+#' @return `summary.sb_ard` returns an object of class `"summary.sb_ard"`: a list
 #'   with `call`, `method`, `noise`, `n`, `d`, `n_relevant`, `sigma` (the
 #'   noise sd, shared noise) or `lambda_summary` (quantiles of the per-sample
 #'   variances) and `down_weighted` (samples whose variance exceeds ten times
@@ -105,7 +105,7 @@ down_weighted <- function(lambda) sum(lambda > 10 * stats::median(lambda))
 #' @examples
 #' summary(ard(accel ~ poly(times, 6), data = MASS::mcycle, noise = "sample"))
 #' @export
-summary.ard <- function(object, n_weights = 10L, ...) {
+summary.sb_ard <- function(object, n_weights = 10L, ...) {
   coefs <- weight_table(object, n_weights)
   y <- object$y
   per_sample <- length(object$lambda) > 1L
@@ -118,12 +118,12 @@ summary.ard <- function(object, n_weights = 10L, ...) {
                  jitter_events = object$jitter_events,
                  rmse = sqrt(mean(object$residuals^2)),
                  r_squared = 1 - sum(object$residuals^2) / sum((y - mean(y))^2), coefficients = coefs),
-            class = "summary.ard")
+            class = "summary.sb_ard")
 }
 
-#' @rdname summary.ard
+#' @rdname summary.sb_ard
 #' @export
-print.summary.ard <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
+print.summary.sb_ard <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
   cat("Joint ARD regression\n\nCall:\n", paste(deparse(x$call, width.cutoff = 70L), collapse = "\n"), "\n\n", sep = "")
   cat(sprintf("Relevant weights:   %d of %d (n = %d)\n", x$n_relevant, x$d, x$n))
   if (x$noise == "shared") {

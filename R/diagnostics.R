@@ -90,7 +90,7 @@ ess_scores <- function(x, order) {
 
 # Multiclass fits hold one model per class; the diagnostics need one model.
 check_single_model <- function(object) {
-  if (inherits(object, "rvm_multiclass"))
+  if (inherits(object, "sb_rvm_multiclass"))
     stop("diagnostics need a single model; use one of `object$models`, e.g. `object$models[[1]]`.",
          call. = FALSE)
   if (is.null(object$alpha) || is.null(object$Sigma))
@@ -112,7 +112,7 @@ sample_noise <- function(object) {
 # training inputs (the contract with the ard branch: one definition here).
 training_design <- function(object) {
   check_single_model(object)
-  if (inherits(object, "ard")) return(object$x[, object$relevant, drop = FALSE])
+  if (inherits(object, "sb_ard")) return(object$x[, object$relevant, drop = FALSE])
   if (is.null(object$kernel))
     stop("the training design of a fit with a user `basis` is not stored; ",
          "compute diagnostics from `basis[, object$relevant]` and `object$Sigma`.", call. = FALSE)

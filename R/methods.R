@@ -30,7 +30,7 @@
 #'   fits always use `"rvm"`.
 #' @param noise_level Per-sample noise fits: the base noise variance of a
 #'   new observation, `"mean"` or `"trimmed"` mean of the learned `lambda`
-#'   (see [predict.ard()]).
+#'   (see [predict.sb_ard()]).
 #' @param ... Unused.
 #' @details Binomial probabilities are the moderated output
 #'   `plogis(m / sqrt(1 + pi v / 8))` of the linear predictor's posterior
@@ -53,7 +53,7 @@
 #' fit <- rvm(accel ~ times, data = MASS::mcycle)
 #' predict(fit, data.frame(times = c(10, 20, 30)), interval = "prediction")
 #' @export
-predict.rvm <- function(object, newdata = NULL, type = NULL, se.fit = FALSE,
+predict.sb_rvm <- function(object, newdata = NULL, type = NULL, se.fit = FALSE,
                         interval = c("none", "confidence", "prediction"), level = 0.95,
                         variance = c("augmented", "rvm"), noise_level = c("mean", "trimmed"), ...) {
   noise_level <- match_arg(noise_level)
@@ -185,7 +185,7 @@ augmentation_variance <- function(object, x, Phi) {
 }
 
 #' @export
-print.rvm <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
+print.sb_rvm <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
   cat(model_title(x), "\n", sep = "")
   cat("Call: ", paste(deparse(x$call, width.cutoff = 70L), collapse = "\n  "), "\n", sep = "")
   cat(sprintf("Kernel: %s\n", kernel_label(x)))
@@ -223,10 +223,10 @@ deviance_of <- function(x) sum(x$family$dev.resids(x$y, x$fitted.values, rep(1, 
 #'
 #' @param object A fitted [rvm()].
 #' @param n_weights How many of the largest weights to list.
-#' @param x A `summary.rvm` object.
+#' @param x A `summary.sb_rvm` object.
 #' @param digits Significant digits to print.
 #' @param ... Unused.
-#' @return `summary.rvm` returns an object of class `"summary.rvm"`: a list
+#' @return `summary.sb_rvm` returns an object of class `"summary.sb_rvm"`: a list
 #'   with `call`, `title`, `kernel` (a label), `method`, `family`, `n`,
 #'   `n_basis`, `n_relevant`, `sigma` (noise sd, `NA` unless gaussian),
 #'   `logLik`, `iterations`, `converged`, `rmse` and `r_squared` (gaussian,
@@ -238,7 +238,7 @@ deviance_of <- function(x) sum(x$family$dev.resids(x$y, x$fitted.values, rep(1, 
 #' @examples
 #' summary(rvm(accel ~ times, data = MASS::mcycle))
 #' @export
-summary.rvm <- function(object, n_weights = 10L, ...) {
+summary.sb_rvm <- function(object, n_weights = 10L, ...) {
   coefs <- weight_table(object, n_weights)
   y <- object$y
   gaussian <- object$family$family == "gaussian"
@@ -255,7 +255,7 @@ summary.rvm <- function(object, n_weights = 10L, ...) {
                          else NA_real_,
                  deviance = deviance_of(object), coefficients = coefs,
                  components = if (length(fit_kernels(object)) > 1L) component_table(object)),
-            class = "summary.rvm")
+            class = "summary.sb_rvm")
 }
 
 # The n_weights largest posterior weights with their posterior sd and z value.
@@ -278,9 +278,9 @@ component_table <- function(object) {
              `sd of contribution` = unname(apply(contrib, 2L, stats::sd)), check.names = FALSE)
 }
 
-#' @rdname summary.rvm
+#' @rdname summary.sb_rvm
 #' @export
-print.summary.rvm <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
+print.summary.sb_rvm <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
   cat(x$title, "\n\nCall:\n", paste(deparse(x$call, width.cutoff = 70L), collapse = "\n"),
       "\n\n", sep = "")
   cat(sprintf("Kernel:             %s\n", x$kernel))
@@ -323,7 +323,7 @@ print.summary.rvm <- function(x, digits = max(3L, getOption("digits") - 3L), ...
 relevance_vectors <- function(object, ...) UseMethod("relevance_vectors")
 
 #' @export
-relevance_vectors.rvm <- function(object, ...) {
+relevance_vectors.sb_rvm <- function(object, ...) {
   if (is.null(object$kernel)) stop("a fit with a user-supplied `basis` has no relevance vectors; ",
                                    "see `object$relevant`.", call. = FALSE)
   rv <- object$x[object$relevance_index, , drop = FALSE]

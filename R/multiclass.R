@@ -2,7 +2,7 @@
 # the rest, with probabilities normalised across classes.
 
 #' @export
-print.rvm_multiclass <- function(x, ...) {
+print.sb_rvm_multiclass <- function(x, ...) {
   cat(sprintf("Relevance vector machine classifier, %d classes (one against the rest)\n", length(x$levels)))
   cat("Call: ", paste(deparse(x$call, width.cutoff = 70L), collapse = "\n  "), "\n", sep = "")
   cat(sprintf("Kernel: %s\n", kernel_label(x$models[[1L]])))
@@ -13,13 +13,13 @@ print.rvm_multiclass <- function(x, ...) {
 }
 
 #' @export
-summary.rvm_multiclass <- function(object, ...) {
+summary.sb_rvm_multiclass <- function(object, ...) {
   structure(list(print = utils::capture.output(print(object)), models = lapply(object$models, summary)),
-            class = "summary.rvm_multiclass")
+            class = "summary.sb_rvm_multiclass")
 }
 
 #' @export
-print.summary.rvm_multiclass <- function(x, ...) {
+print.summary.sb_rvm_multiclass <- function(x, ...) {
   writeLines(x$print)
   for (k in names(x$models)) {
     cat(sprintf("\n--- class %s against the rest ---\n", k))
@@ -35,7 +35,7 @@ print.summary.rvm_multiclass <- function(x, ...) {
 #'
 #' @param object A multiclass fit from [rvm()] (a factor response with more
 #'   than two levels).
-#' @param newdata New inputs as for [predict.rvm()]; `NULL` for the training
+#' @param newdata New inputs as for [predict.sb_rvm()]; `NULL` for the training
 #'   inputs.
 #' @param type `"class"` (a factor) or `"prob"` (a matrix with one column per
 #'   class, rows summing to one: each binary model's moderated probability,
@@ -46,7 +46,7 @@ print.summary.rvm_multiclass <- function(x, ...) {
 #' fit <- rvm(Species ~ ., data = iris)
 #' table(predict(fit), iris$Species)
 #' @export
-predict.rvm_multiclass <- function(object, newdata = NULL, type = c("class", "prob"), ...) {
+predict.sb_rvm_multiclass <- function(object, newdata = NULL, type = c("class", "prob"), ...) {
   type <- match_arg(type)
   p <- vapply(object$models, function(m) predict(m, newdata, type = "response"),
               numeric(if (is.null(newdata)) length(object$y) else nrow(new_inputs(object$models[[1L]], newdata))))
@@ -57,29 +57,29 @@ predict.rvm_multiclass <- function(object, newdata = NULL, type = c("class", "pr
 }
 
 #' @export
-coef.rvm_multiclass <- function(object, ...) lapply(object$models, coef)
+coef.sb_rvm_multiclass <- function(object, ...) lapply(object$models, coef)
 
 #' @export
-logLik.rvm_multiclass <- function(object, ...) {
+logLik.sb_rvm_multiclass <- function(object, ...) {
   ll <- lapply(object$models, logLik)
   structure(sum(unlist(ll)), df = sum(vapply(ll, attr, numeric(1), "df")), nobs = length(object$y),
             class = "logLik")
 }
 
 #' @export
-fitted.rvm_multiclass <- function(object, ...) predict(object, type = "prob")
+fitted.sb_rvm_multiclass <- function(object, ...) predict(object, type = "prob")
 
 #' @export
-residuals.rvm_multiclass <- function(object, ...) {
+residuals.sb_rvm_multiclass <- function(object, ...) {
   stats::model.matrix(~ y - 1, data.frame(y = object$y)) - fitted(object)
 }
 
 #' @export
-plot.rvm_multiclass <- function(x, ...) {
+plot.sb_rvm_multiclass <- function(x, ...) {
   if (is.null(x$kernel) || ncol(x$x) != 2L) stop("plot() draws multiclass fits with two inputs only.", call. = FALSE)
   plot_classes(x, ...)
   invisible(x)
 }
 
 #' @export
-vcov.rvm_multiclass <- function(object, ...) lapply(object$models, vcov)
+vcov.sb_rvm_multiclass <- function(object, ...) lapply(object$models, vcov)

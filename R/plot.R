@@ -14,7 +14,7 @@
 #' `phi' y / phi' phi`, the least-squares weight for orthogonal bases such as
 #' wavelets) against its posterior mean weight, 0 where pruned (open
 #' circles), as their Fig. 6. `which = "relevance"`, `"trajectory"` and
-#' `"leverage"` are the diagnostics of joint ARD described in [plot.ard()]
+#' `"leverage"` are the diagnostics of joint ARD described in [plot.sb_ard()]
 #' (`"trajectory"` needs a fit by a batch solver, which stores `path`).
 #'
 #' @param x A fitted [rvm()].
@@ -27,7 +27,7 @@
 #' @examples
 #' plot(rvm(accel ~ times, data = MASS::mcycle))
 #' @export
-plot.rvm <- function(x, which = c("fit", "components", "shrinkage", "relevance", "trajectory", "leverage"),
+plot.sb_rvm <- function(x, which = c("fit", "components", "shrinkage", "relevance", "trajectory", "leverage"),
                      level = 0.95, n_grid = 400L, ...) {
   which <- match_arg(which)
   check_number(level, "level", lower = 0, upper = 1, open_lower = TRUE)
@@ -136,12 +136,12 @@ plot_probability <- function(x, n_grid, ...) {
 
 # Decision regions of a binary or multiclass classifier with two inputs.
 plot_classes <- function(x, n_grid = 150L, ...) {
-  models <- if (inherits(x, "rvm_multiclass")) x$models else list(x)
+  models <- if (inherits(x, "sb_rvm_multiclass")) x$models else list(x)
   X <- models[[1L]]$x
   g1 <- seq(min(X[, 1L]), max(X[, 1L]), length.out = n_grid)
   g2 <- seq(min(X[, 2L]), max(X[, 2L]), length.out = n_grid)
   grid <- matrix_newdata(models[[1L]], expand.grid(g1, g2))
-  labels <- if (inherits(x, "rvm_multiclass")) x$y else factor(x$levels[x$y + 1L], levels = x$levels)
+  labels <- if (inherits(x, "sb_rvm_multiclass")) x$y else factor(x$levels[x$y + 1L], levels = x$levels)
   cols <- grDevices::hcl.colors(nlevels(labels), "Dark 3")
   graphics::plot(X[, 1L], X[, 2L], col = cols[labels], pch = c(1, 3, 4, 2, 5)[(as.integer(labels) - 1L) %% 5L + 1L],
                  xlab = colnames(X)[1L], ylab = colnames(X)[2L], ...)

@@ -1,11 +1,11 @@
 # Relevance, trajectory and leverage plots of any sparsebayes fit
-# (joint-ARD paper, Figs. 1 and 2), called from plot.rvm() and plot.ard().
+# (joint-ARD paper, Figs. 1 and 2), called from plot.sb_rvm() and plot.sb_ard().
 
 #' Plot a joint ARD fit
 #'
 #' `which = "fit"` draws fitted against observed values and residuals
-#' against fitted values, as [plot.rvm()] does for several inputs. The
-#' diagnostic views are shared with [plot.rvm()]:
+#' against fitted values, as [plot.sb_rvm()] does for several inputs. The
+#' diagnostic views are shared with [plot.sb_rvm()]:
 #' \describe{
 #'   \item{`"relevance"`}{the relevance of each weight, `1/alpha` (pruned
 #'     weights at 0, as crosses), and of each sample, `1/lambda`, with their
@@ -36,7 +36,7 @@
 #' plot(fit, which = "trajectory", highlight = 1:5)
 #' plot(fit, which = "leverage", highlight = 1:5)
 #' @export
-plot.ard <- function(x, which = c("fit", "relevance", "trajectory", "leverage"), highlight = NULL, ...) {
+plot.sb_ard <- function(x, which = c("fit", "relevance", "trajectory", "leverage"), highlight = NULL, ...) {
   which <- match_arg(which)
   switch(which,
          fit = plot_diagnostics(x, ...),

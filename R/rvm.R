@@ -60,7 +60,7 @@
 #'   with two levels is a binary classifier for the second level, as in
 #'   [stats::glm()]; with more levels one binary model is fitted per class
 #'   against the rest, and `predict` normalises their probabilities (an
-#'   object of class `"rvm_multiclass"` holding the models in `models`).
+#'   object of class `"sb_rvm_multiclass"` holding the models in `models`).
 #' @param basis Optional user-supplied n by M design matrix, used instead of
 #'   a kernel (then `x` may be `NULL` and `kernel`, `bias`, `scale` are
 #'   ignored). `predict` then takes the new design matrix as `newdata`.
@@ -73,7 +73,7 @@
 #'   both share (`max_iterations`, `time_limit`, `noise_variance`,
 #'   `verbose`) carry over and the rest take their defaults.
 #' @param ... Passed from the formula method to the default method.
-#' @return An object of class `c("rvm", "sparsebayes")`, a list with
+#' @return An object of class `c("sb_rvm", "sparsebayes")`, a list with
 #'   \item{call}{the matched call.}
 #'   \item{kernel}{the kernel with its width resolved (`NULL` with `basis`).}
 #'   \item{method, prior, noise, family}{the solver, the prior as given,
@@ -114,7 +114,7 @@
 #'
 #' Tipping, M. E. and Faul, A. C. (2003). Fast marginal likelihood
 #' maximisation for sparse Bayesian models. *AISTATS 2003*.
-#' @seealso [predict.rvm()], [summary.rvm()], [plot.rvm()], [kernels].
+#' @seealso [predict.sb_rvm()], [summary.sb_rvm()], [plot.sb_rvm()], [kernels].
 #' @examples
 #' set.seed(1)
 #' x <- runif(100, -10, 10)
@@ -232,7 +232,7 @@ rvm.default <- function(x = NULL, y, kernel = "gaussian", bias = TRUE, scale = T
   names(models) <- levels(y)
   structure(list(call = call, models = models, levels = levels(y), y = y, x = x, kernel = kernel,
                  family = family, method = method),
-            class = c("rvm_multiclass", "sparsebayes"))
+            class = c("sb_rvm_multiclass", "sparsebayes"))
 }
 
 # rvm_control() settings from whatever `control` holds: an ard_control()
@@ -271,7 +271,7 @@ new_joint_rvm <- function(res, x, xs, y, Phi_names, kernel, bias, scaling, metho
            list(objective = if (method == "gradient") objective else NA_character_, smoothness = 0, bias = bias,
                 relevance_index = relevance_index, linear.predictors = core$fitted.values, x = x,
                 scaling = scaling, centres = if (is.null(kernel)) NULL else xs[relevance_index, , drop = FALSE]))
-  class(fit) <- c("rvm", "sparsebayes")
+  class(fit) <- c("sb_rvm", "sparsebayes")
   warn_not_converged(fit)
   fit
 }
@@ -357,7 +357,7 @@ new_rvm <- function(res, x, xs, y, Phi_names, kernel, bias, scaling, method, fam
               jitter_events = res$jitter_events, x = x, y = y, scaling = scaling,
               centres = if (is.null(kernel)) NULL else xs[relevance_index, , drop = FALSE],
               n_basis = M)
-  class(fit) <- c("rvm", "sparsebayes")
+  class(fit) <- c("sb_rvm", "sparsebayes")
   if (!fit$converged)
     warning(sprintf("the %s solver did not converge in %d iterations; see `control = rvm_control()`.",
                     method, fit$iterations), call. = FALSE)

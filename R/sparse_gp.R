@@ -70,7 +70,7 @@
 #' @param scale Standardise each input column (kept for `predict`)?
 #' @param control Settings from [sparse_gp_control()].
 #' @param ... Passed from the formula method to the default method.
-#' @return An object of class `c("sparse_gp", "sparsebayes")`, a list with
+#' @return An object of class `c("sb_sparse_gp", "sparsebayes")`, a list with
 #'   \item{call}{the matched call.}
 #'   \item{kernel}{the kernel at the optimum (width in scaled units when
 #'     `scale = TRUE`).}
@@ -122,8 +122,8 @@
 #'
 #' Rasmussen, C. E. and Williams, C. K. I. (2006). *Gaussian Processes for
 #' Machine Learning*. MIT Press.
-#' @seealso [predict.sparse_gp()], [summary.sparse_gp()],
-#'   [plot.sparse_gp()], [hatvalues.sparse_gp()].
+#' @seealso [predict.sb_sparse_gp()], [summary.sb_sparse_gp()],
+#'   [plot.sb_sparse_gp()], [hatvalues.sb_sparse_gp()].
 #' @examples
 #' set.seed(1)
 #' x <- runif(300, -10, 10)
@@ -393,7 +393,7 @@ new_sparse_gp <- function(opt, x, xs, y, ybar, scaling, approx, optimize, contro
               var_matrix = post$var_matrix, pi_diag = as.numeric(post$pi_diag), pi_r = as.numeric(post$pi_r),
               qu_mean = if (is.null(Z)) NULL else as.numeric(post$qu_mean),
               qu_cov = if (is.null(Z)) NULL else post$qu_cov, jitter = control$jitter)
-  class(fit) <- c("sparse_gp", "sparsebayes")
+  class(fit) <- c("sb_sparse_gp", "sparsebayes")
   if (!fit$converged)
     warning(sprintf("the L-BFGS-B optimisation did not converge (%s); see `control = sparse_gp_control(maxit = )`.",
                     fit$message), call. = FALSE)

@@ -24,7 +24,7 @@
 #' fit <- sparse_gp(accel ~ times, data = MASS::mcycle, inducing = 20, seed = 1)
 #' predict(fit, data.frame(times = c(10, 20, 30)), interval = "prediction")
 #' @export
-predict.sparse_gp <- function(object, newdata = NULL, se.fit = FALSE,
+predict.sb_sparse_gp <- function(object, newdata = NULL, se.fit = FALSE,
                               interval = c("none", "confidence", "prediction"), level = 0.95, ...) {
   interval <- match_arg(interval)
   check_prediction_args(se.fit, level)
@@ -43,7 +43,7 @@ gp_title <- function(x) {
 }
 
 #' @export
-print.sparse_gp <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
+print.sb_sparse_gp <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
   cat(gp_title(x), "\n", sep = "")
   cat("Call: ", paste(deparse(x$call, width.cutoff = 70L), collapse = "\n  "), "\n", sep = "")
   cat(sprintf("Kernel: %s\n", utils::capture.output(print(x$kernel))))
@@ -63,13 +63,13 @@ optim_label <- function(x) {
 #' Summarise a sparse GP fit
 #'
 #' @param object A fitted [sparse_gp()].
-#' @param x A `summary.sparse_gp` object.
+#' @param x A `summary.sb_sparse_gp` object.
 #' @param digits Significant digits to print.
 #' @param ... Unused.
-#' @return `summary.sparse_gp` returns an object of class
-#'   `"summary.sparse_gp"`: a list with `call`, `title`, `approx`,
+#' @return `summary.sb_sparse_gp` returns an object of class
+#'   `"summary.sb_sparse_gp"`: a list with `call`, `title`, `approx`,
 #'   `optimize`, `n`, `m`, `hyperparameters` (the named vector of
-#'   [coef.sparse_gp()]), `sigma` (noise sd), `logLik`, `objective` (what was
+#'   [coef.sb_sparse_gp()]), `sigma` (noise sd), `logLik`, `objective` (what was
 #'   maximised: `"ELBO"` or `"log marginal likelihood"`), `converged`,
 #'   `iterations`, `message`, `restarts` (log marginal likelihoods reached
 #'   from each start), `jitter_events`, `rmse`, `r_squared` (training) and
@@ -77,7 +77,7 @@ optim_label <- function(x) {
 #' @examples
 #' summary(sparse_gp(accel ~ times, data = MASS::mcycle, inducing = 20, seed = 1))
 #' @export
-summary.sparse_gp <- function(object, ...) {
+summary.sb_sparse_gp <- function(object, ...) {
   y <- object$y
   structure(list(call = object$call, title = gp_title(object), approx = object$approx,
                  optimize = object$optimize, n = length(y), m = object$m, hyperparameters = coef(object),
@@ -88,12 +88,12 @@ summary.sparse_gp <- function(object, ...) {
                  rmse = sqrt(mean(object$residuals^2)),
                  r_squared = 1 - sum(object$residuals^2) / sum((y - mean(y))^2),
                  edf = sum(hatvalues(object))),
-            class = "summary.sparse_gp")
+            class = "summary.sb_sparse_gp")
 }
 
-#' @rdname summary.sparse_gp
+#' @rdname summary.sb_sparse_gp
 #' @export
-print.summary.sparse_gp <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
+print.summary.sb_sparse_gp <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
   cat(x$title, "\n\nCall:\n", paste(deparse(x$call, width.cutoff = 70L), collapse = "\n"), "\n\n", sep = "")
   cat(sprintf("Inducing points:    %s\n", if (x$approx == "exact") sprintf("none (exact GP, n = %d)", x$n)
                                           else sprintf("%d (n = %d)", x$m, x$n)))
@@ -127,12 +127,12 @@ print.summary.sparse_gp <- function(x, digits = max(3L, getOption("digits") - 3L
 #' @examples
 #' coef(sparse_gp(accel ~ times, data = MASS::mcycle, inducing = 20, seed = 1))
 #' @export
-coef.sparse_gp <- function(object, ...) {
+coef.sb_sparse_gp <- function(object, ...) {
   c(`(mean)` = object$mean, width = object$kernel$width, variance = object$kernel$variance, noise = object$noise)
 }
 
 #' @export
-logLik.sparse_gp <- function(object, ...) {
+logLik.sb_sparse_gp <- function(object, ...) {
   df <- 1L + (object$optimize != "none") * 2L +
     isTRUE(object$noise_estimated) +
     (object$optimize == "all" && object$approx != "exact") * length(object$inducing)
@@ -140,7 +140,7 @@ logLik.sparse_gp <- function(object, ...) {
 }
 
 #' @export
-vcov.sparse_gp <- function(object, ...) {
+vcov.sb_sparse_gp <- function(object, ...) {
   stop("a sparse_gp fit has no covariance matrix of its hyperparameters; the posterior covariance of the ",
        "latent values at the inducing points is `object$qu_cov`.", call. = FALSE)
 }
@@ -174,13 +174,13 @@ NULL
 #' @rdname sparse_gp_diagnostics
 #' @importFrom stats hatvalues
 #' @export
-hatvalues.sparse_gp <- function(model, ...) {
+hatvalues.sb_sparse_gp <- function(model, ...) {
   1 - model$Lambda * model$pi_diag
 }
 
 #' @rdname sparse_gp_diagnostics
 #' @export
-residuals.sparse_gp <- function(object, type = c("response", "pearson", "loo"), ...) {
+residuals.sb_sparse_gp <- function(object, type = c("response", "pearson", "loo"), ...) {
   type <- match_arg(type)
   switch(type, response = object$residuals, pearson = object$residuals / sqrt(object$noise),
          loo = object$pi_r / object$pi_diag)
@@ -194,7 +194,7 @@ residuals.sparse_gp <- function(object, type = c("response", "pearson", "loo"), 
 #'   no weights to score: `which = "weights"` stops and points to
 #'   `sum(hatvalues(x))`, its effective degrees of freedom.
 #' @export
-ess.sparse_gp <- function(x, which = c("samples", "weights"), order = 1, ...) {
+ess.sb_sparse_gp <- function(x, which = c("samples", "weights"), order = 1, ...) {
   check_dots_empty(...)
   which <- match_arg(which)
   check_order(order)
@@ -218,7 +218,7 @@ ess.sparse_gp <- function(x, which = c("samples", "weights"), order = 1, ...) {
 #' @examples
 #' plot(sparse_gp(accel ~ times, data = MASS::mcycle, inducing = 20, seed = 1))
 #' @export
-plot.sparse_gp <- function(x, level = 0.95, n_grid = 400L, ...) {
+plot.sb_sparse_gp <- function(x, level = 0.95, n_grid = 400L, ...) {
   check_number(level, "level", lower = 0, upper = 1, open_lower = TRUE)
   if (level >= 1) stop_arg("level", "must be below 1.")
   check_number(n_grid, "n_grid", lower = 2, integer = TRUE)

@@ -109,7 +109,7 @@ poke_predict <- function(fit, p) {
   fitted_ok <<- TRUE
   m <- pick(list(1L, 3L, 10L))
   valid <- list(object = fit, newdata = matrix(rnorm(m * p), m, p), se.fit = pick(list(TRUE, FALSE)),
-                interval = if (fit$family$family == "gaussian" || inherits(fit, "sparse_gp"))
+                interval = if (fit$family$family == "gaussian" || inherits(fit, "sb_sparse_gp"))
                   pick(list("none", "confidence", "prediction")) else "none", level = 0.9)
   if (!is.null(fit$terms)) valid$newdata <- as.data.frame(valid$newdata)
   if (!is.null(fit$levels)) valid$type <- "link"
@@ -120,8 +120,8 @@ poke_predict <- function(fit, p) {
   suppressWarnings(do.call(predict, mutate(valid, hostile)))
   for (f in list(print, summary, coef, fitted, residuals, logLik, nobs))
     utils::capture.output(suppressWarnings(f(fit)))
-  if (has("hatvalues.sparsebayes") || inherits(fit, "sparse_gp")) suppressWarnings(stats::hatvalues(fit))
-  if (has("ess") && !inherits(fit, "sparse_gp")) suppressWarnings(ess(fit, which = pick(list("weights", "samples"))))
+  if (has("hatvalues.sparsebayes") || inherits(fit, "sb_sparse_gp")) suppressWarnings(stats::hatvalues(fit))
+  if (has("ess") && !inherits(fit, "sb_sparse_gp")) suppressWarnings(ess(fit, which = pick(list("weights", "samples"))))
   if (runif(1) < 0.1) { f <- tempfile(); saveRDS(fit, f); stopifnot(identical(predict(readRDS(f), valid$newdata),
                                                                               predict(fit, valid$newdata))) }
 }

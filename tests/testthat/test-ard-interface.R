@@ -10,7 +10,7 @@ test_that("formula and matrix interfaces give identical fits", {
   expect_identical(a$lambda, b$lambda)
   expect_identical(colnames(a$x), colnames(b$x))
   expect_identical(predict(a, df[1:5, ]), predict(b, d$X[1:5, ]))
-  expect_s3_class(a, c("ard", "sparsebayes"))
+  expect_s3_class(a, c("sb_ard", "sparsebayes"))
   expect_equal(names(a$alpha)[1], "(Intercept)")
 })
 
@@ -72,7 +72,7 @@ test_that("print and summary report the fit", {
   fit <- ard(d$X, d$y, noise = "sample")
   expect_output(print(fit), "per-sample noise")
   s <- summary(fit)
-  expect_s3_class(s, "summary.ard")
+  expect_s3_class(s, "summary.sb_ard")
   expect_equal(s$down_weighted, sum(fit$lambda > 10 * median(fit$lambda)))
   expect_gte(s$down_weighted, length(d$out))
   expect_output(print(s), "Largest weights")

@@ -51,7 +51,7 @@ test_that("rvm() runs every joint ARD solver and returns the contract's fields",
   for (m in c("em", "mackay", "irls2", "irls1", "gradient")) {
     fit <- suppressWarnings(rvm(d$x, d$y, kernel = kernel_gaussian(2), scale = FALSE, method = m, noise = "sample",
                                 control = ard_control(max_iterations = 300)))
-    expect_s3_class(fit, c("rvm", "sparsebayes"))
+    expect_s3_class(fit, c("sb_rvm", "sparsebayes"))
     expect_identical(fit$method, m)
     expect_length(fit$lambda, 50)
     expect_length(fit$alpha, 51)

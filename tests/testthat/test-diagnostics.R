@@ -53,7 +53,7 @@ closed_form_fit <- function(X, y, alpha, lambda) {
   structure(list(x = X, y = y, relevant = keep, weights = mu, Sigma = Sigma,
                  alpha = stats::setNames(alpha, colnames(X)), lambda = lambda, family = stats::gaussian(),
                  fitted.values = fitted, residuals = y - fitted, n_basis = ncol(X)),
-            class = c("ard", "sparsebayes"))
+            class = c("sb_ard", "sparsebayes"))
 }
 
 test_that("with tiny precisions and shared noise, hatvalues and LOO residuals are lm's", {
@@ -117,7 +117,7 @@ test_that("diagnostics explain what they cannot do", {
   expect_error(hatvalues(fit), "user `basis` is not stored")
   expect_error(residuals(fit, type = "loo"), "user `basis` is not stored")
   expect_equal(residuals(fit, type = "pearson"), fit$residuals / sqrt(fit$lambda))
-  iris_fit <- structure(list(models = list()), class = c("rvm_multiclass", "sparsebayes"))
+  iris_fit <- structure(list(models = list()), class = c("sb_rvm_multiclass", "sparsebayes"))
   expect_error(ess(iris_fit), "single model")
   expect_error(outliers(rvm(accel ~ times, data = MASS::mcycle), n = 0), "`n` must be >= 1")
   expect_error(residuals(fit, type = "deviance"), "`type` must be one of")

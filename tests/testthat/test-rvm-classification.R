@@ -88,7 +88,7 @@ test_that("probabilities lie in (0, 1), keep the levels and sum to one", {
 
 test_that("multiclass: one model per class, normalised probabilities", {
   fit <- rvm(Species ~ ., data = iris)
-  expect_s3_class(fit, "rvm_multiclass")
+  expect_s3_class(fit, "sb_rvm_multiclass")
   expect_length(fit$models, 3)
   p <- predict(fit, iris, type = "prob")
   expect_equal(colnames(p), levels(iris$Species))

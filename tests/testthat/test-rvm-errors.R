@@ -81,5 +81,5 @@ test_that("a basis too large for memory stops before it is allocated", {
   expect_error(rvm(d$x, d$y, kernel = list("gaussian", "laplace")), "200 x 401 basis matrix")
   expect_error(kernel_matrix("gaussian", matrix(1:300)), "300 x 300 basis matrix")
   options(old)
-  expect_s3_class(rvm(d$x, d$y), "rvm")
+  expect_s3_class(rvm(d$x, d$y), "sb_rvm")
 })

@@ -93,7 +93,7 @@ test_that("several inputs, scaling and kernel choices work", {
   for (k in list("gaussian", kernel_laplace(2), kernel_cauchy(1), kernel_polynomial(2), "linear",
                  kernel_lspline(), kernel_tpspline(2))) {
     fit <- rvm(X, y, kernel = k)
-    expect_s3_class(fit, "rvm")
+    expect_s3_class(fit, "sb_rvm")
     expect_true(all(is.finite(fit$fitted.values)))
     expect_lt(sqrt(mean(residuals(fit)^2)), sd(y))
   }
@@ -130,7 +130,7 @@ test_that("methods report the fit", {
   expect_equal(unname(rv[, "x"]), d$x[fit$relevance_index])
   expect_output(print(fit), "basis functions relevant")
   s <- summary(fit)
-  expect_s3_class(s, "summary.rvm")
+  expect_s3_class(s, "summary.sb_rvm")
   expect_output(print(s), "Relevance vectors:")
   expect_lte(nrow(s$coefficients), 10)
   expect_output(print(kernel_gaussian(2)), "gaussian kernel\\(width = 2\\)")
