@@ -14,6 +14,9 @@
 #'   [stats::model.matrix()]. Its intercept (unless removed with `- 1` or
 #'   `+ 0`) is a column `"(Intercept)"` with an ARD weight like any other.
 #' @param data,subset,na.action As in [stats::lm()].
+#' @param weights,offset Formula method: case weights and an offset,
+#'   evaluated in `data` as by [stats::lm()] (an `offset()` term in the
+#'   formula is added to `offset`); passed to the default method.
 #' @param y Numeric response.
 #' @param intercept Matrix method: add an `"(Intercept)"` column of ones
 #'   (an ARD weight too)?
@@ -98,8 +101,8 @@ ard <- function(x, ...) UseMethod("ard")
 
 #' @rdname ard
 #' @export
-ard.formula <- function(formula, data, subset, na.action, ...) {
-  fit_formula(match.call(), parent.frame(), ard.default, intercept = FALSE, ..., keep_intercept = TRUE)
+ard.formula <- function(formula, data, subset, weights, na.action, offset, ...) {
+  fit_formula(match.call(), parent.frame(), ard.default, "ard", intercept = FALSE, ..., keep_intercept = TRUE)
 }
 
 #' @rdname ard
@@ -125,7 +128,7 @@ ard.default <- function(x, y, intercept = TRUE, scale = TRUE, noise = c("shared"
   }
   scaling <- input_scaling(x, scale, keep_constant = TRUE)  # the intercept stays a column of ones
   xs <- apply_scaling(x, scaling)
-  call <- match.call()
+  call <- generic_call(match.call(), "ard")
   res <- run_joint_ard(xs, y, method, noise, objective, control)
   fit <- new_joint_fit(res, y = y, names = colnames(xs), method = method, noise = noise, control = control)
   fit <- c(list(call = call), fit)

@@ -121,9 +121,7 @@ check_ard_control <- function(control) {
     return(ard_control(max_iterations = control$max_iterations, time_limit = control$time_limit,
                        noise_variance = control$noise_variance, verbose = control$verbose))
   }
-  if (is.list(control) && !inherits(control, "ard_control")) control <- control_from_list(control, ard_control, "ard_control")
-  if (!inherits(control, "ard_control")) stop_arg("control", "must be made by ard_control().")
-  control
+  revalidate_control(control, ard_control, "ard_control")
 }
 
 # The option list the C++ joint ARD solver reads.

@@ -35,13 +35,14 @@ predict.sb_ard <- function(object, newdata = NULL, se.fit = FALSE, interval = c(
   noise_level <- match_arg(noise_level)
   check_prediction_args(se.fit, level)
   want_var <- se.fit || interval != "none"
-  if (is.null(newdata) && !want_var) return(object$fitted.values)
+  if (is.null(newdata) && !want_var) return(pad_training(object, object$fitted.values))
   X <- if (is.null(newdata)) object$x else ard_new_design(object, newdata)
   Xr <- X[, object$relevant, drop = FALSE]
   fit <- as.vector(Xr %*% object$weights)
   if (!want_var) return(fit)
   se <- sqrt(pmax(rowSums((Xr %*% object$Sigma) * Xr), 0))
-  gaussian_prediction(fit, se, base_noise(object$lambda, noise_level), se.fit, interval, level)
+  out <- gaussian_prediction(fit, se, base_noise(object$lambda, noise_level), se.fit, interval, level)
+  if (is.null(newdata)) pad_training(object, out) else out
 }
 
 # lambda_b: the mean, or the mean within the 5% and 95% quantiles, of the

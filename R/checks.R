@@ -30,13 +30,33 @@ check_numeric_matrix <- function(x, arg = deparse(substitute(x))) {
       stop_arg(arg, "must be numeric; use the formula interface for factors.")
     x <- as.matrix(x)
   }
+  if (inherits(x, "Matrix")) x <- dense_matrix(x, arg)
   if (is.numeric(x) && is.null(dim(x))) x <- matrix(x, ncol = 1L)
   if (!is.matrix(x) || !is.numeric(x)) stop_arg(arg, "must be a numeric matrix.")
   if (nrow(x) == 0L || ncol(x) == 0L) stop_arg(arg, "has no rows or no columns.")
   if (anyNA(x)) stop_arg(arg, "contains NA or NaN; remove those rows or use the formula interface with `na.action`.")
   if (any(!is.finite(x))) stop_arg(arg, "contains infinite values.")
   storage.mode(x) <- "double"
+  unique_column_names(x)
+}
+
+# Empty or duplicated column names (cbind(x, x^2) names its second column
+# "") made unique once, at fit time: "x2" for an empty name in column 2,
+# make.unique() for repeats. A matrix without names keeps none.
+unique_column_names <- function(x) {
+  nm <- colnames(x)
+  if (is.null(nm)) return(x)
+  empty <- is.na(nm) | !nzchar(nm)
+  nm[empty] <- paste0("x", which(empty))
+  colnames(x) <- make.unique(nm)
   x
+}
+
+# A Matrix-package object as a base matrix, if the dense copy fits in memory.
+dense_matrix <- function(x, arg) {
+  check_basis_memory(nrow(x), ncol(x))
+  tryCatch(as.matrix(x), error = function(e)
+    stop_arg(arg, sprintf("is a %s that could not be converted with as.matrix(): %s", class(x)[1L], conditionMessage(e))))
 }
 
 check_response <- function(y, n, arg = "y") {
@@ -68,11 +88,20 @@ match_arg <- function(arg, choices, name = deparse(substitute(arg))) {
   choices[i]
 }
 
+# A control object checked again when a fit starts: one made by `maker` and
+# edited by hand, or a plain list of settings, goes through the constructor,
+# so it gets the constructor's messages (and can never reach the solver
+# with a setting the constructor refuses).
+revalidate_control <- function(control, maker, maker_name) {
+  if (!is.list(control)) stop_arg("control", sprintf("must be made by %s().", maker_name))
+  control_from_list(unclass(control), maker, maker_name)
+}
+
 # A control object from a plain list of settings, e.g. list(max_iterations =
 # 50), made by `maker` (rvm_control, ard_control); unknown names are named.
 control_from_list <- function(control, maker, maker_name) {
   nm <- names(control)
-  if (length(control) && (is.null(nm) || any(!nzchar(nm))))
+  if (length(control) && (is.null(nm) || any(!nzchar(nm)) || anyDuplicated(nm)))
     stop_arg("control", sprintf("must be made by %s() or be a list of named settings.", maker_name))
   unknown <- setdiff(nm, names(formals(maker)))
   if (length(unknown))

@@ -13,10 +13,12 @@ formula_design <- function(terms, frame, contrasts = NULL, intercept = FALSE) {
 }
 
 # The formula method of every model: builds the model frame of the call
-# `mcall` in `env`, fits `fitter(x, y, ...)` on its design and keeps what
-# predict needs to rebuild the design for new data.
-fit_formula <- function(mcall, env, fitter, ..., keep_intercept = FALSE) {
-  mf <- mcall[c(1L, match(c("formula", "data", "subset", "na.action"), names(mcall), 0L))]
+# `mcall` in `env` (with `weights` and `offset` evaluated there, as lm does),
+# fits `fitter(x, y, ...)` on its design and keeps what predict needs to
+# rebuild the design for new data. The stored call names the generic, so
+# update() and eval(getCall()) work.
+fit_formula <- function(mcall, env, fitter, generic, ..., keep_intercept = FALSE) {
+  mf <- mcall[c(1L, match(c("formula", "data", "subset", "weights", "na.action", "offset"), names(mcall), 0L))]
   mf$drop.unused.levels <- TRUE
   mf[[1L]] <- quote(stats::model.frame)
   mf <- eval(mf, env)
@@ -24,12 +26,35 @@ fit_formula <- function(mcall, env, fitter, ..., keep_intercept = FALSE) {
   y <- stats::model.response(mf)
   if (is.null(y)) stop_arg("formula", "has no response.")
   x <- formula_design(mt, mf, intercept = keep_intercept)
-  fit <- fitter(x, y, ...)
+  case_weights <- stats::model.weights(mf)
+  offset <- stats::model.offset(mf)
+  # Only what was given is passed on, so a model without weights or offsets
+  # refuses them by its own argument checks.
+  extra <- c(if (!is.null(case_weights)) list(weights = case_weights), if (!is.null(offset)) list(offset = offset))
+  fit <- do.call(fitter, c(list(x, y), extra, list(...)))
+  mcall[[1L]] <- as.name(generic)
   parts <- list(call = mcall, terms = mt, xlevels = stats::.getXlevels(mt, mf),
                 contrasts = attr(x, "contrasts"), na.action = attr(mf, "na.action"))
+  fit <- name_cases(fit, rownames(mf))
   fit[names(parts)] <- parts
   if (!is.null(fit$models)) fit$models <- lapply(fit$models, function(m) { m[names(parts)] <- parts; m })
   fit
+}
+
+# Names the per-sample vectors of a fit by the data's row names, as lm does,
+# so that diagnostics report data rows.
+name_cases <- function(fit, case_names) {
+  if (is.null(case_names)) return(fit)
+  for (field in c("fitted.values", "residuals", "linear.predictors"))
+    if (length(fit[[field]]) == length(case_names)) names(fit[[field]]) <- case_names
+  if (!is.null(fit$models)) fit$models <- lapply(fit$models, name_cases, case_names)
+  fit
+}
+
+# The call of a fitting method as the user's call of the generic.
+generic_call <- function(call, generic) {
+  call[[1L]] <- as.name(generic)
+  call
 }
 
 # Training means and sds of the columns, computed on each column divided by
@@ -82,20 +107,32 @@ formula_newdata <- function(object, newdata, intercept = FALSE) {
 }
 
 # newdata of a matrix fit as a numeric matrix with the p training columns
-# (`names`, reordered by name when newdata has them all); a vector is one
-# column or one row.
+# `names`: matched by name when newdata names every training column,
+# refused when it names only some, by position otherwise (the fit had no
+# names, or newdata has none or other ones). A vector is one column or one
+# row.
 numeric_newdata <- function(newdata, p, names, what) {
   if (is.data.frame(newdata)) newdata <- as.matrix(newdata)
+  if (inherits(newdata, "Matrix")) newdata <- dense_matrix(newdata, "newdata")
   if (is.numeric(newdata) && is.null(dim(newdata))) {
     if (p == 1L) newdata <- matrix(newdata, ncol = 1L)
     else if (length(newdata) == p) newdata <- matrix(newdata, nrow = 1L)
     else stop_arg("newdata", sprintf("must be a matrix with %d columns (%s).", p, what))
   }
   if (!is.matrix(newdata) || !is.numeric(newdata)) stop_arg("newdata", "must be a numeric matrix.")
+  newdata <- unique_column_names(newdata)
+  given <- colnames(newdata)
+  found <- if (is.null(names) || is.null(given)) FALSE else names %in% given
+  if (all(found)) return(numeric_matrix(newdata[, names, drop = FALSE]))
   if (ncol(newdata) != p)
     stop_arg("newdata", sprintf("has %d columns but the model was fitted with %d %s.", ncol(newdata), p, what))
-  if (!is.null(names) && !is.null(colnames(newdata)) && all(names %in% colnames(newdata)))
-    newdata <- newdata[, names, drop = FALSE]
-  storage.mode(newdata) <- "double"
-  newdata
+  if (any(found))
+    stop_arg("newdata", sprintf("names some of the %s but lacks %s; give all of them, or unnamed columns in the training order.",
+                                what, paste(names[!found], collapse = ", ")))
+  numeric_matrix(newdata)
+}
+
+numeric_matrix <- function(x) {
+  storage.mode(x) <- "double"
+  x
 }

@@ -119,6 +119,22 @@ training_design <- function(object) {
   relevant_design(object, object$x)
 }
 
+# Hat values of the cases that were fitted (no na.exclude padding).
+leverage <- function(object) {
+  h <- hatvalues(object)
+  if (!is.null(object$na.action)) h <- h[-object$na.action]
+  unname(h)
+}
+
+# Positions in the data (after `subset`) of the cases that were fitted: rows
+# that na.omit or na.exclude set aside are skipped.
+data_rows <- function(object) {
+  n <- length(object$y)
+  omitted <- object$na.action
+  if (is.null(omitted)) return(seq_len(n))
+  seq_len(n + length(omitted))[-omitted]
+}
+
 #' Leverage of the training samples
 #'
 #' The diagonal of the hat matrix of a sparsebayes fit, `h_i = x_i' Sigma
@@ -148,8 +164,16 @@ hatvalues.sparsebayes <- function(model, ...) {
   Phi <- training_design(model)
   q <- rowSums((Phi %*% model$Sigma) * Phi)
   h <- pmax(q, 0) / sample_noise(model)
-  names(h) <- rownames(Phi) %||% as.character(seq_along(h))
-  h
+  names(h) <- case_names(model)
+  stats::naresid(model$na.action, h)
+}
+
+# Names of the training cases: the data's row names for formula fits (as
+# lm's residuals carry them), their positions otherwise.
+case_names <- function(object) {
+  n <- length(object$y)
+  nm <- names(object$fitted.values)
+  if (length(nm) == n) nm else as.character(seq_len(n))
 }
 
 #' Residuals of a sparsebayes fit
@@ -171,13 +195,14 @@ hatvalues.sparsebayes <- function(model, ...) {
 residuals.sparsebayes <- function(object, type = c("response", "pearson", "loo"), ...) {
   check_dots_empty(...)
   type <- match_arg(type)
-  if (type == "response") return(object$residuals)
   check_single_model(object)
   r <- object$residuals
-  switch(type,
-         pearson = if (object$family$family == "gaussian") r / sqrt(sample_noise(object))
-                   else r / sqrt(object$family$variance(object$fitted.values)),
-         loo = r / (1 - unname(hatvalues(object))))
+  r <- switch(type, response = r,
+              pearson = if (object$family$family == "gaussian") r / sqrt(sample_noise(object))
+                        else r / sqrt(object$family$variance(object$fitted.values)),
+              loo = r / (1 - leverage(object)))
+  names(r) <- names(object$fitted.values)
+  stats::naresid(object$na.action, r)
 }
 
 #' Samples ranked by their noise variance
@@ -208,9 +233,9 @@ outliers.sparsebayes <- function(object, n = 10L, ...) {
   check_single_model(object)
   check_number(n, "n", lower = 1, integer = TRUE)
   lambda <- sample_noise(object)
-  h <- unname(hatvalues(object))
-  loo <- object$residuals / (1 - h)
+  h <- leverage(object)
+  loo <- unname(object$residuals) / (1 - h)
   ord <- order(-lambda, -abs(loo))[seq_len(min(n, length(lambda)))]
-  data.frame(index = ord, lambda = lambda[ord], residual = object$residuals[ord], loo_residual = loo[ord],
-             leverage = h[ord], row.names = ord)
+  data.frame(index = data_rows(object)[ord], lambda = lambda[ord], residual = unname(object$residuals)[ord],
+             loo_residual = loo[ord], leverage = h[ord], row.names = case_names(object)[ord])
 }

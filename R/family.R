@@ -37,6 +37,7 @@ encode_response <- function(y, n, family) {
     return(y)
   }
   if (is.logical(y)) y <- factor(y, levels = c(FALSE, TRUE))
+  if (is.ordered(y)) y <- factor(y, levels = levels(y), ordered = FALSE)  # classes; their order is not modelled
   if (is.numeric(y)) {
     if (any(!y %in% c(0, 1))) stop_arg("y", "must be a factor, logical or 0/1 for the binomial family.")
     y <- factor(y, levels = c(0, 1))

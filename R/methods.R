@@ -69,11 +69,12 @@ predict.sb_rvm <- function(object, newdata = NULL, type = NULL, se.fit = FALSE,
   if (type %in% c("class", "prob") && (se.fit || interval != "none"))
     stop_arg("type", sprintf("\"%s\" gives no standard errors or intervals; use type = \"response\".", type))
   x <- if (is.null(newdata)) NULL else new_inputs(object, newdata)
-  if (family == "gaussian") return(predict_gaussian(object, x, se.fit, interval, level, variance))
+  padded <- function(out) if (is.null(newdata)) pad_training(object, out) else out
+  if (family == "gaussian") return(padded(predict_gaussian(object, x, se.fit, interval, level, variance)))
   lp <- linear_predictor(object, x, need_var = TRUE)
   p <- link_to_response(family, lp$eta, lp$var)
-  if (type == "class") return(factor(object$levels[1L + (p > 0.5)], levels = object$levels))
-  if (type == "prob") return(matrix(c(1 - p, p), ncol = 2L, dimnames = list(NULL, object$levels)))
+  if (type == "class") return(padded(factor(object$levels[1L + (p > 0.5)], levels = object$levels)))
+  if (type == "prob") return(padded(matrix(c(1 - p, p), ncol = 2L, dimnames = list(NULL, object$levels))))
   fit <- if (type == "link") lp$eta else p
   se <- sqrt(lp$var)
   if (interval == "confidence") {
@@ -82,7 +83,21 @@ predict.sb_rvm <- function(object, newdata = NULL, type = NULL, se.fit = FALSE,
     if (type == "response") bounds <- object$family$linkinv(bounds)
     fit <- cbind(fit = fit, lwr = bounds[, 1L], upr = bounds[, 2L])
   }
-  if (se.fit) list(fit = fit, se.fit = se, df = Inf, residual.scale = 1) else fit
+  padded(if (se.fit) list(fit = fit, se.fit = se, df = Inf, residual.scale = 1) else fit)
+}
+
+# Predictions at the training inputs padded with NA for the rows that
+# na.exclude set aside, as predict.lm does; a list from se.fit = TRUE is
+# padded element by element.
+pad_training <- function(object, out) {
+  nm <- names(if (is.null(object$models)) object$fitted.values else object$models[[1L]]$fitted.values)
+  pad <- function(v) {
+    if (is.matrix(v)) rownames(v) <- nm else names(v) <- nm
+    stats::napredict(object$na.action, v)
+  }
+  if (!is.list(out)) return(pad(out))
+  out[c("fit", "se.fit")] <- lapply(out[c("fit", "se.fit")], pad)
+  out
 }
 
 check_type <- function(type, allowed) {
@@ -327,7 +342,7 @@ relevance_vectors.sb_rvm <- function(object, ...) {
   if (is.null(object$kernel)) stop("a fit with a user-supplied `basis` has no relevance vectors; ",
                                    "see `object$relevant`.", call. = FALSE)
   rv <- object$x[object$relevance_index, , drop = FALSE]
-  rownames(rv) <- object$relevance_index
+  rownames(rv) <- case_names(object)[object$relevance_index]
   rv
 }
 

@@ -8,7 +8,7 @@ print.sb_rvm_multiclass <- function(x, ...) {
   cat(sprintf("Kernel: %s\n", kernel_label(x$models[[1L]])))
   rv <- vapply(x$models, function(m) length(m$relevant), integer(1))
   cat("Relevance vectors per class: ", paste(sprintf("%s %d", names(rv), rv), collapse = ", "), "\n", sep = "")
-  cat(sprintf("Training error: %.1f%%\n", 100 * mean(predict(x) != x$y)))
+  cat(sprintf("Training error: %.1f%%\n", 100 * mean(class_of(training_prob(x), x$levels) != x$y)))
   invisible(x)
 }
 
@@ -48,13 +48,29 @@ print.summary.sb_rvm_multiclass <- function(x, ...) {
 #' @export
 predict.sb_rvm_multiclass <- function(object, newdata = NULL, type = c("class", "prob"), ...) {
   type <- match_arg(type)
-  p <- vapply(object$models, function(m) predict(m, newdata, type = "response"),
-              numeric(if (is.null(newdata)) length(object$y) else nrow(new_inputs(object$models[[1L]], newdata))))
-  p <- matrix(p, ncol = length(object$levels), dimnames = list(NULL, object$levels))
-  p <- p / rowSums(p)
-  if (type == "prob") return(p)
-  factor(object$levels[max.col(p, ties.method = "first")], levels = object$levels)
+  if (is.null(newdata)) {
+    p <- training_prob(object)
+    return(pad_training(object, if (type == "prob") p else class_of(p, object$levels)))
+  }
+  p <- class_prob(object, newdata)
+  if (type == "prob") p else class_of(p, object$levels)
 }
+
+# Each binary model's moderated probability at newdata (NULL: the fitted
+# cases, unpadded), normalised across classes.
+class_prob <- function(object, newdata) {
+  n <- if (is.null(newdata)) length(object$y) else nrow(new_inputs(object$models[[1L]], newdata))
+  p <- vapply(object$models, function(m) {
+    m$na.action <- NULL
+    predict(m, newdata, type = "response")
+  }, numeric(n))
+  p <- matrix(p, ncol = length(object$levels), dimnames = list(NULL, object$levels))
+  p / rowSums(p)
+}
+
+training_prob <- function(object) class_prob(object, NULL)
+
+class_of <- function(p, levels) factor(levels[max.col(p, ties.method = "first")], levels = levels)
 
 #' @export
 coef.sb_rvm_multiclass <- function(object, ...) lapply(object$models, coef)
@@ -71,7 +87,9 @@ fitted.sb_rvm_multiclass <- function(object, ...) predict(object, type = "prob")
 
 #' @export
 residuals.sb_rvm_multiclass <- function(object, ...) {
-  stats::model.matrix(~ y - 1, data.frame(y = object$y)) - fitted(object)
+  r <- stats::model.matrix(~ y - 1, data.frame(y = object$y)) - training_prob(object)
+  colnames(r) <- object$levels
+  stats::naresid(object$na.action, r)
 }
 
 #' @export

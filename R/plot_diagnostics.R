@@ -110,7 +110,7 @@ plot_leverage <- function(x, highlight = NULL, ...) {
   if (x$family$family != "gaussian") stop("which = \"leverage\" needs a gaussian fit.", call. = FALSE)
   n <- length(x$y)
   highlight <- check_highlight(highlight, n)
-  h <- unname(hatvalues(x))
+  h <- leverage(x)
   loo2 <- (x$residuals / (1 - h))^2
   lambda <- sample_noise(x)
   floor_at <- function(v) pmax(v, max(v) * 1e-8)  # log scale: keep exact zeros visible

@@ -14,6 +14,9 @@
 #'   [stats::model.matrix()] and the intercept column is dropped (the `bias`
 #'   plays its part).
 #' @param data,subset,na.action As in [stats::lm()].
+#' @param weights,offset Formula method: case weights and an offset,
+#'   evaluated in `data` as by [stats::lm()] (an `offset()` term in the
+#'   formula is added to `offset`); passed to the default method.
 #' @param y Numeric response.
 #' @param kernel A kernel object (see [kernels]) or its name.
 #' @param bias Add a constant basis function (with its own precision)?
@@ -135,8 +138,8 @@ rvm <- function(x, ...) UseMethod("rvm")
 
 #' @rdname rvm
 #' @export
-rvm.formula <- function(formula, data, subset, na.action, ...) {
-  fit_formula(match.call(), parent.frame(), rvm.default, ...)
+rvm.formula <- function(formula, data, subset, weights, na.action, offset, ...) {
+  fit_formula(match.call(), parent.frame(), rvm.default, "rvm", ...)
 }
 
 #' @rdname rvm
@@ -194,7 +197,7 @@ rvm.default <- function(x = NULL, y, kernel = "gaussian", bias = TRUE, scale = T
   if (smoothness > 0 && noise != "shared") stop_arg("prior", "needs noise = \"shared\".")
   settings <- solver_settings(control, smoothness)
   if (noise == "sample" && method == "fast") settings <- c(settings, fast_sample_settings(ard_ctl))
-  call <- match.call()
+  call <- generic_call(match.call(), "rvm")
   likelihood <- c(gaussian = "gaussian", binomial = "bernoulli", poisson = "poisson")[[family$family]]
   fit_one <- function(target) {
     if (joint) {

@@ -79,11 +79,7 @@ rvm_control <- function(max_iterations = 10000L, time_limit = 10000, min_delta_l
             class = "rvm_control")
 }
 
-check_control <- function(control) {
-  if (is.list(control) && !inherits(control, "rvm_control")) control <- control_from_list(control, rvm_control, "rvm_control")
-  if (!inherits(control, "rvm_control")) stop_arg("control", "must be made by rvm_control().")
-  control
-}
+check_control <- function(control) revalidate_control(control, rvm_control, "rvm_control")
 
 #' @export
 print.rvm_control <- function(x, ...) {

@@ -49,6 +49,9 @@
 #' @param formula A formula `y ~ terms`; factors are expanded by
 #'   [stats::model.matrix()] and the intercept column dropped.
 #' @param data,subset,na.action As in [stats::lm()].
+#' @param weights,offset Formula method: case weights and an offset,
+#'   evaluated in `data` as by [stats::lm()] (an `offset()` term in the
+#'   formula is added to `offset`); passed to the default method.
 #' @param y Numeric response.
 #' @param kernel A kernel object (see [kernels]) or its name; its `width`
 #'   refers to the standardised inputs when `scale = TRUE`.
@@ -139,8 +142,8 @@ sparse_gp <- function(x, ...) UseMethod("sparse_gp")
 
 #' @rdname sparse_gp
 #' @export
-sparse_gp.formula <- function(formula, data, subset, na.action, ...) {
-  fit_formula(match.call(), parent.frame(), sparse_gp.default, ...)
+sparse_gp.formula <- function(formula, data, subset, weights, na.action, offset, ...) {
+  fit_formula(match.call(), parent.frame(), sparse_gp.default, "sparse_gp", ...)
 }
 
 #' @rdname sparse_gp
@@ -151,7 +154,7 @@ sparse_gp.default <- function(x, y, kernel = kernel_gaussian(), inducing = 50, a
   check_dots_empty(...)
   approx <- match_arg(approx)
   optimize <- match_arg(optimize)
-  if (!inherits(control, "sparse_gp_control")) stop_arg("control", "must be made by sparse_gp_control().")
+  control <- revalidate_control(control, sparse_gp_control, "sparse_gp_control")
   x <- check_numeric_matrix(x, "x")
   n <- nrow(x)
   if (is.factor(y) || is.character(y) || is.logical(y))
@@ -193,7 +196,7 @@ sparse_gp.default <- function(x, y, kernel = kernel_gaussian(), inducing = 50, a
   fit <- gp_optimise(xs, r, Z, kernel, start, approx, optimize, fixed_noise = !is.null(noise), vy = vy,
                      restarts = restarts, control = control)
   new_sparse_gp(fit, x = x, xs = xs, y = y, ybar = ybar, scaling = scaling, approx = approx,
-                optimize = optimize, control = control, call = match.call())
+                optimize = optimize, control = control, call = generic_call(match.call(), "sparse_gp"))
 }
 
 #' Control settings for sparse GP fits

@@ -29,12 +29,13 @@ predict.sb_sparse_gp <- function(object, newdata = NULL, se.fit = FALSE,
   interval <- match_arg(interval)
   check_prediction_args(se.fit, level)
   want_var <- se.fit || interval != "none"
-  if (is.null(newdata) && !want_var) return(object$fitted.values)
+  if (is.null(newdata) && !want_var) return(pad_training(object, object$fitted.values))
   x <- if (is.null(newdata)) object$x else new_inputs(object, newdata)
   lat <- gp_latent(object, x)
   fit <- lat$mean
   if (!want_var) return(fit)
-  gaussian_prediction(fit, sqrt(lat$var), object$noise, se.fit, interval, level)
+  out <- gaussian_prediction(fit, sqrt(lat$var), object$noise, se.fit, interval, level)
+  if (is.null(newdata)) pad_training(object, out) else out
 }
 
 gp_title <- function(x) {
@@ -87,7 +88,7 @@ summary.sb_sparse_gp <- function(object, ...) {
                  restarts = object$restart_values, jitter_events = object$jitter_events,
                  rmse = sqrt(mean(object$residuals^2)),
                  r_squared = 1 - sum(object$residuals^2) / sum((y - mean(y))^2),
-                 edf = sum(hatvalues(object))),
+                 edf = sum(leverage(object))),
             class = "summary.sb_sparse_gp")
 }
 
@@ -175,15 +176,19 @@ NULL
 #' @importFrom stats hatvalues
 #' @export
 hatvalues.sb_sparse_gp <- function(model, ...) {
-  1 - model$Lambda * model$pi_diag
+  h <- 1 - model$Lambda * model$pi_diag
+  names(h) <- names(model$fitted.values)
+  stats::naresid(model$na.action, h)
 }
 
 #' @rdname sparse_gp_diagnostics
 #' @export
 residuals.sb_sparse_gp <- function(object, type = c("response", "pearson", "loo"), ...) {
   type <- match_arg(type)
-  switch(type, response = object$residuals, pearson = object$residuals / sqrt(object$noise),
-         loo = object$pi_r / object$pi_diag)
+  r <- switch(type, response = object$residuals, pearson = object$residuals / sqrt(object$noise),
+              loo = object$pi_r / object$pi_diag)
+  names(r) <- names(object$fitted.values)
+  stats::naresid(object$na.action, r)
 }
 
 #' @describeIn ess For a [sparse_gp()] fit, `which = "samples"` scores each

@@ -51,9 +51,18 @@ kernel_arg <- function() pick(list("gaussian", "laplace", "cauchy", "linear", "l
                                    list(kernel_gaussian(1), kernel_linear()), list("gaussian", "nope")))
 hostile_number_safe <- function() pick(list(NULL, 0.01, 1, 3, 100))
 control_arg <- function(maker) {
-  if (runif(1) < 0.7) return(maker(max_iterations = 200L))
+  if (runif(1) < 0.6) return(maker(max_iterations = 200L))
   pick(list(list(max_iterations = hostile_number()), list(bogus = 1), "control", NULL,
-            tryCatch(maker(max_iterations = hostile_number()), error = function(e) maker())))
+            tryCatch(maker(max_iterations = hostile_number()), error = function(e) maker()),
+            edited_control(maker)))
+}
+# A control object edited by hand: one setting set to a hostile value (0,
+# NA, negative, a string...), bypassing the constructor's checks.
+edited_control <- function(maker) {
+  ctrl <- maker(max_iterations = 200L)
+  setting <- sample(names(ctrl), 1L)
+  ctrl[setting] <- list(pick(list(0L, 0, NA, NA_integer_, -1L, 1e300, "a", NULL, c(1, 2), TRUE)))
+  ctrl
 }
 
 # A valid call with, most of the time, one or two arguments swapped for
@@ -88,7 +97,8 @@ case_ard <- function() {
                 method = pick(list("em", "mackay", "irls2", "irls1", "gradient", "fast")),
                 noise = pick(list("shared", "sample")))
   hostile <- list(x = function() inputs(n, p), y = function() response(n),
-                  method = function() pick(list("nope", NA, 1)), noise = function() pick(list("x", NA, 2)))
+                  method = function() pick(list("nope", NA, 1)), noise = function() pick(list("x", NA, 2)),
+                  control = function() control_arg(ard_control))
   fit <- suppressWarnings(do.call(ard, mutate(valid, hostile)))
   poke_predict(fit, p)
 }
@@ -101,7 +111,9 @@ case_gp <- function() {
                   inducing = function() pick(list(1, 0, -2, 100, NA, "a", matrix(rnorm(4 * p), 4, p),
                                                   matrix(1, 3, p + 1), matrix(0, 3, p))),
                   approx = function() pick(list("nope", NA)), noise = function() pick(list(0.1, -1, 0, NA, Inf, 1e-300)),
-                  optimize = function() pick(list("x", TRUE)))
+                  optimize = function() pick(list("x", TRUE)),
+                  control = function() pick(list(edited_control(function(max_iterations) sparse_gp_control(maxit = 20L)),
+                                                 list(maxit = NA), "x")))
   fit <- suppressWarnings(do.call(sparse_gp, mutate(valid, hostile)))
   poke_predict(fit, p)
 }

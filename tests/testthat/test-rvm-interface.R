@@ -53,7 +53,7 @@ test_that("predict matches predict.lm's shapes and the intervals are Gaussian", 
   expect_equal(unname(pi[, "upr"] - pi[, "fit"]), qnorm(0.975) * sqrt(se$se.fit^2 + fit$lambda))
   expect_equal(se$residual.scale, sqrt(fit$lambda))
   expect_equal(predict(fit), fitted(fit))
-  expect_equal(unname(predict(fit, interval = "confidence")[, "fit"]), fitted(fit))
+  expect_equal(predict(fit, interval = "confidence")[, "fit"], fitted(fit))
 })
 
 test_that("interval widths grow away from the data", {

@@ -312,7 +312,9 @@ test_that("bad inputs give clear errors", {
   expect_error(sparse_gp(x, y, kernel = kernel_polynomial()), "must be a gaussian, laplace or cauchy kernel")
   expect_error(sparse_gp(x, y, kernel = "laplace"), "can be optimised for kernel_gaussian\\(\\) only")
   expect_error(sparse_gp(x, y, kernel = "nope"), "`kernel` must be one of")
-  expect_error(sparse_gp(x, y, control = list(maxit = 5)), "`control` must be made by sparse_gp_control")
+  expect_error(sparse_gp(x, y, control = list(maxit = 0)), "`maxit` must be >= 1")
+  expect_error(sparse_gp(x, y, control = list(max_it = 5)), "unknown setting\\(s\\) max_it")
+  expect_error(sparse_gp(x, y, control = "fast"), "`control` must be made by sparse_gp_control")
   expect_error(sparse_gp(x, y, approx = "exact", control = sparse_gp_control(exact_max_n = 10)),
                "exceeds control\\$exact_max_n = 10")
   expect_error(sparse_gp(x, y, foo = 1), "unknown argument\\(s\\): `foo`")
