@@ -73,6 +73,16 @@ check_response <- function(y, n, arg = "y") {
   y
 }
 
+# NULL, or a finite numeric offset with one value per observation.
+check_offset <- function(offset, n) {
+  if (is.null(offset)) return(NULL)
+  if (!is.numeric(offset) || !is.null(dim(offset)) && NCOL(offset) != 1L) stop_arg("offset", "must be a numeric vector.")
+  offset <- as.numeric(offset)
+  if (length(offset) != n) stop_arg("offset", sprintf("has length %d but there are %d observations.", length(offset), n))
+  if (any(!is.finite(offset))) stop_arg("offset", "contains NA, NaN or infinite values.")
+  offset
+}
+
 # match.arg() with a message that names the argument: `arg` must be one of
 # the choices (partial matching allowed); its default vector gives the first.
 match_arg <- function(arg, choices, name = deparse(substitute(arg))) {

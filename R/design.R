@@ -57,6 +57,39 @@ generic_call <- function(call, generic) {
   call
 }
 
+# A Gaussian fit made on y - offset, as one of y: the offset is added back
+# to the fitted values and kept for predict (NULL when there is none).
+add_offset <- function(fit, offset) {
+  if (is.null(offset)) return(fit)
+  fit$offset <- offset
+  fit$y <- fit$y + offset
+  fit$fitted.values <- fit$fitted.values + offset
+  fit
+}
+
+# The offset of the rows of newdata (0 for a fit without one): for formula
+# fits the offset() terms and the `offset` argument evaluated in newdata, as
+# predict.lm does; for matrix fits the `offset` given to predict.
+prediction_offset <- function(object, newdata, offset, n) {
+  if (is.null(object$offset)) {
+    if (!is.null(offset)) stop_arg("offset", "was given, but the model was fitted without an offset.")
+    return(0)
+  }
+  if (!is.null(object$terms)) {
+    tt <- stats::delete.response(object$terms)
+    mf <- stats::model.frame(tt, newdata, na.action = stats::na.pass, xlev = object$xlevels)
+    off <- stats::model.offset(mf)
+    if (is.null(off)) off <- rep(0, nrow(mf))
+    if (!is.null(object$call$offset)) off <- off + eval(object$call$offset, newdata, environment(object$terms))
+    return(off)
+  }
+  if (is.null(offset))
+    stop_arg("offset", "is needed: the model was fitted with an offset; give one value per row of `newdata`.")
+  if (!is.numeric(offset) || any(!is.finite(offset))) stop_arg("offset", "must be finite numbers.")
+  if (!length(offset) %in% c(1L, n)) stop_arg("offset", sprintf("has length %d but `newdata` has %d rows.", length(offset), n))
+  offset
+}
+
 # Training means and sds of the columns, computed on each column divided by
 # its largest magnitude so that values near the limits of double precision
 # (1e300) neither overflow nor underflow. Constant columns get scale 1 and

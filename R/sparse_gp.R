@@ -49,9 +49,12 @@
 #' @param formula A formula `y ~ terms`; factors are expanded by
 #'   [stats::model.matrix()] and the intercept column dropped.
 #' @param data,subset,na.action As in [stats::lm()].
-#' @param weights,offset Formula method: case weights and an offset,
-#'   evaluated in `data` as by [stats::lm()] (an `offset()` term in the
-#'   formula is added to `offset`); passed to the default method.
+#' @param weights Not supported: a sparse GP has one shared noise variance
+#'   (an error says so).
+#' @param offset A known part of the response, one value per observation
+#'   (or, in a formula, `offset()` terms and this argument evaluated in
+#'   `data`, as by [stats::lm()]): the GP models `y - offset`, fitted
+#'   values and predictions add it back.
 #' @param y Numeric response.
 #' @param kernel A kernel object (see [kernels]) or its name; its `width`
 #'   refers to the standardised inputs when `scale = TRUE`.
@@ -150,8 +153,10 @@ sparse_gp.formula <- function(formula, data, subset, weights, na.action, offset,
 #' @export
 sparse_gp.default <- function(x, y, kernel = kernel_gaussian(), inducing = 50, approx = c("VFE", "FITC", "exact"),
                               noise = NULL, optimize = c("all", "hyper", "none"), restarts = 0, seed = NULL,
-                              scale = TRUE, control = sparse_gp_control(), ...) {
+                              scale = TRUE, weights = NULL, offset = NULL, control = sparse_gp_control(), ...) {
   check_dots_empty(...)
+  if (!is.null(weights))
+    stop_arg("weights", "is not supported by sparse_gp() (its noise is one shared variance); use rvm() or ard(), which take case weights.")
   approx <- match_arg(approx)
   optimize <- match_arg(optimize)
   control <- revalidate_control(control, sparse_gp_control, "sparse_gp_control")
@@ -160,6 +165,8 @@ sparse_gp.default <- function(x, y, kernel = kernel_gaussian(), inducing = 50, a
   if (is.factor(y) || is.character(y) || is.logical(y))
     stop_arg("y", "must be numeric: sparse_gp() is for regression with Gaussian noise.")
   y <- check_response(y, n)
+  offset <- check_offset(offset, n)
+  if (!is.null(offset)) y <- y - offset
   check_flag(scale, "scale")
   kernel <- as_kernel(kernel)
   if (!kernel$type %in% c("gaussian", "laplace", "cauchy"))
@@ -195,8 +202,9 @@ sparse_gp.default <- function(x, y, kernel = kernel_gaussian(), inducing = 50, a
                 log_noise = log(if (!is.null(noise)) noise else vy / 10))
   fit <- gp_optimise(xs, r, Z, kernel, start, approx, optimize, fixed_noise = !is.null(noise), vy = vy,
                      restarts = restarts, control = control)
-  new_sparse_gp(fit, x = x, xs = xs, y = y, ybar = ybar, scaling = scaling, approx = approx,
-                optimize = optimize, control = control, call = generic_call(match.call(), "sparse_gp"))
+  fit <- new_sparse_gp(fit, x = x, xs = xs, y = y, ybar = ybar, scaling = scaling, approx = approx,
+                       optimize = optimize, control = control, call = generic_call(match.call(), "sparse_gp"))
+  add_offset(fit, offset)
 }
 
 #' Control settings for sparse GP fits

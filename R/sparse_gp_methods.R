@@ -11,6 +11,8 @@
 #'   `"prediction"` (for a new noisy observation y, adding the noise
 #'   variance).
 #' @param level Coverage of the interval.
+#' @param offset Matrix fits made with an `offset`: its value at each row of
+#'   `newdata`. Formula fits evaluate their offset in `newdata`.
 #' @param ... Unused.
 #' @details The predictive distribution of f at x* is Gaussian with mean
 #'   `mean + K_*u (K_uu + K_uf Lambda^-1 K_fu)^-1 K_uf Lambda^-1 (y - mean)`
@@ -25,14 +27,15 @@
 #' predict(fit, data.frame(times = c(10, 20, 30)), interval = "prediction")
 #' @export
 predict.sb_sparse_gp <- function(object, newdata = NULL, se.fit = FALSE,
-                              interval = c("none", "confidence", "prediction"), level = 0.95, ...) {
+                                 interval = c("none", "confidence", "prediction"), level = 0.95, offset = NULL, ...) {
   interval <- match_arg(interval)
   check_prediction_args(se.fit, level)
   want_var <- se.fit || interval != "none"
+  if (is.null(newdata) && !is.null(offset)) stop_arg("offset", "is for `newdata`; the fit keeps its own.")
   if (is.null(newdata) && !want_var) return(pad_training(object, object$fitted.values))
   x <- if (is.null(newdata)) object$x else new_inputs(object, newdata)
   lat <- gp_latent(object, x)
-  fit <- lat$mean
+  fit <- lat$mean + if (is.null(newdata)) object$offset %||% 0 else prediction_offset(object, newdata, offset, nrow(x))
   if (!want_var) return(fit)
   out <- gaussian_prediction(fit, sqrt(lat$var), object$noise, se.fit, interval, level)
   if (is.null(newdata)) pad_training(object, out) else out

@@ -147,3 +147,24 @@ test_that("control objects edited by hand are checked again when a fit starts", 
   bogus$extra_setting <- 1
   expect_error(rvm(d$x, d$y, control = bogus), "unknown setting")
 })
+
+test_that("sparse_gp() honours offset() terms, the offset argument and refuses weights clearly", {
+  d <- MASS::mcycle
+  d$base <- 10 * d$times
+  plain <- sparse_gp(accel ~ times, data = d, inducing = 10, seed = 1, optimize = "none")
+  nd <- data.frame(times = c(10, 20), base = c(100, 200))
+  in_formula <- sparse_gp(accel + base ~ times + offset(base), data = d, inducing = 10, seed = 1, optimize = "none")
+  expect_equal(unname(fitted(in_formula) - d$base), unname(fitted(plain)))
+  expect_equal(predict(in_formula, nd) - predict(plain, nd), c(100, 200))
+  as_argument <- sparse_gp(accel + base ~ times, offset = base, data = d, inducing = 10, seed = 1, optimize = "none")
+  expect_equal(predict(as_argument, nd), predict(in_formula, nd))
+  expect_equal(update(in_formula, inducing = 5)$m, 5L)
+  m <- sparse_gp(d$times, d$accel + d$base, offset = d$base, inducing = 10, seed = 1, optimize = "none")
+  expect_error(predict(m, c(10, 20)), "`offset` is needed")
+  expect_error(predict(m, c(10, 20), offset = 1:3), "`offset` has length 3")
+  expect_equal(predict(m, c(10, 20), offset = c(100, 200)), predict(in_formula, nd))
+  expect_error(predict(plain, nd, offset = 1), "fitted without an offset")
+  expect_error(sparse_gp(d$times, d$accel, offset = c(1, 2)), "`offset` has length 2")
+  expect_error(sparse_gp(d$times, d$accel, offset = rep(NA_real_, 133)), "`offset` contains NA")
+  expect_error(sparse_gp(d$times, d$accel, weights = rep(1, 133)), "`weights` is not supported by sparse_gp")
+})
