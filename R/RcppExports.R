@@ -33,11 +33,11 @@
     .Call(`_sparsebayes_sb_ard_fit`, X, y, method, per_sample, form, control, verbose)
 }
 
-.sb_gp_objective <- function(kernel, noise, x, r, z, approx, jitter, gradient) {
-    .Call(`_sparsebayes_sb_gp_objective`, kernel, noise, x, r, z, approx, jitter, gradient)
+.sb_gp_objective <- function(kernel, noise, x, r, z, case_weights, approx, jitter, gradient) {
+    .Call(`_sparsebayes_sb_gp_objective`, kernel, noise, x, r, z, case_weights, approx, jitter, gradient)
 }
 
-.sb_gp_posterior <- function(kernel, noise, x, r, z, approx, jitter) {
-    .Call(`_sparsebayes_sb_gp_posterior`, kernel, noise, x, r, z, approx, jitter)
+.sb_gp_posterior <- function(kernel, noise, x, r, z, case_weights, approx, jitter) {
+    .Call(`_sparsebayes_sb_gp_posterior`, kernel, noise, x, r, z, case_weights, approx, jitter)
 }
 

@@ -73,6 +73,20 @@ check_response <- function(y, n, arg = "y") {
   y
 }
 
+# NULL, or non-negative finite case weights (positive ones where a model
+# cannot drop a row), one per observation, not all zero.
+check_weights <- function(weights, n, positive = FALSE) {
+  if (is.null(weights)) return(NULL)
+  if (!is.numeric(weights) || !is.null(dim(weights)) && NCOL(weights) != 1L) stop_arg("weights", "must be a numeric vector.")
+  weights <- as.numeric(weights)
+  if (length(weights) != n) stop_arg("weights", sprintf("has length %d but there are %d observations.", length(weights), n))
+  if (any(!is.finite(weights))) stop_arg("weights", "contains NA, NaN or infinite values.")
+  if (any(weights < 0)) stop_arg("weights", "must be non-negative.")
+  if (positive && any(weights == 0)) stop_arg("weights", "must be positive here; drop the rows with zero weight.")
+  if (all(weights == 0)) stop_arg("weights", "are all zero.")
+  weights
+}
+
 # NULL, or a finite numeric offset with one value per observation.
 check_offset <- function(offset, n) {
   if (is.null(offset)) return(NULL)

@@ -49,8 +49,10 @@
 #' @param formula A formula `y ~ terms`; factors are expanded by
 #'   [stats::model.matrix()] and the intercept column dropped.
 #' @param data,subset,na.action As in [stats::lm()].
-#' @param weights Not supported: a sparse GP has one shared noise variance
-#'   (an error says so).
+#' @param weights `NULL` or positive case weights, known relative
+#'   precisions: observation i has noise variance `noise / weights[i]`, so
+#'   integer weights act like replicated rows (the reported `noise` is that
+#'   of weight 1).
 #' @param offset A known part of the response, one value per observation
 #'   (or, in a formula, `offset()` terms and this argument evaluated in
 #'   `data`, as by [stats::lm()]): the GP models `y - offset`, fitted
@@ -155,8 +157,6 @@ sparse_gp.default <- function(x, y, kernel = kernel_gaussian(), inducing = 50, a
                               noise = NULL, optimize = c("all", "hyper", "none"), restarts = 0, seed = NULL,
                               scale = TRUE, weights = NULL, offset = NULL, control = sparse_gp_control(), ...) {
   check_dots_empty(...)
-  if (!is.null(weights))
-    stop_arg("weights", "is not supported by sparse_gp() (its noise is one shared variance); use rvm() or ard(), which take case weights.")
   approx <- match_arg(approx)
   optimize <- match_arg(optimize)
   control <- revalidate_control(control, sparse_gp_control, "sparse_gp_control")
@@ -165,6 +165,7 @@ sparse_gp.default <- function(x, y, kernel = kernel_gaussian(), inducing = 50, a
   if (is.factor(y) || is.character(y) || is.logical(y))
     stop_arg("y", "must be numeric: sparse_gp() is for regression with Gaussian noise.")
   y <- check_response(y, n)
+  case_weights <- check_weights(weights, n, positive = TRUE)
   offset <- check_offset(offset, n)
   if (!is.null(offset)) y <- y - offset
   check_flag(scale, "scale")
@@ -185,7 +186,7 @@ sparse_gp.default <- function(x, y, kernel = kernel_gaussian(), inducing = 50, a
   if (!all(is.finite(rowSums(xs^2))))
     stop_arg("x", "is too large for squared distances in double precision; rescale it or use scale = TRUE.")
   kernel <- resolve_kernel(kernel, xs)
-  ybar <- mean(y)
+  ybar <- if (is.null(case_weights)) mean(y) else stats::weighted.mean(y, case_weights)
   r <- y - ybar
   vy <- stats::var(y)
   if (!is.finite(vy) || vy < 1e-250)
@@ -200,10 +201,12 @@ sparse_gp.default <- function(x, y, kernel = kernel_gaussian(), inducing = 50, a
   start <- list(log_width = log(kernel$width),
                 log_variance = log(if (optimize == "none") kernel$variance else vy),
                 log_noise = log(if (!is.null(noise)) noise else vy / 10))
-  fit <- gp_optimise(xs, r, Z, kernel, start, approx, optimize, fixed_noise = !is.null(noise), vy = vy,
+  wt <- if (is.null(case_weights)) numeric(0) else case_weights
+  fit <- gp_optimise(xs, r, Z, wt, kernel, start, approx, optimize, fixed_noise = !is.null(noise), vy = vy,
                      restarts = restarts, control = control)
-  fit <- new_sparse_gp(fit, x = x, xs = xs, y = y, ybar = ybar, scaling = scaling, approx = approx,
+  fit <- new_sparse_gp(fit, x = x, xs = xs, y = y, wt = wt, ybar = ybar, scaling = scaling, approx = approx,
                        optimize = optimize, control = control, call = generic_call(match.call(), "sparse_gp"))
+  fit$prior.weights <- case_weights
   add_offset(fit, offset)
 }
 
@@ -308,7 +311,7 @@ kmeans_inducing <- function(xs, m) {
 # Objective and gradient over theta = (log width, log variance, [log noise],
 # [vec(Z)]): one C++ call per new theta, cached so that optim's fn and gr
 # share it.
-gp_closure <- function(xs, r, Z, kernel, fixed, approx, jitter, est_noise, est_z) {
+gp_closure <- function(xs, r, Z, wt, kernel, fixed, approx, jitter, est_noise, est_z) {
   last_theta <- NULL
   last <- NULL
   jitter_events <- 0L
@@ -324,7 +327,7 @@ gp_closure <- function(xs, r, Z, kernel, fixed, approx, jitter, est_noise, est_z
     if (!is.null(last_theta) && identical(theta, last_theta)) return(last)
     p <- unpack(theta)
     zz <- if (is.null(p$Z)) matrix(0, 0, ncol(xs)) else p$Z
-    res <- .sb_gp_objective(unclass(p$kernel), p$noise, xs, r, zz, approx, jitter, TRUE)
+    res <- .sb_gp_objective(unclass(p$kernel), p$noise, xs, r, zz, wt, approx, jitter, TRUE)
     jitter_events <<- jitter_events + res$jitter_events
     g <- res$gradient[c(1L, 2L, if (est_noise) 3L, if (est_z) 3L + seq_len(length(Z)))]
     last_theta <<- theta
@@ -336,17 +339,17 @@ gp_closure <- function(xs, r, Z, kernel, fixed, approx, jitter, est_noise, est_z
 }
 
 # L-BFGS-B from the start (and `restarts` random starts); the best optimum.
-gp_optimise <- function(xs, r, Z, kernel, start, approx, optimize, fixed_noise, vy, restarts, control) {
+gp_optimise <- function(xs, r, Z, wt, kernel, start, approx, optimize, fixed_noise, vy, restarts, control) {
   est_noise <- !fixed_noise && optimize != "none"
   est_z <- optimize == "all" && approx != "exact"
   fixed <- list(noise = exp(start$log_noise))
-  fns <- gp_closure(xs, r, Z, kernel, fixed, approx, control$jitter, est_noise, est_z)
+  fns <- gp_closure(xs, r, Z, wt, kernel, fixed, approx, control$jitter, est_noise, est_z)
   theta0 <- c(start$log_width, start$log_variance, if (est_noise) start$log_noise, if (est_z) as.vector(Z))
   if (optimize == "none") {
     # no gradient: kernels other than the gaussian are allowed here
     p <- fns$unpack(theta0)
     value <- .sb_gp_objective(unclass(p$kernel), p$noise, xs, r, if (is.null(Z)) matrix(0, 0, ncol(xs)) else Z,
-                              approx, control$jitter, FALSE)$value
+                              wt, approx, control$jitter, FALSE)$value
     return(list(par = p, value = value, converged = TRUE, counts = c(`function` = 1L, gradient = 0L),
                 message = "no optimisation (optimize = \"none\")", restart_values = value,
                 jitter_events = 0L, noise_estimated = FALSE))
@@ -380,12 +383,12 @@ gp_optimise <- function(xs, r, Z, kernel, start, approx, optimize, fixed_noise, 
        code = best$convergence, noise_estimated = est_noise)
 }
 
-new_sparse_gp <- function(opt, x, xs, y, ybar, scaling, approx, optimize, control, call) {
+new_sparse_gp <- function(opt, x, xs, y, wt, ybar, scaling, approx, optimize, control, call) {
   kernel <- opt$par$kernel
   noise <- opt$par$noise
   Z <- opt$par$Z
   zz <- if (is.null(Z)) matrix(0, 0, ncol(xs)) else Z
-  post <- .sb_gp_posterior(unclass(kernel), noise, xs, y - ybar, zz, approx, control$jitter)
+  post <- .sb_gp_posterior(unclass(kernel), noise, xs, y - ybar, zz, wt, approx, control$jitter)
   inducing <- NULL
   if (!is.null(Z)) {
     inducing <- if (is.null(scaling)) Z else sweep(sweep(Z, 2L, scaling$scale, "*"), 2L, scaling$center, "+")

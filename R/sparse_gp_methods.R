@@ -188,7 +188,8 @@ hatvalues.sb_sparse_gp <- function(model, ...) {
 #' @export
 residuals.sb_sparse_gp <- function(object, type = c("response", "pearson", "loo"), ...) {
   type <- match_arg(type)
-  r <- switch(type, response = object$residuals, pearson = object$residuals / sqrt(object$noise),
+  point_noise <- object$noise / if (is.null(object$prior.weights)) 1 else object$prior.weights
+  r <- switch(type, response = object$residuals, pearson = object$residuals / sqrt(point_noise),
               loo = object$pi_r / object$pi_diag)
   names(r) <- names(object$fitted.values)
   stats::naresid(object$na.action, r)

@@ -128,8 +128,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // sb_gp_objective
-Rcpp::List sb_gp_objective(Rcpp::List kernel, double noise, Eigen::Map<Eigen::MatrixXd> x, Eigen::Map<Eigen::VectorXd> r, Eigen::Map<Eigen::MatrixXd> z, std::string approx, double jitter, bool gradient);
-RcppExport SEXP _sparsebayes_sb_gp_objective(SEXP kernelSEXP, SEXP noiseSEXP, SEXP xSEXP, SEXP rSEXP, SEXP zSEXP, SEXP approxSEXP, SEXP jitterSEXP, SEXP gradientSEXP) {
+Rcpp::List sb_gp_objective(Rcpp::List kernel, double noise, Eigen::Map<Eigen::MatrixXd> x, Eigen::Map<Eigen::VectorXd> r, Eigen::Map<Eigen::MatrixXd> z, Eigen::Map<Eigen::VectorXd> case_weights, std::string approx, double jitter, bool gradient);
+RcppExport SEXP _sparsebayes_sb_gp_objective(SEXP kernelSEXP, SEXP noiseSEXP, SEXP xSEXP, SEXP rSEXP, SEXP zSEXP, SEXP case_weightsSEXP, SEXP approxSEXP, SEXP jitterSEXP, SEXP gradientSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -138,16 +138,17 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type x(xSEXP);
     Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type r(rSEXP);
     Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type z(zSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type case_weights(case_weightsSEXP);
     Rcpp::traits::input_parameter< std::string >::type approx(approxSEXP);
     Rcpp::traits::input_parameter< double >::type jitter(jitterSEXP);
     Rcpp::traits::input_parameter< bool >::type gradient(gradientSEXP);
-    rcpp_result_gen = Rcpp::wrap(sb_gp_objective(kernel, noise, x, r, z, approx, jitter, gradient));
+    rcpp_result_gen = Rcpp::wrap(sb_gp_objective(kernel, noise, x, r, z, case_weights, approx, jitter, gradient));
     return rcpp_result_gen;
 END_RCPP
 }
 // sb_gp_posterior
-Rcpp::List sb_gp_posterior(Rcpp::List kernel, double noise, Eigen::Map<Eigen::MatrixXd> x, Eigen::Map<Eigen::VectorXd> r, Eigen::Map<Eigen::MatrixXd> z, std::string approx, double jitter);
-RcppExport SEXP _sparsebayes_sb_gp_posterior(SEXP kernelSEXP, SEXP noiseSEXP, SEXP xSEXP, SEXP rSEXP, SEXP zSEXP, SEXP approxSEXP, SEXP jitterSEXP) {
+Rcpp::List sb_gp_posterior(Rcpp::List kernel, double noise, Eigen::Map<Eigen::MatrixXd> x, Eigen::Map<Eigen::VectorXd> r, Eigen::Map<Eigen::MatrixXd> z, Eigen::Map<Eigen::VectorXd> case_weights, std::string approx, double jitter);
+RcppExport SEXP _sparsebayes_sb_gp_posterior(SEXP kernelSEXP, SEXP noiseSEXP, SEXP xSEXP, SEXP rSEXP, SEXP zSEXP, SEXP case_weightsSEXP, SEXP approxSEXP, SEXP jitterSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -156,9 +157,10 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type x(xSEXP);
     Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type r(rSEXP);
     Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type z(zSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type case_weights(case_weightsSEXP);
     Rcpp::traits::input_parameter< std::string >::type approx(approxSEXP);
     Rcpp::traits::input_parameter< double >::type jitter(jitterSEXP);
-    rcpp_result_gen = Rcpp::wrap(sb_gp_posterior(kernel, noise, x, r, z, approx, jitter));
+    rcpp_result_gen = Rcpp::wrap(sb_gp_posterior(kernel, noise, x, r, z, case_weights, approx, jitter));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -172,8 +174,8 @@ static const R_CallMethodDef CallEntries[] = {
     {"_sparsebayes_sb_wavelet_columns", (DL_FUNC) &_sparsebayes_sb_wavelet_columns, 3},
     {"_sparsebayes_sb_dwt", (DL_FUNC) &_sparsebayes_sb_dwt, 2},
     {"_sparsebayes_sb_ard_fit", (DL_FUNC) &_sparsebayes_sb_ard_fit, 7},
-    {"_sparsebayes_sb_gp_objective", (DL_FUNC) &_sparsebayes_sb_gp_objective, 8},
-    {"_sparsebayes_sb_gp_posterior", (DL_FUNC) &_sparsebayes_sb_gp_posterior, 7},
+    {"_sparsebayes_sb_gp_objective", (DL_FUNC) &_sparsebayes_sb_gp_objective, 9},
+    {"_sparsebayes_sb_gp_posterior", (DL_FUNC) &_sparsebayes_sb_gp_posterior, 8},
     {NULL, NULL, 0}
 };
 

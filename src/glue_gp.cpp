@@ -13,11 +13,11 @@
 // noise, vec(inducing)) in one call, so optim's fn and gr share it.
 // [[Rcpp::export(.sb_gp_objective)]]
 Rcpp::List sb_gp_objective(Rcpp::List kernel, double noise, Eigen::Map<Eigen::MatrixXd> x,
-                           Eigen::Map<Eigen::VectorXd> r, Eigen::Map<Eigen::MatrixXd> z, std::string approx,
-                           double jitter, bool gradient) {
+                           Eigen::Map<Eigen::VectorXd> r, Eigen::Map<Eigen::MatrixXd> z,
+                           Eigen::Map<Eigen::VectorXd> case_weights, std::string approx, double jitter, bool gradient) {
   try {
     const sparsebayes::GPObjective o = sparsebayes::sparse_gp_objective(
-        as_kernel(kernel), noise, x, r, z, sparsebayes::gp_approx_from_name(approx), jitter, gradient);
+        as_kernel(kernel), noise, x, r, z, case_weights, sparsebayes::gp_approx_from_name(approx), jitter, gradient);
     Rcpp::NumericVector g;
     if (gradient) {
       const Eigen::Index nz = o.d_inducing.size();
@@ -37,11 +37,11 @@ Rcpp::List sb_gp_objective(Rcpp::List kernel, double noise, Eigen::Map<Eigen::Ma
 // Posterior quantities for predict, hatvalues and LOO residuals.
 // [[Rcpp::export(.sb_gp_posterior)]]
 Rcpp::List sb_gp_posterior(Rcpp::List kernel, double noise, Eigen::Map<Eigen::MatrixXd> x,
-                           Eigen::Map<Eigen::VectorXd> r, Eigen::Map<Eigen::MatrixXd> z, std::string approx,
-                           double jitter) {
+                           Eigen::Map<Eigen::VectorXd> r, Eigen::Map<Eigen::MatrixXd> z,
+                           Eigen::Map<Eigen::VectorXd> case_weights, std::string approx, double jitter) {
   try {
     const sparsebayes::GPPosterior p = sparsebayes::sparse_gp_posterior(
-        as_kernel(kernel), noise, x, r, z, sparsebayes::gp_approx_from_name(approx), jitter);
+        as_kernel(kernel), noise, x, r, z, case_weights, sparsebayes::gp_approx_from_name(approx), jitter);
     return Rcpp::List::create(
         Rcpp::Named("value") = p.value, Rcpp::Named("weights") = p.weights, Rcpp::Named("var_matrix") = p.var_matrix,
         Rcpp::Named("fitted") = p.fitted, Rcpp::Named("fitted_var") = p.fitted_var, Rcpp::Named("lambda") = p.lambda,

@@ -33,10 +33,11 @@ gp_toy <- function(n = 40, p = 1, seed = 3, noise_sd = 0.2) {
 }
 
 # The objective through the package's C++ entry point.
-cpp_gp_objective <- function(x, r, z, width, variance, noise, approx, jitter = 1e-6, gradient = TRUE) {
+cpp_gp_objective <- function(x, r, z, width, variance, noise, approx, jitter = 1e-6, gradient = TRUE,
+                             weights = numeric(0)) {
   k <- unclass(sparsebayes::kernel_gaussian(width, variance))
   if (is.null(z)) z <- matrix(0, 0, ncol(x))
-  sparsebayes:::.sb_gp_objective(k, noise, x, r, z, approx, jitter, gradient)
+  sparsebayes:::.sb_gp_objective(k, noise, x, r, z, weights, approx, jitter, gradient)
 }
 
 # The objective of a fitted model with any stationary kernel, densely, from

@@ -386,3 +386,62 @@ test_that("ess() of a GP scores samples by their likelihood precision", {
   expect_lt(ess(fitc), 1)
   expect_error(ess(vfe, which = "weights"), "no weights.*sum\\(hatvalues")
 })
+
+test_that("case weights: gradients match finite differences and the objective is the dense one", {
+  d <- gp_toy(30, 1, seed = 6)
+  r <- d$y - mean(d$y)
+  w <- rep(c(0.5, 1, 2, 3), length.out = 30)
+  z <- d$x[c(3, 10, 17, 25), , drop = FALSE] + 0.05
+  for (approx in c("VFE", "FITC", "exact")) {
+    th <- c(log(0.7), log(1.2), log(0.05), if (approx != "exact") as.vector(z))
+    f <- function(t) {
+      zz <- if (approx == "exact") NULL else matrix(t[-(1:3)], nrow(z))
+      cpp_gp_objective(d$x, r, zz, exp(t[1]), exp(t[2]), exp(t[3]), approx, gradient = FALSE, weights = w)$value
+    }
+    fd <- vapply(seq_along(th), function(i) {
+      h <- 1e-5
+      (f(replace(th, i, th[i] + h)) - f(replace(th, i, th[i] - h))) / (2 * h)
+    }, numeric(1))
+    g <- cpp_gp_objective(d$x, r, if (approx == "exact") NULL else z, 0.7, 1.2, 0.05, approx, weights = w)$gradient
+    expect_equal(g, fd, tolerance = 1e-6, info = approx)
+    # Dense: -log N(r | 0, Q + Lam) + tr(W (K - Q)) / (2 s2n), Lam = s2n W^-1 (+ FITC's diagonal).
+    K <- sparsebayes::kernel_matrix(d$x, kernel = kernel_gaussian(0.7, 1.2))
+    Q <- if (approx == "exact") K else {
+      Kfu <- sparsebayes::kernel_matrix(d$x, z, kernel = kernel_gaussian(0.7, 1.2))
+      Kuu <- sparsebayes::kernel_matrix(z, kernel = kernel_gaussian(0.7, 1.2)) + diag(1e-6 * 1.2, nrow(z))
+      Kfu %*% solve(Kuu, t(Kfu))
+    }
+    lam <- 0.05 / w + if (approx == "FITC") pmax(diag(K) - diag(Q), 0) else 0
+    dense <- -mvn_log_density(r, Q + diag(lam)) + if (approx == "VFE") sum(w * (diag(K) - diag(Q))) / (2 * 0.05) else 0
+    expect_equal(f(th), dense, tolerance = 1e-6, info = approx)
+  }
+})
+
+test_that("integer case weights act like replicated rows at fixed hyperparameters, as in lm", {
+  # Weights are known relative precisions (noise / w_i), as lm's: with the
+  # hyperparameters fixed the posterior equals that of replicated rows; the
+  # estimated noise, like lm's sigma, counts n rows, not sum(w). FITC is
+  # left out: its correction diag(K - Q) is independent per row, so a
+  # replicated row is not a row with less noise there (weights scale only
+  # the noise term).
+  d <- gp_toy(25, 1, seed = 8)
+  w <- rep(1, 25)
+  w[c(4, 11)] <- c(2, 3)
+  rows <- c(seq_len(25), 4, 11, 11)
+  at <- matrix(c(-2, 0, 1.5))
+  for (approx in c("exact", "VFE")) {
+    z <- if (approx == "exact") 10 else d$x[c(2, 8, 14, 20), , drop = FALSE]
+    args <- list(kernel = kernel_gaussian(0.8, 1.1), approx = approx, inducing = z, noise = 0.04,
+                 optimize = "none", scale = FALSE)
+    weighted <- do.call(sparse_gp, c(list(d$x, d$y, weights = w), args))
+    replicated <- do.call(sparse_gp, c(list(d$x[rows, , drop = FALSE], d$y[rows]), args))
+    expect_equal(predict(weighted, at, se.fit = TRUE)[1:2], predict(replicated, at, se.fit = TRUE)[1:2],
+                 tolerance = 1e-8, info = approx)
+    expect_equal(unname(fitted(weighted)), unname(fitted(replicated)[1:25]), tolerance = 1e-8, info = approx)
+  }
+  fit <- sparse_gp(d$x, d$y, weights = w, inducing = 5, seed = 1)
+  expect_equal(residuals(fit, type = "pearson"), fit$residuals / sqrt(fit$noise / w))
+  expect_error(sparse_gp(d$x, d$y, weights = c(0, rep(1, 24))), "`weights` must be positive here")
+  expect_error(sparse_gp(d$x, d$y, weights = rep(-1, 25)), "`weights` must be non-negative")
+  expect_error(sparse_gp(d$x, d$y, weights = 1:3), "`weights` has length 3")
+})

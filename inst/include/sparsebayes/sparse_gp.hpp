@@ -4,8 +4,10 @@
 //
 //   F = n/2 log 2pi + 1/2 log det(Q + Lam) + 1/2 r' (Q + Lam)^-1 r + T / (2 s2n)
 //
-// with Q = K_fu K_uu^-1 K_uf, Lam = s2n I (VFE) or diag(K_ff - Q) + s2n I
-// (FITC), T = tr(K_ff - Q) (VFE) or 0 (FITC). For VFE and FITC only the m x m
+// with Q = K_fu K_uu^-1 K_uf, Lam = s2n W^-1 (VFE) or diag(K_ff - Q) + s2n W^-1
+// (FITC), T = tr(W (K_ff - Q)) (VFE) or 0 (FITC), where W = diag(w) holds
+// case weights (known relative precisions: point i has noise s2n / w_i; an
+// empty w means all ones). For VFE and FITC only the m x m
 // matrices K_uu (+ jitter) and B = I + A Lam^-1 A' (A = L_uu^-1 K_uf) are
 // factorised, so every evaluation costs O(n m^2). "exact" factorises the
 // n x n covariance K_ff + s2n I and is the reference for small n.
@@ -78,7 +80,11 @@ inline Eigen::LLT<Eigen::MatrixXd> robust_cholesky(const Eigen::MatrixXd& M, dou
 
 inline void check_gp_inputs(const Kernel& k, double noise, const Eigen::Ref<const Eigen::MatrixXd>& x,
                             const Eigen::Ref<const Eigen::VectorXd>& r, const Eigen::Ref<const Eigen::MatrixXd>& z,
-                            GPApprox approx) {
+                            const Eigen::Ref<const Eigen::VectorXd>& wt, GPApprox approx) {
+  if (wt.size() != 0 && wt.size() != r.size())
+    throw std::invalid_argument("case weights and response have different lengths");
+  if (wt.size() != 0 && !((wt.array() > 0.0).all() && wt.allFinite()))
+    throw std::invalid_argument("case weights must be positive and finite");
   if (k.type != KernelType::gaussian && k.type != KernelType::laplace && k.type != KernelType::cauchy)
     throw std::invalid_argument("sparse GPs support the gaussian, laplace and cauchy kernels");
   if (!(noise > 0.0) || !std::isfinite(noise)) throw std::invalid_argument("noise variance must be positive");
@@ -123,14 +129,14 @@ namespace detail {
 
 // What VFE and FITC share: the factors of K_uu (+ jitter) and of
 // B = I + A Lam^-1 A' (A = L^-1 K_uf), Lam, c = LB^-1 A Lam^-1 r and
-// sum_i Q_ii, from one pass over the training points in blocks.
+// sum_i w_i (k_ii - Q_ii), from one pass over the training points in blocks.
 struct SparseFactors {
   Eigen::MatrixXd Kuu;  // as factorised, jitter included
   Eigen::MatrixXd L, LB;
   Eigen::LLT<Eigen::MatrixXd> llt_b;
   Eigen::VectorXd lam, lam_inv, c;
+  double weighted_trace = 0.0;  // sum_i w_i (k_ii - Q_ii): VFE's trace term
   Eigen::Array<bool, Eigen::Dynamic, 1> clamped;  // FITC: diag(K_ff - Q_ff) clamped at 0
-  double qsum = 0.0;
   int jitter_events = 0;
 };
 
@@ -143,9 +149,21 @@ inline Eigen::MatrixXd block_A(const Kernel& k, const Eigen::Ref<const Eigen::Ma
   return Ab;
 }
 
+// Case weight of point i (all ones when none were given).
+inline double case_weight(const Eigen::Ref<const Eigen::VectorXd>& wt, Eigen::Index i) {
+  return wt.size() ? wt(i) : 1.0;
+}
+
+// The noise variance s2n / w_i of every training point.
+inline Eigen::VectorXd point_noise(double noise, const Eigen::Ref<const Eigen::VectorXd>& wt, Eigen::Index n) {
+  if (!wt.size()) return Eigen::VectorXd::Constant(n, noise);
+  return noise * wt.cwiseInverse();
+}
+
 inline SparseFactors sparse_factors(const Kernel& k, double noise, const Eigen::Ref<const Eigen::MatrixXd>& x,
                                     const Eigen::Ref<const Eigen::VectorXd>& r,
-                                    const Eigen::Ref<const Eigen::MatrixXd>& z, GPApprox approx, double jitter) {
+                                    const Eigen::Ref<const Eigen::MatrixXd>& z,
+                                    const Eigen::Ref<const Eigen::VectorXd>& wt, GPApprox approx, double jitter) {
   const Eigen::Index n = x.rows(), m = z.rows();
   SparseFactors f;
   double used = 0.0;
@@ -164,7 +182,7 @@ inline SparseFactors sparse_factors(const Kernel& k, double noise, const Eigen::
     const Eigen::MatrixXd Ab = block_A(k, z, x, f.L, start, nb);
     for (Eigen::Index i = 0; i < nb; ++i) {
       const double q = Ab.col(i).squaredNorm();
-      f.qsum += q;
+      f.weighted_trace += case_weight(wt, start + i) * (kd - q);
       double d = 0.0;
       if (fitc) {
         d = kd - q;
@@ -173,7 +191,7 @@ inline SparseFactors sparse_factors(const Kernel& k, double noise, const Eigen::
           f.clamped(start + i) = true;
         }
       }
-      f.lam(start + i) = d + noise;
+      f.lam(start + i) = d + noise / case_weight(wt, start + i);
     }
     const Eigen::VectorXd isd = f.lam.segment(start, nb).cwiseInverse().cwiseSqrt();
     const Eigen::MatrixXd As = Ab * isd.asDiagonal();
@@ -196,9 +214,10 @@ inline SparseFactors sparse_factors(const Kernel& k, double noise, const Eigen::
 // exact); jitter is relative to the kernel variance.
 inline GPObjective sparse_gp_objective(const Kernel& k, double noise, const Eigen::Ref<const Eigen::MatrixXd>& x,
                                        const Eigen::Ref<const Eigen::VectorXd>& r,
-                                       const Eigen::Ref<const Eigen::MatrixXd>& z, GPApprox approx, double jitter,
+                                       const Eigen::Ref<const Eigen::MatrixXd>& z,
+                                       const Eigen::Ref<const Eigen::VectorXd>& wt, GPApprox approx, double jitter,
                                        bool gradient) {
-  detail::check_gp_inputs(k, noise, x, r, z, approx);
+  detail::check_gp_inputs(k, noise, x, r, z, wt, approx);
   if (gradient && k.type != KernelType::gaussian)
     throw std::invalid_argument("gradients are available for the gaussian kernel only");
   const Eigen::Index n = x.rows();
@@ -209,7 +228,8 @@ inline GPObjective sparse_gp_objective(const Kernel& k, double noise, const Eige
   if (approx == GPApprox::exact) {
     Eigen::MatrixXd K = kernel_matrix(k, x, x);
     Eigen::MatrixXd S = K;
-    S.diagonal().array() += noise;
+    const Eigen::VectorXd noise_i = detail::point_noise(noise, wt, n);
+    S.diagonal() += noise_i;
     auto llt = detail::robust_cholesky(S, 0.0, k.variance, out.jitter_events, used, "the covariance matrix");
     const Eigen::MatrixXd L = llt.matrixL();
     const Eigen::VectorXd a = llt.solve(r);
@@ -217,7 +237,7 @@ inline GPObjective sparse_gp_objective(const Kernel& k, double noise, const Eige
     if (gradient) {
       Eigen::MatrixXd W = llt.solve(Eigen::MatrixXd::Identity(n, n));
       W.noalias() -= a * a.transpose();
-      out.d_log_noise = noise * 0.5 * W.trace();
+      out.d_log_noise = 0.5 * W.diagonal().dot(noise_i);
       W *= 0.5;
       detail::gaussian_kernel_chain(k, x, x, K, W, out.d_log_width, out.d_log_variance, nullptr, 0.0);
     }
@@ -226,18 +246,18 @@ inline GPObjective sparse_gp_objective(const Kernel& k, double noise, const Eige
 
   const Eigen::Index m = z.rows();
   const double kd = detail::kernel_diag_value(k);
-  detail::SparseFactors f = detail::sparse_factors(k, noise, x, r, z, approx, jitter);
+  detail::SparseFactors f = detail::sparse_factors(k, noise, x, r, z, wt, approx, jitter);
   out.jitter_events = f.jitter_events;
   const Eigen::MatrixXd& L = f.L;
   const Eigen::MatrixXd& LB = f.LB;
   const Eigen::VectorXd& lam = f.lam;
   const Eigen::VectorXd& lam_inv = f.lam_inv;
   const Eigen::VectorXd& c = f.c;
-  const double qsum = f.qsum;
   const auto LT = L.transpose().triangularView<Eigen::Upper>();
   const auto LBlow = LB.triangularView<Eigen::Lower>();
   const auto LBT = LB.transpose().triangularView<Eigen::Upper>();
-  const double trace_term = (approx == GPApprox::vfe) ? (n * kd - qsum) : 0.0;
+  const double trace_term = (approx == GPApprox::vfe) ? f.weighted_trace : 0.0;
+  const Eigen::VectorXd wts = wt.size() ? Eigen::VectorXd(wt) : Eigen::VectorXd::Ones(n);
   out.value = 0.5 * n * log2pi + LB.diagonal().array().log().sum() + 0.5 * lam.array().log().sum() +
               0.5 * (r.cwiseProduct(lam_inv).dot(r) - c.squaredNorm()) + 0.5 * trace_term / noise;
   if (!gradient) return out;
@@ -258,15 +278,16 @@ inline GPObjective sparse_gp_objective(const Kernel& k, double noise, const Eige
     const Eigen::VectorXd a = r.segment(start, nb).cwiseProduct(lam_inv.segment(start, nb)) - V.transpose() * c;
     Eigen::VectorXd w = lam_inv.segment(start, nb) - V.colwise().squaredNorm().transpose();
     w -= a.cwiseProduct(a);
-    g_noise += 0.5 * w.sum();
+    const auto wb = wts.segment(start, nb);
+    g_noise += 0.5 * w.cwiseQuotient(wb).sum();  // dLam_ii / dlog s2n = s2n / w_i
     const Eigen::MatrixXd P = LT.solve(Ab);
     LBT.solveInPlace(V);
     LT.solveInPlace(V);
     Eigen::MatrixXd& G = V;  // becomes G_uf for this block
     G.noalias() -= Pa * a.transpose();
     if (approx == GPApprox::vfe) {
-      G -= P / noise;
-      PdP.selfadjointView<Eigen::Lower>().rankUpdate(P);
+      G -= P * (wb / noise).asDiagonal();
+      PdP.selfadjointView<Eigen::Lower>().rankUpdate(P * wb.cwiseSqrt().asDiagonal());
     } else {
       for (Eigen::Index i = 0; i < nb; ++i)
         if (f.clamped(start + i)) w(i) = 0.0;  // the clamp has zero derivative
@@ -279,7 +300,7 @@ inline GPObjective sparse_gp_objective(const Kernel& k, double noise, const Eige
   }
   if (approx == GPApprox::vfe) {
     PdP.triangularView<Eigen::StrictlyUpper>() = PdP.transpose();
-    g_diag = 0.5 * n / noise;
+    g_diag = 0.5 * wts.sum() / noise;
     g_noise -= 0.5 * trace_term / (noise * noise);
   }
   // P Sigma^-1 P' = L^-T (I - B^-1) L^-1; P W P' = that - Pa Pa'.
@@ -298,22 +319,24 @@ inline GPObjective sparse_gp_objective(const Kernel& k, double noise, const Eige
 // Posterior quantities at the given hyperparameters (see GPPosterior).
 inline GPPosterior sparse_gp_posterior(const Kernel& k, double noise, const Eigen::Ref<const Eigen::MatrixXd>& x,
                                        const Eigen::Ref<const Eigen::VectorXd>& r,
-                                       const Eigen::Ref<const Eigen::MatrixXd>& z, GPApprox approx, double jitter) {
-  detail::check_gp_inputs(k, noise, x, r, z, approx);
+                                       const Eigen::Ref<const Eigen::MatrixXd>& z,
+                                       const Eigen::Ref<const Eigen::VectorXd>& wt, GPApprox approx, double jitter) {
+  detail::check_gp_inputs(k, noise, x, r, z, wt, approx);
   const Eigen::Index n = x.rows();
   const double kd = detail::kernel_diag_value(k);
   GPPosterior out;
-  out.value = sparse_gp_objective(k, noise, x, r, z, approx, jitter, false).value;
+  out.value = sparse_gp_objective(k, noise, x, r, z, wt, approx, jitter, false).value;
   double used = 0.0;
 
   if (approx == GPApprox::exact) {
     const Eigen::MatrixXd K = kernel_matrix(k, x, x);
     Eigen::MatrixXd S = K;
-    S.diagonal().array() += noise;
+    const Eigen::VectorXd noise_i = detail::point_noise(noise, wt, n);
+    S.diagonal() += noise_i;
     auto llt = detail::robust_cholesky(S, 0.0, k.variance, out.jitter_events, used, "the covariance matrix");
-    out.var_matrix = llt.solve(Eigen::MatrixXd::Identity(n, n));  // (K + s2n I)^-1
+    out.var_matrix = llt.solve(Eigen::MatrixXd::Identity(n, n));  // (K + s2n W^-1)^-1
     out.weights = out.var_matrix * r;
-    out.lambda = Eigen::VectorXd::Constant(n, noise + used * k.variance);
+    out.lambda = noise_i.array() + used * k.variance;
     out.pi_diag = out.var_matrix.diagonal();
     out.pi_r = out.weights;
     out.fitted = K * out.weights;
@@ -322,7 +345,7 @@ inline GPPosterior sparse_gp_posterior(const Kernel& k, double noise, const Eige
   }
 
   const Eigen::Index m = z.rows();
-  const detail::SparseFactors f = detail::sparse_factors(k, noise, x, r, z, approx, jitter);
+  const detail::SparseFactors f = detail::sparse_factors(k, noise, x, r, z, wt, approx, jitter);
   out.jitter_events = f.jitter_events;
   const auto LT = f.L.transpose().triangularView<Eigen::Upper>();
   const auto LBlow = f.LB.triangularView<Eigen::Lower>();
