@@ -29,6 +29,10 @@
     .Call(`_sparsebayes_sb_dwt`, t, family)
 }
 
+.sb_all_finite <- function(x) {
+    .Call(`_sparsebayes_sb_all_finite`, x)
+}
+
 .sb_ard_fit <- function(X, y, method, per_sample, form, control, verbose) {
     .Call(`_sparsebayes_sb_ard_fit`, X, y, method, per_sample, form, control, verbose)
 }

@@ -138,7 +138,7 @@ kernel_design <- function(kernel, x, centres, bias = FALSE) {
   spec <- kernel
   if (is.null(spec$width)) spec$width <- 1  # width-free kernels ignore it
   K <- .sb_kernel_design(unclass(spec), x, centres, bias)
-  if (anyNA(K) || any(is.infinite(K)))
+  if (!.sb_all_finite(K))  # in place: no n x M logical copy
     stop(sprintf("the %s kernel overflows on these inputs (values beyond %.0e); rescale the inputs ",
                  spec$type, .Machine$double.xmax), "(or fit with scale = TRUE).", call. = FALSE)
   K

@@ -110,6 +110,17 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// sb_all_finite
+bool sb_all_finite(SEXP x);
+RcppExport SEXP _sparsebayes_sb_all_finite(SEXP xSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
+    rcpp_result_gen = Rcpp::wrap(sb_all_finite(x));
+    return rcpp_result_gen;
+END_RCPP
+}
 // sb_ard_fit
 Rcpp::List sb_ard_fit(Eigen::Map<Eigen::MatrixXd> X, Eigen::Map<Eigen::VectorXd> y, std::string method, bool per_sample, std::string form, Rcpp::List control, int verbose);
 RcppExport SEXP _sparsebayes_sb_ard_fit(SEXP XSEXP, SEXP ySEXP, SEXP methodSEXP, SEXP per_sampleSEXP, SEXP formSEXP, SEXP controlSEXP, SEXP verboseSEXP) {
@@ -173,6 +184,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_sparsebayes_sb_fit_wavelet", (DL_FUNC) &_sparsebayes_sb_fit_wavelet, 5},
     {"_sparsebayes_sb_wavelet_columns", (DL_FUNC) &_sparsebayes_sb_wavelet_columns, 3},
     {"_sparsebayes_sb_dwt", (DL_FUNC) &_sparsebayes_sb_dwt, 2},
+    {"_sparsebayes_sb_all_finite", (DL_FUNC) &_sparsebayes_sb_all_finite, 1},
     {"_sparsebayes_sb_ard_fit", (DL_FUNC) &_sparsebayes_sb_ard_fit, 7},
     {"_sparsebayes_sb_gp_objective", (DL_FUNC) &_sparsebayes_sb_gp_objective, 9},
     {"_sparsebayes_sb_gp_posterior", (DL_FUNC) &_sparsebayes_sb_gp_posterior, 8},

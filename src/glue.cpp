@@ -4,8 +4,11 @@
 
 #include <sparsebayes/fit.hpp>
 #include <sparsebayes/kernels.hpp>
+#include <sparsebayes/scan.hpp>
 
 #include "r_kernel.h"
+
+#include "r_interrupt.h"
 
 // [[Rcpp::depends(RcppEigen)]]
 
@@ -65,7 +68,6 @@ Rcpp::List as_list(const sparsebayes::FitResult& r) {
 
 sparsebayes::Progress make_progress(int verbose) {
   return [verbose](int it, const sparsebayes::TraceRow& row) {
-    if (it % 100 == 0) Rcpp::checkUserInterrupt();
     if (verbose > 0 && (it <= 1 || it % verbose == 0))
       Rprintf("iteration %5d  log objective %.6g  relevant %d  noise sd %.4g\n", it, row.log_ml, row.n_relevant,
               std::sqrt(row.noise_variance));
@@ -80,8 +82,10 @@ sparsebayes::Progress make_progress(int verbose) {
 Rcpp::NumericMatrix sb_kernel_design(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x, Eigen::Map<Eigen::MatrixXd> z,
                                      bool bias) {
   try {
+    RInterruptScope interrupts;
     const sparsebayes::Kernel k = as_kernel(kernel);
-    Rcpp::NumericMatrix out(x.rows(), z.rows() + (bias ? 1 : 0));
+    // Not zero-filled: the core writes every entry, block by block with interrupt checks.
+    Rcpp::NumericMatrix out = Rcpp::no_init_matrix(x.rows(), z.rows() + (bias ? 1 : 0));
     Eigen::Map<Eigen::MatrixXd> K(out.begin(), out.nrow(), out.ncol());
     if (bias) K.col(0).setOnes();
     sparsebayes::fill_kernel_matrix(k, x, z, K, bias ? 1 : 0);
@@ -95,6 +99,7 @@ Rcpp::NumericMatrix sb_kernel_design(Rcpp::List kernel, Eigen::Map<Eigen::Matrix
 Rcpp::List sb_fit(Eigen::Map<Eigen::MatrixXd> Phi, Eigen::Map<Eigen::VectorXd> t, std::string likelihood,
                   std::string method, Rcpp::List control, double fixed_noise, int verbose) {
   try {
+    RInterruptScope interrupts;
     sparsebayes::SolverOptions opt = as_options(control);
     opt.fixed_noise = fixed_noise;
     return as_list(sparsebayes::fit_model(Phi, t, likelihood, method, opt, make_progress(verbose)));
@@ -109,6 +114,7 @@ Rcpp::List sb_fit(Eigen::Map<Eigen::MatrixXd> Phi, Eigen::Map<Eigen::VectorXd> t
 Rcpp::List sb_laplace_mode(Eigen::Map<Eigen::MatrixXd> Phi, Eigen::Map<Eigen::VectorXd> t, std::string likelihood,
                            Eigen::Map<Eigen::VectorXd> alpha) {
   try {
+    RInterruptScope interrupts;
     int jitter = 0;
     const sparsebayes::LaplacePosterior lp = sparsebayes::laplace_mode(
         sparsebayes::likelihood_from_name(likelihood), Phi, t, alpha, Eigen::VectorXd::Zero(Phi.cols()), jitter);
@@ -132,6 +138,7 @@ double sb_optimal_alpha(double s, double q, double beta, double c) {
 Rcpp::List sb_fit_wavelet(Eigen::Map<Eigen::VectorXd> t, std::string family, Rcpp::List control, double fixed_noise,
                           int verbose) {
   try {
+    RInterruptScope interrupts;
     sparsebayes::SolverOptions opt = as_options(control);
     opt.fixed_noise = fixed_noise;
     return as_list(sparsebayes::fit_wavelet(t, family, opt, make_progress(verbose)));
@@ -144,6 +151,7 @@ Rcpp::List sb_fit_wavelet(Eigen::Map<Eigen::VectorXd> t, std::string family, Rcp
 // [[Rcpp::export(.sb_wavelet_columns)]]
 Eigen::MatrixXd sb_wavelet_columns(int N, std::string family, Rcpp::IntegerVector index) {
   try {
+    RInterruptScope interrupts;
     std::vector<Eigen::Index> idx(index.size());
     for (R_xlen_t j = 0; j < index.size(); ++j) idx[j] = index[j] - 1;
     return sparsebayes::wavelet_columns(N, family, idx);
@@ -156,8 +164,23 @@ Eigen::MatrixXd sb_wavelet_columns(int N, std::string family, Rcpp::IntegerVecto
 // [[Rcpp::export(.sb_dwt)]]
 Eigen::VectorXd sb_dwt(Eigen::Map<Eigen::VectorXd> t, std::string family) {
   try {
+    RInterruptScope interrupts;
     return sparsebayes::dwt(t, family);
   } catch (const std::exception& e) {
     Rcpp::stop(e.what());
   }
+}
+
+// TRUE when a double vector or matrix holds no NA, NaN or infinite value;
+// scans in place (no logical copy of a large input). Integers are finite
+// unless NA.
+// [[Rcpp::export(.sb_all_finite)]]
+bool sb_all_finite(SEXP x) {
+  RInterruptScope interrupts;
+  if (TYPEOF(x) == REALSXP) return sparsebayes::all_finite(REAL(x), static_cast<std::size_t>(XLENGTH(x)));
+  if (TYPEOF(x) == INTSXP || TYPEOF(x) == LGLSXP) {
+    const int* p = TYPEOF(x) == INTSXP ? INTEGER(x) : LOGICAL(x);
+    return std::find(p, p + XLENGTH(x), NA_INTEGER) == p + XLENGTH(x);
+  }
+  Rcpp::stop("expected a numeric vector or matrix");
 }

@@ -4,6 +4,8 @@
 
 #include <sparsebayes/joint_ard.hpp>
 
+#include "r_interrupt.h"
+
 // [[Rcpp::depends(RcppEigen)]]
 
 namespace {
@@ -41,12 +43,12 @@ sparsebayes::ArdOptions as_ard_options(const Rcpp::List& c) {
 Rcpp::List sb_ard_fit(Eigen::Map<Eigen::MatrixXd> X, Eigen::Map<Eigen::VectorXd> y, std::string method,
                       bool per_sample, std::string form, Rcpp::List control, int verbose) {
   try {
+    RInterruptScope interrupts;
     sparsebayes::ArdOptions opt = as_ard_options(control);
     opt.method = method;
     opt.per_sample = per_sample;
     opt.form = form;
     auto progress = [verbose](int it, const sparsebayes::ArdTraceRow& row) {
-      if (it % 20 == 0) Rcpp::checkUserInterrupt();
       if (verbose > 0 && (it <= 1 || it % verbose == 0))
         Rprintf("iteration %5d  log evidence %.6g  relevant %d  mean noise %.4g\n", it, row.log_ml, row.n_relevant,
                 row.noise);

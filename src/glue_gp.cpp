@@ -6,6 +6,8 @@
 
 #include "r_kernel.h"
 
+#include "r_interrupt.h"
+
 // [[Rcpp::depends(RcppEigen)]]
 
 // Objective (negative log marginal likelihood or negative VFE bound) and,
@@ -16,6 +18,7 @@ Rcpp::List sb_gp_objective(Rcpp::List kernel, double noise, Eigen::Map<Eigen::Ma
                            Eigen::Map<Eigen::VectorXd> r, Eigen::Map<Eigen::MatrixXd> z,
                            Eigen::Map<Eigen::VectorXd> case_weights, std::string approx, double jitter, bool gradient) {
   try {
+    RInterruptScope interrupts;
     const sparsebayes::GPObjective o = sparsebayes::sparse_gp_objective(
         as_kernel(kernel), noise, x, r, z, case_weights, sparsebayes::gp_approx_from_name(approx), jitter, gradient);
     Rcpp::NumericVector g;
@@ -40,6 +43,7 @@ Rcpp::List sb_gp_posterior(Rcpp::List kernel, double noise, Eigen::Map<Eigen::Ma
                            Eigen::Map<Eigen::VectorXd> r, Eigen::Map<Eigen::MatrixXd> z,
                            Eigen::Map<Eigen::VectorXd> case_weights, std::string approx, double jitter) {
   try {
+    RInterruptScope interrupts;
     const sparsebayes::GPPosterior p = sparsebayes::sparse_gp_posterior(
         as_kernel(kernel), noise, x, r, z, case_weights, sparsebayes::gp_approx_from_name(approx), jitter);
     return Rcpp::List::create(

@@ -58,6 +58,7 @@ class FastSolver {
     int it = 0;
     bool converged = false;
     while (it < opt_.max_iterations) {
+      check_interrupt();
       ++it;
       int action = select_action();
       const bool changes_model = action != kTerminate && action != kAlignmentSkip;

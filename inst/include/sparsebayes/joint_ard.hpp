@@ -164,6 +164,7 @@ class JointArd {
     bool converged = false;
     double last_lambda_change = noise_fixed ? 0.0 : kInf;
     while (true) {
+      check_interrupt();
       posterior(need_extras(t));
       // No pruning during the warm start and the first three noise updates:
       // with the noise still near its start value a precision may touch the
@@ -519,6 +520,7 @@ class JointArd {
     };
     const Eigen::VectorXd ka = 2.0 * w / rho;
     for (int k = 0; k < opt_.admm_iterations; ++k) {
+      check_interrupt();
       admm_theta_ = solve(admm_a_ - admm_u_ + Xa.transpose() * (y_ - admm_e_ - admm_s_));
       const Eigen::VectorXd Xth = Xa * admm_theta_;
       const Eigen::VectorXd a_old = admm_a_, e_old = admm_e_;

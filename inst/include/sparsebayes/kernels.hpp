@@ -3,9 +3,12 @@
 #pragma once
 
 #include <Eigen/Dense>
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <string>
+
+#include "interrupt.hpp"
 
 namespace sparsebayes {
 
@@ -58,23 +61,10 @@ inline double lspline_1d(double a, double b, double r) {
   return 1.0 + a * b / r2 + a * b * mn / r3 - 0.5 * (a + b) * mn * mn / r3 + mn * mn * mn / (3.0 * r3);
 }
 
-}  // namespace detail
-
-// Writes k(x_i, z_j) into out(i, j + offset): callers that want a leading
-// constant (bias) column pass offset 1 and fill it themselves, so a large
-// basis is built in place with no temporary copies.
-inline void fill_kernel_matrix(const Kernel& k, const Eigen::Ref<const Eigen::MatrixXd>& x,
-                               const Eigen::Ref<const Eigen::MatrixXd>& z, Eigen::Ref<Eigen::MatrixXd> out,
-                               Eigen::Index offset = 0) {
-  if (x.cols() != z.cols())
-    throw std::invalid_argument("kernel inputs have different numbers of columns");
-  if (out.rows() != x.rows() || out.cols() != z.rows() + offset)
-    throw std::invalid_argument("kernel output has the wrong dimensions");
-  if (!(k.variance > 0.0)) throw std::invalid_argument("kernel variance must be positive");
-  const bool needs_width = k.type != KernelType::polynomial && k.type != KernelType::linear;
-  if (needs_width && !(k.width > 0.0)) throw std::invalid_argument("kernel width must be positive");
+// k(x_i, z_j) for one block of centres z, written into K.
+inline void fill_kernel_block(const Kernel& k, const Eigen::Ref<const Eigen::MatrixXd>& x,
+                              const Eigen::Ref<const Eigen::MatrixXd>& z, Eigen::Ref<Eigen::MatrixXd> K) {
   const double r = k.width;
-  auto K = out.middleCols(offset, z.rows());
   switch (k.type) {
     case KernelType::gaussian:
       detail::squared_distances(x, z, K);
@@ -112,6 +102,31 @@ inline void fill_kernel_matrix(const Kernel& k, const Eigen::Ref<const Eigen::Ma
       break;
   }
   if (k.variance != 1.0) K *= k.variance;
+}
+
+}  // namespace detail
+
+// Writes k(x_i, z_j) into out(i, j + offset): callers that want a leading
+// constant (bias) column pass offset 1 and fill it themselves, so a large
+// basis is built in place with no temporary copies.
+inline void fill_kernel_matrix(const Kernel& k, const Eigen::Ref<const Eigen::MatrixXd>& x,
+                               const Eigen::Ref<const Eigen::MatrixXd>& z, Eigen::Ref<Eigen::MatrixXd> out,
+                               Eigen::Index offset = 0) {
+  if (x.cols() != z.cols())
+    throw std::invalid_argument("kernel inputs have different numbers of columns");
+  if (out.rows() != x.rows() || out.cols() != z.rows() + offset)
+    throw std::invalid_argument("kernel output has the wrong dimensions");
+  if (!(k.variance > 0.0)) throw std::invalid_argument("kernel variance must be positive");
+  const bool needs_width = k.type != KernelType::polynomial && k.type != KernelType::linear;
+  if (needs_width && !(k.width > 0.0)) throw std::invalid_argument("kernel width must be positive");
+  // Built in blocks of about 2^20 entries (contiguous column blocks), with
+  // a check for a user interrupt between blocks.
+  const Eigen::Index m = z.rows(), block = std::max<Eigen::Index>(1, (Eigen::Index(1) << 20) / std::max<Eigen::Index>(1, x.rows()));
+  for (Eigen::Index j0 = 0; j0 < m; j0 += block) {
+    check_interrupt();
+    const Eigen::Index nb = std::min(block, m - j0);
+    detail::fill_kernel_block(k, x, z.middleRows(j0, nb), out.middleCols(offset + j0, nb));
+  }
 }
 
 inline Eigen::MatrixXd kernel_matrix(const Kernel& k, const Eigen::Ref<const Eigen::MatrixXd>& x,

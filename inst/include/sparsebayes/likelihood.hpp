@@ -66,6 +66,7 @@ inline LaplacePosterior laplace_mode(Likelihood lik, const Eigen::MatrixXd& PhiU
   Eigen::LLT<Eigen::MatrixXd> llt;
   lp.converged = false;
   for (int it = 0; it < 25; ++it) {
+    check_interrupt();
     const Eigen::VectorXd y = inverse_link(lik, f);
     const Eigen::VectorXd b = lik == Likelihood::bernoulli ? (y.array() * (1.0 - y.array())).matrix() : y;
     const Eigen::VectorXd g = PhiU.transpose() * (t - y) - alpha.cwiseProduct(w);

@@ -49,6 +49,7 @@ inline FitResult mackay_solve(const Eigen::Ref<const Eigen::MatrixXd>& Phi, cons
   bool mode_converged = true;
   double log_ml = 0.0;
   while (true) {
+    check_interrupt();
     const Eigen::Index S = active.size();
     Eigen::MatrixXd PhiA(n, S);
     Eigen::VectorXd PhiA_t(S);

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "interrupt.hpp"
+
 namespace sparsebayes {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();

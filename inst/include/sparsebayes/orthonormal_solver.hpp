@@ -52,6 +52,7 @@ inline FitResult orthonormal_solve(const Eigen::VectorXd& z, double tt, Eigen::I
   bool converged = false;
   int it = 0;
   while (it < opt.max_iterations) {
+    check_interrupt();
     ++it;
     evaluate();
     const int n_rel = static_cast<int>((alpha.array() < kInf).count());

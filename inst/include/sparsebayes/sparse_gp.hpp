@@ -178,6 +178,7 @@ inline SparseFactors sparse_factors(const Kernel& k, double noise, const Eigen::
   Eigen::MatrixXd B = Eigen::MatrixXd::Identity(m, m);
   Eigen::VectorXd Alr = Eigen::VectorXd::Zero(m);
   for (Eigen::Index start = 0; start < n; start += gp_block) {
+    check_interrupt();
     const Eigen::Index nb = std::min(gp_block, n - start);
     const Eigen::MatrixXd Ab = block_A(k, z, x, f.L, start, nb);
     for (Eigen::Index i = 0; i < nb; ++i) {
@@ -271,6 +272,7 @@ inline GPObjective sparse_gp_objective(const Kernel& k, double noise, const Eige
   Eigen::MatrixXd PdP = Eigen::MatrixXd::Zero(m, m);  // sum P diag(d) P', d = 1 (VFE) or w (FITC)
   double g_noise = 0.0, g_diag = 0.0;
   for (Eigen::Index start = 0; start < n; start += detail::gp_block) {
+    check_interrupt();
     const Eigen::Index nb = std::min(detail::gp_block, n - start);
     const auto xb = x.middleRows(start, nb);
     const Eigen::MatrixXd Ab = detail::block_A(k, z, x, L, start, nb);
@@ -370,6 +372,7 @@ inline GPPosterior sparse_gp_posterior(const Kernel& k, double noise, const Eige
   out.fitted.resize(n);
   out.fitted_var.resize(n);
   for (Eigen::Index start = 0; start < n; start += detail::gp_block) {
+    check_interrupt();
     const Eigen::Index nb = std::min(detail::gp_block, n - start);
     const Eigen::MatrixXd Ab = detail::block_A(k, z, x, f.L, start, nb);
     const Eigen::MatrixXd LBA = LBlow.solve(Ab);
