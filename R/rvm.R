@@ -319,7 +319,7 @@ check_dots_empty <- function(...) {
   }
 }
 
-action_names <- c("re-estimate", "add", "delete", "alignment skip", "noise only", "terminate")
+action_names <- c("re-estimate", "add", "delete", "alignment skip", "noise only", "terminate", "rejected")
 
 new_rvm <- function(res, x, xs, y, Phi_names, kernel, bias, scaling, method, family, call) {
   n <- length(y)
