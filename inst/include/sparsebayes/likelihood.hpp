@@ -69,8 +69,9 @@ inline Eigen::VectorXd linearised_targets(Likelihood lik, const Eigen::VectorXd&
 }
 
 // Mode of log p(t | Phi_u w) - sum alpha_k w_k^2 / 2. The search starts from
-// the better (in the penalised log posterior) of the warm start w0 and the
-// penalised least-squares fit of the linearised targets, then takes at most
+// the warm start w0 or, if w0 is zero or its posterior is not finite, from
+// the better of w0 and the penalised least-squares fit of the linearised
+// targets (as SparseBayes starts Bernoulli fits), then takes at most
 // 25 Newton steps, each with a backtracking line search that halves the step
 // down to 1/2^8 (SparseBayes v2's constants) and accepts only an increase of
 // the penalised log posterior. The mode counts as found only at a stationary
@@ -84,14 +85,21 @@ inline LaplacePosterior laplace_mode(Likelihood lik, const Eigen::MatrixXd& PhiU
     const double v = data_log_likelihood_kernel(lik, t, f) - 0.5 * (alpha.array() * wv.array().square()).sum();
     return std::isfinite(v) ? v : -kInf;
   };
+  // Phi_u' diag(b) Phi_u + A from the lower triangle: half the flops of a full product.
+  auto precision = [&](const Eigen::VectorXd& b) {
+    const Eigen::MatrixXd X = b.cwiseSqrt().asDiagonal() * PhiU;
+    Eigen::MatrixXd H = Eigen::MatrixXd::Zero(S, S);
+    H.selfadjointView<Eigen::Lower>().rankUpdate(X.transpose());
+    H.diagonal() += alpha;
+    return Eigen::MatrixXd(H.selfadjointView<Eigen::Lower>());
+  };
   LaplacePosterior lp;
   Eigen::VectorXd f;
   double obj = objective(w, f);
   Eigen::LLT<Eigen::MatrixXd> llt;
-  {
+  if (!(obj > -kInf) || (w.array() == 0.0).all()) {
     // Penalised least squares of the linearised targets on the current basis.
-    Eigen::MatrixXd G = PhiU.transpose() * PhiU;
-    G.diagonal() += alpha;
+    const Eigen::MatrixXd G = precision(Eigen::VectorXd::Ones(t.size()));
     const Eigen::VectorXd w_ls = robust_cholesky(G, jitter_events).solve(PhiU.transpose() * linearised_targets(lik, t));
     Eigen::VectorXd f_ls;
     const double obj_ls = objective(w_ls, f_ls);
@@ -105,13 +113,13 @@ inline LaplacePosterior laplace_mode(Likelihood lik, const Eigen::MatrixXd& PhiU
     return g.norm() / static_cast<double>(S) < 1e-6 || g.dot(delta) < 1e-14 * (1.0 + std::abs(obj));
   };
   lp.converged = false;
+  // Every exit from the loop leaves y, b and llt evaluated at the final w.
   for (int it = 0; it <= 25; ++it) {
-    const Eigen::VectorXd y = inverse_link(lik, f);
-    const Eigen::VectorXd b = lik == Likelihood::bernoulli ? (y.array() * (1.0 - y.array())).matrix() : y;
+    lp.mean = inverse_link(lik, f);
+    const Eigen::VectorXd& y = lp.mean;
+    lp.weights = lik == Likelihood::bernoulli ? (y.array() * (1.0 - y.array())).matrix() : y;
     const Eigen::VectorXd g = PhiU.transpose() * (t - y) - alpha.cwiseProduct(w);
-    Eigen::MatrixXd H = PhiU.transpose() * b.asDiagonal() * PhiU;
-    H.diagonal() += alpha;
-    llt = robust_cholesky(H, jitter_events);
+    llt = robust_cholesky(precision(lp.weights), jitter_events);
     const Eigen::VectorXd delta = llt.solve(g);
     if (stationary(g, delta)) {
       lp.converged = true;
@@ -138,12 +146,7 @@ inline LaplacePosterior laplace_mode(Likelihood lik, const Eigen::MatrixXd& PhiU
       break;
     }
   }
-  // Curvature and covariance at the final mode.
-  lp.mean = inverse_link(lik, f);
-  lp.weights = lik == Likelihood::bernoulli ? (lp.mean.array() * (1.0 - lp.mean.array())).matrix() : lp.mean;
-  Eigen::MatrixXd H = PhiU.transpose() * lp.weights.asDiagonal() * PhiU;
-  H.diagonal() += alpha;
-  llt = robust_cholesky(H, jitter_events);
+  // Curvature and covariance at the final mode (factorised in the loop).
   lp.post.Sigma = llt.solve(Eigen::MatrixXd::Identity(S, S));
   lp.post.Sigma = 0.5 * (lp.post.Sigma + lp.post.Sigma.transpose());
   lp.post.mu = w;
