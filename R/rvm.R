@@ -99,7 +99,8 @@
 #'   \item{logLik}{log marginal likelihood at the optimum (its Laplace
 #'     approximation for binomial and poisson fits).}
 #'   \item{trace}{data frame per iteration: `logLik`, `relevant`, `noise`
-#'     (variance) and `action`.}
+#'     (variance) and `action` (`"rejected"`: a binomial or poisson step of
+#'     `"fast"` undone because the evidence at the new posterior mode fell).}
 #'   \item{converged, iterations}{whether the solver met its convergence
 #'     rule, and how many iterations it took.}
 #'   \item{jitter_events}{Cholesky factorisations that needed jitter.}
