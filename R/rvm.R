@@ -102,7 +102,8 @@
 #'   \item{logLik}{log marginal likelihood at the optimum (its Laplace
 #'     approximation for binomial and poisson fits).}
 #'   \item{trace}{data frame per iteration: `logLik`, `relevant`, `noise`
-#'     (variance) and `action`.}
+#'     (variance) and `action` (`"rejected"`: a binomial or poisson step of
+#'     `"fast"` undone because the evidence at the new posterior mode fell).}
 #'   \item{converged, iterations}{whether the solver met its convergence
 #'     rule, and how many iterations it took.}
 #'   \item{jitter_events}{Cholesky factorisations that needed jitter.}
@@ -322,7 +323,7 @@ check_dots_empty <- function(...) {
   }
 }
 
-action_names <- c("re-estimate", "add", "delete", "alignment skip", "noise only", "terminate")
+action_names <- c("re-estimate", "add", "delete", "alignment skip", "noise only", "terminate", "rejected")
 
 new_rvm <- function(res, x, xs, y, Phi_names, kernel, bias, scaling, method, family, call) {
   n <- length(y)

@@ -66,8 +66,30 @@ class FastSolver {
         if (changes_model) apply_action(action);
         if (action != kAlignmentSkip) objective_ += best_delta_;
       } else if (changes_model) {
+        // The predicted gain comes from the Gaussian approximation at the
+        // current mode; a large move (a deletion above all) shifts the mode
+        // and its curvature, and the realised evidence may fall. A deletion
+        // may lower it once per column (the re-estimations that follow often
+        // more than make up for it); any other action that lowers it, or a
+        // second such deletion of the same column (the add/delete cycle), is
+        // undone and its column barred until a column enters or leaves the model.
+        // The mode and evidence come first (O(n S^2) per Newton step); S and
+        // Q of every column (O(n M S)) only for an accepted action.
+        const State saved = save_state();
         change_alpha(action);
-        full_statistics();  // B depends on the mode: recompute the Laplace approximation
+        laplace_posterior();  // B depends on the mode: recompute the Laplace approximation
+        objective_ = log_ml_ + log_prior();
+        const Eigen::Index m = selected_;
+        const bool fell = objective_ < saved.objective - 1e-9 * (1.0 + std::abs(saved.objective));
+        if (fell && (action != kDelete || fell_once_[m])) {
+          restore_state(saved);
+          barred_[m] = 1;
+          action = kRejected;
+        } else {
+          if (fell) fell_once_[m] = 1;
+          laplace_sq();
+          if (action != kReestimate) std::fill(barred_.begin(), barred_.end(), 0);
+        }
       }
       if (!noise_fixed_ && (action == kTerminate || it <= opt_.beta_update_start ||
                             it % opt_.beta_update_frequency == 0)) {
@@ -144,6 +166,37 @@ class FastSolver {
   Eigen::VectorXd lambda_, B_, phi_B_phi_;
   Eigen::Index selected_ = -1;
   double new_alpha_ = 0.0;
+  LaplacePosterior lp_;        // non-Gaussian: the last Laplace approximation
+  Eigen::MatrixXd PhiU_;       //   and the relevant unit-norm columns it used
+  std::vector<char> fell_once_;  // non-Gaussian: columns once deleted at a loss of evidence
+  std::vector<char> barred_;  // non-Gaussian: columns whose last action lowered the evidence
+
+  // What a non-Gaussian action changes, to undo it.
+  struct State {
+    std::vector<Eigen::Index> used;
+    Eigen::VectorXd alpha, mu;
+    Eigen::MatrixXd Sigma, PhiT_PhiU;
+    std::vector<char> aligned_out;
+    std::vector<std::pair<Eigen::Index, Eigen::Index>> aligned_pairs;
+    double log_ml, objective;
+    bool mode_converged;
+  };
+  State save_state() const {
+    return State{used_, alpha_, mu_, Sigma_, PhiT_PhiU_, aligned_out_, aligned_pairs_,
+                 log_ml_, objective_, mode_converged_};
+  }
+  void restore_state(const State& st) {
+    used_ = st.used;
+    alpha_ = st.alpha;
+    mu_ = st.mu;
+    Sigma_ = st.Sigma;
+    PhiT_PhiU_ = st.PhiT_PhiU;
+    aligned_out_ = st.aligned_out;
+    aligned_pairs_ = st.aligned_pairs;
+    log_ml_ = st.log_ml;
+    objective_ = st.objective;
+    mode_converged_ = st.mode_converged;
+  }
 
   Eigen::VectorXd fitted() const {
     Eigen::VectorXd y = Eigen::VectorXd::Zero(n_);
@@ -172,6 +225,8 @@ class FastSolver {
     noise_fixed_ = opt_.fixed_noise > 0.0 || lik_ != Likelihood::gaussian;
     beta_ = opt_.fixed_noise > 0.0 ? 1.0 / opt_.fixed_noise : 1.0 / std::pow(std::max(1e-6, sd_t) * 0.1, 2);
     aligned_out_.assign(M_, 0);
+    barred_.assign(M_, 0);
+    fell_once_.assign(M_, 0);
     PhiT_t_ = (Phi_.transpose() * t_).cwiseProduct(inv_scale_);
     // The first basis has the largest projection on the (pseudo-linear) targets.
     Eigen::VectorXd linear_t = t_;
@@ -249,14 +304,26 @@ class FastSolver {
   // B = diag(IRLS weights): S_m = phi' B phi - phi' B Phi_u Sigma Phi_u' B phi
   // and Q_m = phi' (t - y) (the mode makes the linearised targets drop out).
   void laplace_statistics() {
+    laplace_posterior();
+    laplace_sq();
+  }
+
+  // The mode, Sigma and log evidence (Laplace); keeps what laplace_sq() needs.
+  void laplace_posterior() {
     const Eigen::Index S = used_.size();
-    Eigen::MatrixXd PhiU(n_, S);
-    for (Eigen::Index k = 0; k < S; ++k) PhiU.col(k) = Phi_.col(used_[k]) * inv_scale_(used_[k]);
-    const LaplacePosterior lp = laplace_mode(lik_, PhiU, t_, alpha_, mu_, jitter_events_);
-    mode_converged_ = lp.converged;
-    Sigma_ = lp.post.Sigma;
-    mu_ = lp.post.mu;
-    log_ml_ = laplace_log_evidence(lp, alpha_);
+    PhiU_.resize(n_, S);
+    for (Eigen::Index k = 0; k < S; ++k) PhiU_.col(k) = Phi_.col(used_[k]) * inv_scale_(used_[k]);
+    lp_ = laplace_mode(lik_, PhiU_, t_, alpha_, mu_, jitter_events_);
+    mode_converged_ = lp_.converged;
+    Sigma_ = lp_.post.Sigma;
+    mu_ = lp_.post.mu;
+    log_ml_ = laplace_log_evidence(lp_, alpha_);
+  }
+
+  // S_m and Q_m of every column at the mode found by laplace_posterior().
+  void laplace_sq() {
+    const LaplacePosterior& lp = lp_;
+    const Eigen::MatrixXd& PhiU = PhiU_;
     const Eigen::MatrixXd BPhiU = lp.weights.asDiagonal() * PhiU;
     const Eigen::MatrixXd PhiT_BPhiU = inv_scale_.asDiagonal() * (Phi_.transpose() * BPhiU);  // O(n M S)
     Eigen::VectorXd phi_B_phi(M_);
@@ -340,10 +407,19 @@ class FastSolver {
     const Eigen::Index S = used_.size();
     Eigen::VectorXd s = S_in_, q = Q_in_;
     for (Eigen::Index k = 0; k < S; ++k) {
+      // s_m, q_m of a relevant column with it left out. alpha S / (alpha - S)
+      // cancels catastrophically when S_m is close to alpha_m (a well-
+      // determined weight with a small precision); then the marginal posterior
+      // of w_m, N(q_m / (alpha_m + s_m), 1 / (alpha_m + s_m)), gives them.
       const Eigen::Index m = used_[k];
-      const double d = alpha_(k) - S_in_(m);
-      s(m) = alpha_(k) * S_in_(m) / d;
-      q(m) = alpha_(k) * Q_in_(m) / d;
+      if (S_in_(m) < 0.5 * alpha_(k)) {
+        const double d = alpha_(k) - S_in_(m);
+        s(m) = alpha_(k) * S_in_(m) / d;
+        q(m) = alpha_(k) * Q_in_(m) / d;
+      } else {
+        s(m) = 1.0 / Sigma_(k, k) - alpha_(k);
+        q(m) = mu_(k) / Sigma_(k, k);
+      }
     }
     // Each column's best alpha given the others (the smoothness prior's cubic
     // when c > 0) and the gain in the log posterior of moving it there.
@@ -355,6 +431,7 @@ class FastSolver {
     for (Eigen::Index k = 0; k < S; ++k) {
       const Eigen::Index m = used_[k];
       is_used[m] = 1;
+      if (barred_[m]) continue;
       a_new(m) = optimal_alpha(s(m), q(m), beta_, c, opt_.zero_factor);
       const double now = smooth_gain(alpha_(k), s(m), q(m), beta_, c);
       if (std::isfinite(a_new(m))) {
@@ -366,7 +443,7 @@ class FastSolver {
       }
     }
     for (Eigen::Index m = 0; m < M_; ++m) {
-      if (is_used[m] || aligned_out_[m]) continue;
+      if (is_used[m] || aligned_out_[m] || barred_[m]) continue;
       a_new(m) = optimal_alpha(s(m), q(m), beta_, c, opt_.zero_factor);
       if (!std::isfinite(a_new(m))) continue;
       any_add = true;
