@@ -41,6 +41,8 @@ sparsebayes::SolverOptions as_options(const Rcpp::List& c) {
     o.eta_lambda = Rcpp::as<double>(c["eta_lambda"]);
     o.per_sample_tolerance = Rcpp::as<double>(c["per_sample_tolerance"]);
   }
+  if (c.containsElementNamed("case_weights")) o.case_weights = Rcpp::as<Eigen::VectorXd>(c["case_weights"]);
+  if (c.containsElementNamed("offset")) o.offset = Rcpp::as<Eigen::VectorXd>(c["offset"]);
   return o;
 }
 

@@ -248,6 +248,7 @@ class FastSolver {
       // Least squares of the linearised targets on the first column.
       if (lik_ == Likelihood::bernoulli)
         linear_t = ((0.9 * linear_t.array() + 1.0) / 2.0).unaryExpr([](double p) { return std::log(p / (1.0 - p)); });
+      if (opt_.offset.size()) linear_t -= opt_.offset;
       const double w0 = inv_scale_(first) * Phi_.col(first).dot(linear_t);
       a = 1.0 / (w0 * w0);
       mu_ = Eigen::VectorXd::Constant(1, w0);
@@ -313,7 +314,7 @@ class FastSolver {
     const Eigen::Index S = used_.size();
     PhiU_.resize(n_, S);
     for (Eigen::Index k = 0; k < S; ++k) PhiU_.col(k) = Phi_.col(used_[k]) * inv_scale_(used_[k]);
-    lp_ = laplace_mode(lik_, PhiU_, t_, alpha_, mu_, jitter_events_);
+    lp_ = laplace_mode(lik_, PhiU_, t_, alpha_, mu_, jitter_events_, opt_.case_weights, opt_.offset);
     mode_converged_ = lp_.converged;
     Sigma_ = lp_.post.Sigma;
     mu_ = lp_.post.mu;
@@ -331,7 +332,7 @@ class FastSolver {
       phi_B_phi(m) = Phi_.col(m).cwiseAbs2().dot(lp.weights) * inv_scale_(m) * inv_scale_(m);
     const Eigen::MatrixXd CS = PhiT_BPhiU * Sigma_;
     S_in_ = phi_B_phi - (CS.array() * PhiT_BPhiU.array()).rowwise().sum().matrix();
-    Q_in_ = (Phi_.transpose() * (t_ - lp.mean)).cwiseProduct(inv_scale_);
+    Q_in_ = (Phi_.transpose() * lp.score).cwiseProduct(inv_scale_);
   }
 
   // Per-sample noise: rebuilds the B-weighted caches, O(n M S), then

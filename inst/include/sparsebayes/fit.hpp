@@ -59,6 +59,14 @@ inline FitResult fit_model(const Eigen::Ref<const Eigen::MatrixXd>& Phi_in, cons
   if (opt.per_sample_noise && (lik != Likelihood::gaussian || opt.smoothness > 0.0 || method != "fast"))
     throw std::invalid_argument("per-sample noise in this solver needs the gaussian family, no smoothness prior and "
                                 "method 'fast'");
+  for (const Eigen::VectorXd* v : {&opt.case_weights, &opt.offset}) {
+    if (v->size() == 0) continue;
+    if (lik == Likelihood::gaussian)
+      throw std::invalid_argument("gaussian case weights and offsets are applied to the targets, not in the solver");
+    if (v->size() != n || !v->allFinite()) throw std::invalid_argument("case weights and offsets need one finite value per observation");
+  }
+  if (opt.case_weights.size() && (opt.case_weights.array() < 0.0).any())
+    throw std::invalid_argument("case weights must be non-negative");
   if (lik != Likelihood::gaussian && opt.smoothness > 0.0)
     throw std::invalid_argument("the smoothness prior is defined for the gaussian family only");
   const Eigen::VectorXd t = t_in / sd_t;

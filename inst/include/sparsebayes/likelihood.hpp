@@ -26,17 +26,26 @@ inline Eigen::VectorXd inverse_link(Likelihood lik, const Eigen::VectorXd& f) {
   return f;
 }
 
-// log p(t | f), summed over observations.
-inline double data_log_likelihood(Likelihood lik, const Eigen::VectorXd& t, const Eigen::VectorXd& f) {
+// Case weight i: 1 when none were given (an empty vector).
+inline double case_weight_of(const Eigen::VectorXd& case_weights, Eigen::Index i) {
+  return case_weights.size() ? case_weights(i) : 1.0;
+}
+
+// log p(t | f), summed over observations, each weighted by its case weight
+// (an integer weight counts an observation that many times).
+inline double data_log_likelihood(Likelihood lik, const Eigen::VectorXd& t, const Eigen::VectorXd& f,
+                                  const Eigen::VectorXd& case_weights = Eigen::VectorXd()) {
   double ll = 0.0;
   for (Eigen::Index i = 0; i < t.size(); ++i) {
+    const double cw = case_weight_of(case_weights, i);
+    if (cw == 0.0) continue;
     if (lik == Likelihood::bernoulli) {
       // log sigmoid(f) = -log1p(exp(-f)), computed without overflow.
       const double log_p = f(i) >= 0 ? -std::log1p(std::exp(-f(i))) : f(i) - std::log1p(std::exp(f(i)));
       const double log_q = log_p - f(i);
-      ll += t(i) * log_p + (1.0 - t(i)) * log_q;
+      ll += cw * (t(i) * log_p + (1.0 - t(i)) * log_q);
     } else {
-      ll += t(i) * f(i) - std::exp(std::min(f(i), 700.0)) - std::lgamma(t(i) + 1.0);
+      ll += cw * (t(i) * f(i) - std::exp(std::min(f(i), 700.0)) - std::lgamma(t(i) + 1.0));
     }
   }
   return ll;
@@ -44,18 +53,21 @@ inline double data_log_likelihood(Likelihood lik, const Eigen::VectorXd& t, cons
 
 struct LaplacePosterior {
   Posterior post;          // Sigma, mu (the mode), log |H|
-  Eigen::VectorXd weights; // IRLS weights b_i = -d^2 log p(t_i | f_i) / df_i^2 at the mode
+  Eigen::VectorXd weights; // IRLS weights b_i = -d^2 log p(t_i | f_i) / df_i^2 at the mode (case weights included)
   Eigen::VectorXd mean;    // E[t | mode]
+  Eigen::VectorXd score;   // d log p(t | f) / df at the mode: case weight times (t - E[t | mode])
   double data_ll = 0.0;
   bool converged = true;
 };
 
 // log p(t | f) without the terms that do not depend on f (Poisson's
 // -log t!), so that objective differences keep their precision at large counts.
-inline double data_log_likelihood_kernel(Likelihood lik, const Eigen::VectorXd& t, const Eigen::VectorXd& f) {
-  if (lik != Likelihood::poisson) return data_log_likelihood(lik, t, f);
+inline double data_log_likelihood_kernel(Likelihood lik, const Eigen::VectorXd& t, const Eigen::VectorXd& f,
+                                         const Eigen::VectorXd& case_weights) {
+  if (lik != Likelihood::poisson) return data_log_likelihood(lik, t, f, case_weights);
   double ll = 0.0;
-  for (Eigen::Index i = 0; i < t.size(); ++i) ll += t(i) * f(i) - std::exp(std::min(f(i), 700.0));
+  for (Eigen::Index i = 0; i < t.size(); ++i)
+    ll += case_weight_of(case_weights, i) * (t(i) * f(i) - std::exp(std::min(f(i), 700.0)));
   return ll;
 }
 
@@ -76,13 +88,19 @@ inline Eigen::VectorXd linearised_targets(Likelihood lik, const Eigen::VectorXd&
 // down to 1/2^8 (SparseBayes v2's constants) and accepts only an increase of
 // the penalised log posterior. The mode counts as found only at a stationary
 // point: gradient norm below 1e-6 per weight, or a Newton decrement g' H^-1 g
-// below 1e-14 of the objective's magnitude.
+// below 1e-14 of the objective's magnitude. Case weights multiply each
+// observation's log-likelihood and the offset is added to the linear
+// predictor Phi_u w (empty vectors: none).
 inline LaplacePosterior laplace_mode(Likelihood lik, const Eigen::MatrixXd& PhiU, const Eigen::VectorXd& t,
-                                     const Eigen::VectorXd& alpha, Eigen::VectorXd w, int& jitter_events) {
+                                     const Eigen::VectorXd& alpha, Eigen::VectorXd w, int& jitter_events,
+                                     const Eigen::VectorXd& case_weights = Eigen::VectorXd(),
+                                     const Eigen::VectorXd& offset = Eigen::VectorXd()) {
   const Eigen::Index S = PhiU.cols();
+  const Eigen::VectorXd cw = case_weights.size() ? case_weights : Eigen::VectorXd::Ones(t.size());
   auto objective = [&](const Eigen::VectorXd& wv, Eigen::VectorXd& f) {
     f = PhiU * wv;
-    const double v = data_log_likelihood_kernel(lik, t, f) - 0.5 * (alpha.array() * wv.array().square()).sum();
+    if (offset.size()) f += offset;
+    const double v = data_log_likelihood_kernel(lik, t, f, case_weights) - 0.5 * (alpha.array() * wv.array().square()).sum();
     return std::isfinite(v) ? v : -kInf;
   };
   // Phi_u' diag(b) Phi_u + A from the lower triangle: half the flops of a full product.
@@ -99,8 +117,10 @@ inline LaplacePosterior laplace_mode(Likelihood lik, const Eigen::MatrixXd& PhiU
   Eigen::LLT<Eigen::MatrixXd> llt;
   if (!(obj > -kInf) || (w.array() == 0.0).all()) {
     // Penalised least squares of the linearised targets on the current basis.
-    const Eigen::MatrixXd G = precision(Eigen::VectorXd::Ones(t.size()));
-    const Eigen::VectorXd w_ls = robust_cholesky(G, jitter_events).solve(PhiU.transpose() * linearised_targets(lik, t));
+    const Eigen::MatrixXd G = precision(cw);
+    Eigen::VectorXd z = linearised_targets(lik, t);
+    if (offset.size()) z -= offset;
+    const Eigen::VectorXd w_ls = robust_cholesky(G, jitter_events).solve(PhiU.transpose() * cw.cwiseProduct(z));
     Eigen::VectorXd f_ls;
     const double obj_ls = objective(w_ls, f_ls);
     if (w_ls.allFinite() && obj_ls > obj) {
@@ -118,8 +138,9 @@ inline LaplacePosterior laplace_mode(Likelihood lik, const Eigen::MatrixXd& PhiU
     check_interrupt();
     lp.mean = inverse_link(lik, f);
     const Eigen::VectorXd& y = lp.mean;
-    lp.weights = lik == Likelihood::bernoulli ? (y.array() * (1.0 - y.array())).matrix() : y;
-    const Eigen::VectorXd g = PhiU.transpose() * (t - y) - alpha.cwiseProduct(w);
+    lp.weights = cw.cwiseProduct(lik == Likelihood::bernoulli ? (y.array() * (1.0 - y.array())).matrix() : y);
+    lp.score = cw.cwiseProduct(t - y);
+    const Eigen::VectorXd g = PhiU.transpose() * lp.score - alpha.cwiseProduct(w);
     llt = robust_cholesky(precision(lp.weights), jitter_events);
     const Eigen::VectorXd delta = llt.solve(g);
     if (stationary(g, delta)) {
@@ -152,7 +173,7 @@ inline LaplacePosterior laplace_mode(Likelihood lik, const Eigen::MatrixXd& PhiU
   lp.post.Sigma = 0.5 * (lp.post.Sigma + lp.post.Sigma.transpose());
   lp.post.mu = w;
   lp.post.log_det_H = 2.0 * llt.matrixLLT().diagonal().array().log().sum();
-  lp.data_ll = data_log_likelihood(lik, t, f);
+  lp.data_ll = data_log_likelihood(lik, t, f, case_weights);
   return lp;
 }
 

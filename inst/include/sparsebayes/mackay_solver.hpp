@@ -66,7 +66,7 @@ inline FitResult mackay_solve(const Eigen::Ref<const Eigen::MatrixXd>& Phi, cons
       rss = (t - fitted).squaredNorm();
       log_ml = log_marginal_likelihood(post, alpha, beta, rss, n);
     } else {
-      const LaplacePosterior lp = laplace_mode(lik, PhiA, t, alpha, mu_start, jitter_events);
+      const LaplacePosterior lp = laplace_mode(lik, PhiA, t, alpha, mu_start, jitter_events, opt.case_weights, opt.offset);
       mode_converged = lp.converged;
       post = lp.post;
       fitted = PhiA * post.mu;

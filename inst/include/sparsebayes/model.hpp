@@ -45,6 +45,10 @@ struct SolverOptions {
   double lambda_max = 1e4;
   double eta_lambda = 1.0;              // damping of log lambda
   double per_sample_tolerance = 1e-4;   // relative l_inf change of log lambda that ends the fit
+  // Bernoulli and Poisson: case weights of the log-likelihood terms and an
+  // offset of the linear predictor, one per observation (empty: none).
+  Eigen::VectorXd case_weights;
+  Eigen::VectorXd offset;
 };
 
 // One row of the per-iteration trace.
