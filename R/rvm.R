@@ -72,6 +72,17 @@
 #'   and `tolerance` of [ard_control()]. Given the other kind, the settings
 #'   both share (`max_iterations`, `time_limit`, `noise_variance`,
 #'   `verbose`) carry over and the rest take their defaults.
+#' @param weights `NULL` or n non-negative prior weights (gaussian fits):
+#'   known relative precisions, the noise variance of row i being
+#'   `lambda / weights[i]` (implemented exactly by scaling row i of the basis
+#'   and of the response by `sqrt(weights[i])`; an integer weight acts as
+#'   that many copies of the row). Rows of weight 0 are left out of the fit
+#'   but keep their fitted values. Stored as `prior.weights`.
+#' @param offset `NULL` or n known numbers added to the linear predictor: it
+#'   is subtracted from the response before the fit and added to the fitted
+#'   values; `predict` with `newdata` then needs the new rows' `offset`.
+#'   Stored as `offset`. (Binomial and poisson fits do not take weights or
+#'   an offset yet.)
 #' @param ... Passed from the formula method to the default method.
 #' @return An object of class `c("sb_rvm", "sparsebayes")`, a list with
 #'   \item{call}{the matched call.}
@@ -144,7 +155,7 @@ rvm.formula <- function(formula, data, subset, na.action, ...) {
 rvm.default <- function(x = NULL, y, kernel = "gaussian", bias = TRUE, scale = TRUE, family = NULL,
                         prior = "none", method = c("fast", "mackay", "em", "irls2", "irls1", "gradient"),
                         noise = c("shared", "sample"), objective = c("primal", "dual"), basis = NULL,
-                        control = NULL, ...) {
+                        control = NULL, weights = NULL, offset = NULL, ...) {
   method <- match_arg(method)
   noise <- match_arg(noise)
   objective <- match_arg(objective)
@@ -183,6 +194,9 @@ rvm.default <- function(x = NULL, y, kernel = "gaussian", bias = TRUE, scale = T
   }
   n <- if (is.null(Phi)) nrow(x) else nrow(Phi)
   y <- encode_response(y, n, family)
+  wo <- check_weights_offset(weights, offset, n)
+  if (family$family != "gaussian") check_glm_weights_offset(wo$weights, wo$offset)
+  if (shortcut && !is.null(wo$weights)) shortcut <- FALSE  # the O(N) path needs the equally weighted grid
   smoothness <- smoothness_constant(prior, n)
   if (shortcut && (family$family != "gaussian" || method != "fast" || noise != "shared")) {
     shortcut <- FALSE
@@ -197,25 +211,37 @@ rvm.default <- function(x = NULL, y, kernel = "gaussian", bias = TRUE, scale = T
   call <- match.call()
   likelihood <- c(gaussian = "gaussian", binomial = "bernoulli", poisson = "poisson")[[family$family]]
   fit_one <- function(target) {
+    gaussian <- family$family == "gaussian"
+    # Gaussian fits run in standard units (see standard_units()) and are mapped back.
+    st <- if (gaussian) standard_units(Phi, target, wo$weights, wo$offset,
+                                       const = if (shortcut) c(1, 1 / sqrt(length(target))))
     if (joint) {
-      res <- run_joint_ard(Phi, target, method, noise, objective, ard_ctl)
-      return(new_joint_rvm(res, x = x, xs = xs, y = target, Phi_names = colnames(Phi), kernel = kernel,
+      ctl <- ard_ctl
+      ctl$noise_variance <- NULL
+      settings_j <- ard_settings(ctl)
+      settings_j$fixed_noise <- fixed_noise_std(ard_ctl$noise_variance, st)
+      res <- caller_units(run_joint_ard(st$Phi, st$y, method, noise, objective, ctl, settings_j), st, Phi)
+      fit <- new_joint_rvm(res, x = x, xs = xs, y = target, Phi_names = colnames(Phi), kernel = kernel,
                            bias = bias, scaling = scaling, method = method, noise = noise, objective = objective,
-                           control = ard_ctl, call = call))
+                           control = ard_ctl, call = call)
+      return(add_weights_offset(fit, wo, st))
     }
-    fixed_noise <- if (is.null(control$noise_variance)) -1 else control$noise_variance
-    res <- if (shortcut) wavelet_shortcut(target, x, kernel, settings, fixed_noise, control$verbose)
-           else .sb_fit(Phi, target, likelihood, method, settings, fixed_noise, control$verbose)
+    fixed_noise <- if (!gaussian || is.null(control$noise_variance)) -1 else fixed_noise_std(control$noise_variance, st)
+    res <- if (shortcut) wavelet_shortcut(st$y, x, kernel, settings, fixed_noise, control$verbose)
+           else .sb_fit(if (gaussian) st$Phi else Phi, if (gaussian) st$y else target, likelihood, method, settings,
+                        fixed_noise, control$verbose)
+    if (gaussian) res <- caller_units(res, st, if (shortcut) NULL else Phi)
     fit <- new_rvm(res, x = x, xs = xs, y = target, Phi_names = colnames(Phi), kernel = kernel, bias = bias,
                    scaling = scaling, method = method, family = family, call = call)
     if (noise == "sample") {
       fit$noise <- "sample"
       fit$lambda <- as.numeric(res$lambda)
-      if (!length(fit$lambda)) fit$lambda <- rep(1 / res$beta, length(target))  # never reached per-sample updates
+      if (!length(fit$lambda))  # never reached per-sample updates
+        fit$lambda <- rep(1 / res$beta, length(target)) / (if (is.null(wo$weights)) 1 else wo$weights)
     }
     fit$prior <- if (is.character(prior)) prior else smoothness
     fit$smoothness <- smoothness
-    fit
+    add_weights_offset(fit, wo, st)
   }
   if (!is.factor(y)) return(fit_one(y))
   if (nlevels(y) == 2L) {

@@ -307,7 +307,11 @@ class FastSolver {
     for (Eigen::Index k = 0; k < S; ++k) PhiU.col(k) = Phi_.col(used_[k]) * inv_scale_(used_[k]);
     const Eigen::VectorXd r = t_ - fitted();
     const Eigen::VectorXd q = ((PhiU * Sigma_).array() * PhiU.array()).rowwise().sum().matrix();
-    const double lo = opt_.lambda_min * var_t_, hi = opt_.lambda_max * var_t_;
+    // Bounds relative to a robust scale of the residuals at the first
+    // per-sample update (not var(t)), held from then on.
+    if (!(noise_scale2_ > 0.0)) noise_scale2_ = robust_residual_variance(r);
+    const double s2 = noise_scale2_;
+    const double lo = opt_.lambda_min * s2, hi = opt_.lambda_max * s2;
     double change = 0.0, biggest = 0.0;
     for (Eigen::Index i = 0; i < n_; ++i) {
       const double target = std::log(std::clamp(r(i) * r(i) + q(i), lo, hi));
@@ -323,6 +327,7 @@ class FastSolver {
   }
 
   double var_t_ = 1.0;
+  double noise_scale2_ = -1.0;  // robust residual variance behind the per-sample bounds
 
   void update_noise() {
     const double rss = (t_ - fitted()).squaredNorm();

@@ -38,7 +38,7 @@ struct ArdOptions {
   double eta_gamma = 1.0;      // damping in log space, (0, 1]
   double eta_lambda = 1.0;
   double gamma_min = 1e-6, gamma_max = 1e6;    // standard units
-  double lambda_min = 1e-6, lambda_max = 1e6;  // as fractions of var(y)
+  double lambda_min = 0.05, lambda_max = 1e20;  // as multiples of the residuals' squared MAD
   int warm_start = 0;          // iterations with lambda held at its start value
   int noise_every = 1;         // then lambda updated every K iterations
   double init_gamma = 1.0;
@@ -201,10 +201,15 @@ class JointArd {
         g_new(k) = gamma_fixed ? gamma_(k) : std::exp(lg);
       }
       if (update_lambda) {
+        // Bounds relative to a robust scale of the residuals at the first noise
+        // update (not var(y)); held from then on so that EM stays monotone.
+        if (!(noise_scale2_ > 0.0)) noise_scale2_ = robust_residual_variance(resid_);
+        const double s2 = noise_scale2_;
+        const double lo = opt_.lambda_min * s2, hi = opt_.lambda_max * s2;
         for (Eigen::Index i = 0; i < l_new.size(); ++i) {
           double v = l_new(i);
           if (std::isnan(v)) v = lambda_(i);
-          double ll = std::log(std::clamp(v, opt_.lambda_min, opt_.lambda_max));
+          double ll = std::log(std::clamp(v, lo, hi));
           if (damp) ll = (1.0 - opt_.eta_lambda) * ll_old(i) + opt_.eta_lambda * ll;
           l_new(i) = std::exp(ll);
         }
@@ -243,6 +248,7 @@ class JointArd {
   ArdOptions opt_;
   Eigen::Index n_, d_;
   double sd_y_ = 1.0;
+  double noise_scale2_ = -1.0;  // robust residual variance behind the noise bounds
   Eigen::VectorXd y_, col_scale_;
   Eigen::MatrixXd X_;                 // standardised columns
   std::vector<Eigen::Index> active_;  // columns still in the model, increasing
