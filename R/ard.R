@@ -140,7 +140,7 @@ ard.default <- function(x, y, intercept = TRUE, scale = TRUE, noise = c("shared"
   xs <- apply_scaling(x, scaling)
   call <- match.call()
   # The solvers run in standard units (see standard_units()); mapped back here.
-  st <- standard_units(xs, y, wo$weights, wo$offset)
+  st <- standard_units(xs, y, wo$weights, wo$offset, robust = noise == "sample")
   ctl <- control
   ctl$noise_variance <- NULL
   settings <- ard_settings(ctl)

@@ -214,7 +214,7 @@ rvm.default <- function(x = NULL, y, kernel = "gaussian", bias = TRUE, scale = T
     gaussian <- family$family == "gaussian"
     # Gaussian fits run in standard units (see standard_units()) and are mapped back.
     st <- if (gaussian) standard_units(Phi, target, wo$weights, wo$offset,
-                                       const = if (shortcut) c(1, 1 / sqrt(length(target))))
+                                       const = if (shortcut) c(1, 1 / sqrt(length(target))), robust = noise == "sample")
     if (joint) {
       ctl <- ard_ctl
       ctl$noise_variance <- NULL

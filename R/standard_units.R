@@ -5,7 +5,8 @@
 # Going in (standard_units): the offset is subtracted; zero-weight rows are
 # dropped; when the basis has a constant non-zero column (rvm's "(bias)",
 # ard's "(Intercept)", a constant column of a user basis, the scaling
-# function of a wavelet basis) the target is centred by its weighted mean;
+# function of a wavelet basis) the target is centred by its weighted mean
+# (weighted median with per-sample noise);
 # it is divided by a robust, overflow-safe scale (the MAD, or the sd when
 # the MAD is 0, both computed on y / max|y|); rows are multiplied by
 # sqrt(weights), so that lambda_i = lambda / w_i exactly.
@@ -64,9 +65,23 @@ robust_scale <- function(r) {
   s * size
 }
 
+# Weighted median, symmetric (the midpoint of the lower and upper weighted
+# medians), so that it is equivariant under y -> a y + b for any sign of a.
+weighted_median <- function(z, w) {
+  o <- order(z)
+  z <- z[o]
+  w <- w[o]
+  half <- sum(w) / 2
+  lo <- z[which(cumsum(w) >= half)[1L]]
+  hi <- z[length(z) + 1L - which(cumsum(rev(w)) >= half)[1L]]
+  lo / 2 + hi / 2
+}
+
 # The problem in standard units. `Phi` may be NULL (wavelet shortcut: give
-# `const` = c(column, value) of its constant function).
-standard_units <- function(Phi, y, weights = NULL, offset = NULL, const = NULL) {
+# `const` = c(column, value) of its constant function). `robust`: centre at
+# the weighted median (per-sample noise, where a gross outlier must not move
+# the centre) instead of the weighted mean.
+standard_units <- function(Phi, y, weights = NULL, offset = NULL, const = NULL, robust = FALSE) {
   n <- length(y)
   z <- if (is.null(offset)) y else y - offset
   keep <- if (is.null(weights)) rep(TRUE, n) else weights > 0
@@ -78,7 +93,8 @@ standard_units <- function(Phi, y, weights = NULL, offset = NULL, const = NULL) 
   shift <- 0
   if (const[1L] > 0) {
     size <- max(abs(z[keep]))
-    if (size > 0) shift <- size * sum(w[keep] * (z[keep] / size)) / sum(w[keep])
+    if (size > 0) shift <- if (robust) weighted_median(z[keep], w[keep])
+                           else size * sum(w[keep] * (z[keep] / size)) / sum(w[keep])
   }
   sw <- sqrt(w[keep])
   r <- z[keep] - shift

@@ -166,7 +166,8 @@ class FastSolver {
   }
 
   void initialise() {
-    const double sd_t = std::sqrt((t_.array() - t_.mean()).square().sum() / std::max<double>(1.0, n_ - 1.0));
+    double sd_t = std::sqrt((t_.array() - t_.mean()).square().sum() / std::max<double>(1.0, n_ - 1.0));
+    if (opt_.per_sample_noise) sd_t = robust_target_sd(t_);  // an outlier must not set the noise scale
     var_t_ = sd_t * sd_t;
     noise_fixed_ = opt_.fixed_noise > 0.0 || lik_ != Likelihood::gaussian;
     beta_ = opt_.fixed_noise > 0.0 ? 1.0 / opt_.fixed_noise : 1.0 / std::pow(std::max(1e-6, sd_t) * 0.1, 2);
@@ -307,11 +308,12 @@ class FastSolver {
     for (Eigen::Index k = 0; k < S; ++k) PhiU.col(k) = Phi_.col(used_[k]) * inv_scale_(used_[k]);
     const Eigen::VectorXd r = t_ - fitted();
     const Eigen::VectorXd q = ((PhiU * Sigma_).array() * PhiU.array()).rowwise().sum().matrix();
-    // Bounds relative to a robust scale of the residuals at the first
-    // per-sample update (not var(t)), held from then on.
-    if (!(noise_scale2_ > 0.0)) noise_scale2_ = robust_residual_variance(r);
-    const double s2 = noise_scale2_;
-    const double lo = opt_.lambda_min * s2, hi = opt_.lambda_max * s2;
+    // Bounds relative to a robust scale of the residuals (not var(t)): the
+    // smallest (floor) and largest (ceiling) squared MAD seen so far.
+    const double s2 = robust_residual_variance(r);
+    if (!(noise_scale2_lo_ > 0.0) || s2 < noise_scale2_lo_) noise_scale2_lo_ = s2;
+    if (s2 > noise_scale2_hi_) noise_scale2_hi_ = s2;
+    const double lo = opt_.lambda_min * noise_scale2_lo_, hi = opt_.lambda_max * noise_scale2_hi_;
     double change = 0.0, biggest = 0.0;
     for (Eigen::Index i = 0; i < n_; ++i) {
       const double target = std::log(std::clamp(r(i) * r(i) + q(i), lo, hi));
@@ -327,7 +329,7 @@ class FastSolver {
   }
 
   double var_t_ = 1.0;
-  double noise_scale2_ = -1.0;  // robust residual variance behind the per-sample bounds
+  double noise_scale2_lo_ = -1.0, noise_scale2_hi_ = -1.0;  // robust residual variances behind the bounds
 
   void update_noise() {
     const double rss = (t_ - fitted()).squaredNorm();

@@ -129,6 +129,7 @@ class JointArd {
     sd_y_ = std::sqrt((y.array() - y.mean()).square().sum() / (n_ - 1.0));
     if (!(sd_y_ > 0.0) || !std::isfinite(sd_y_))
       throw std::invalid_argument("the response is constant (or its spread overflows); nothing to fit");
+    if (opt_.per_sample) sd_y_ = robust_target_sd(y);  // an outlier must not set the units
     y_ = y / sd_y_;
     col_scale_ = (X.colwise().squaredNorm().transpose() / static_cast<double>(n_)).cwiseSqrt();
     if (!col_scale_.allFinite()) throw std::invalid_argument("column norms overflow; rescale the features");
@@ -201,11 +202,14 @@ class JointArd {
         g_new(k) = gamma_fixed ? gamma_(k) : std::exp(lg);
       }
       if (update_lambda) {
-        // Bounds relative to a robust scale of the residuals at the first noise
-        // update (not var(y)); held from then on so that EM stays monotone.
-        if (!(noise_scale2_ > 0.0)) noise_scale2_ = robust_residual_variance(resid_);
-        const double s2 = noise_scale2_;
-        const double lo = opt_.lambda_min * s2, hi = opt_.lambda_max * s2;
+        // Bounds relative to a robust scale of the residuals (not var(y)): the
+        // floor follows the smallest squared MAD of the residuals seen so far,
+        // the ceiling the largest, so the box only grows and EM stays monotone
+        // (a first fit pulled by a gross outlier cannot hold the floor up).
+        const double s2 = robust_residual_variance(resid_);
+        if (!(noise_scale2_lo_ > 0.0) || s2 < noise_scale2_lo_) noise_scale2_lo_ = s2;
+        if (s2 > noise_scale2_hi_) noise_scale2_hi_ = s2;
+        const double lo = opt_.lambda_min * noise_scale2_lo_, hi = opt_.lambda_max * noise_scale2_hi_;
         for (Eigen::Index i = 0; i < l_new.size(); ++i) {
           double v = l_new(i);
           if (std::isnan(v)) v = lambda_(i);
@@ -248,7 +252,7 @@ class JointArd {
   ArdOptions opt_;
   Eigen::Index n_, d_;
   double sd_y_ = 1.0;
-  double noise_scale2_ = -1.0;  // robust residual variance behind the noise bounds
+  double noise_scale2_lo_ = -1.0, noise_scale2_hi_ = -1.0;  // robust residual variances behind the noise bounds
   Eigen::VectorXd y_, col_scale_;
   Eigen::MatrixXd X_;                 // standardised columns
   std::vector<Eigen::Index> active_;  // columns still in the model, increasing
@@ -654,7 +658,8 @@ inline ArdResult fit_joint_ard(const Eigen::Ref<const Eigen::MatrixXd>& X, const
                                ArdOptions opt, const ArdProgress& progress = nullptr) {
   check_inputs(X, y);
   const double n = static_cast<double>(y.size());
-  const double sd = std::sqrt((y.array() - y.mean()).square().sum() / (n - 1.0));
+  double sd = std::sqrt((y.array() - y.mean()).square().sum() / (n - 1.0));
+  if (opt.per_sample && sd > 0.0) sd = robust_target_sd(y);  // as in JointArd
   if (opt.fixed_noise > 0.0 && sd > 0.0) opt.fixed_noise /= sd * sd;
   return JointArd(X, y, opt).run(progress);
 }

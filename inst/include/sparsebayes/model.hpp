@@ -182,6 +182,14 @@ inline double robust_residual_variance(const Eigen::Ref<const Eigen::VectorXd>& 
   return v;
 }
 
+// Scale of the targets with per-sample noise: the robust residual sd of
+// t about its median (an outlier must not set the units), or its sd.
+inline double robust_target_sd(const Eigen::Ref<const Eigen::VectorXd>& t) {
+  const double v = robust_residual_variance(t);
+  if (v > 1e-300 && std::isfinite(v)) return std::sqrt(v);
+  return 1.0;
+}
+
 inline void check_inputs(const Eigen::Ref<const Eigen::MatrixXd>& Phi, const Eigen::Ref<const Eigen::VectorXd>& t) {
   if (Phi.rows() != t.size()) throw std::invalid_argument("the basis has a different number of rows than the targets");
   if (Phi.rows() < 2) throw std::invalid_argument("at least two observations are needed");
