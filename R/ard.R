@@ -51,8 +51,14 @@
 #'   known relative precisions, the noise variance of row i being
 #'   `lambda / weights[i]` (implemented exactly by scaling row i of the basis
 #'   and of the response by `sqrt(weights[i])`; an integer weight acts as
-#'   that many copies of the row). Rows of weight 0 are left out of the fit
-#'   but keep their fitted values. Stored as `prior.weights`.
+#'   that many copies of the row: with shared noise the noise is estimated
+#'   from `sum(weights)` observations and `logLik` is that of the replicated
+#'   rows). Rows of weight 0 are left out of the fit but keep their fitted
+#'   values (with per-sample noise their `lambda` is `Inf`). Stored as
+#'   `prior.weights`. Gaussian fits run in standard units (the response
+#'   centred when the design has a constant column, and scaled), so `logLik`
+#'   is the evidence of the standardised model expressed as a density of `y`
+#'   (and `standard_units` holds the centre and scale).
 #' @param offset `NULL` or n known numbers added to the linear predictor: it
 #'   is subtracted from the response before the fit and added to the fitted
 #'   values; `predict` with `newdata` then needs the new rows' `offset`.
@@ -145,6 +151,7 @@ ard.default <- function(x, y, intercept = TRUE, scale = TRUE, noise = c("shared"
   ctl$noise_variance <- NULL
   settings <- ard_settings(ctl)
   settings$fixed_noise <- fixed_noise_std(control$noise_variance, st)
+  settings <- with_n_effective(settings, st)
   res <- caller_units(run_joint_ard(st$Phi, st$y, method, noise, objective, ctl, settings), st, xs)
   fit <- new_joint_fit(res, y = y, names = colnames(xs), method = method, noise = noise, control = control)
   fit <- c(list(call = call), fit)
@@ -173,16 +180,17 @@ check_studentized <- function(control, noise, method) {
 
 # `settings`: the C++ options (fixed_noise in the units of y).
 run_joint_ard <- function(x, y, method, noise, objective, control, settings = ard_settings(control)) {
-  if (method == "fast") return(run_fast_ard(x, y, noise, control, settings$fixed_noise))
+  if (method == "fast") return(run_fast_ard(x, y, noise, control, settings$fixed_noise, settings$n_effective))
   form <- if (method == "gradient") objective else "auto"
   .sb_ard_fit(x, y, method, noise == "sample", form, settings, control$verbose)
 }
 
 # The sequential solver on the feature columns, its result in the joint
 # solvers' form (relevant columns in column order, lambda always present).
-run_fast_ard <- function(x, y, noise, control, fixed_noise = -1) {
+run_fast_ard <- function(x, y, noise, control, fixed_noise = -1, n_effective = NULL) {
   rvm_ctl <- rvm_control_of(control)
   settings <- solver_settings(rvm_ctl)
+  if (!is.null(n_effective)) settings$n_effective <- n_effective
   if (noise == "sample") settings <- c(settings, fast_sample_settings(control))
   res <- .sb_fit(x, y, "gaussian", "fast", settings, fixed_noise, control$verbose)
   ord <- order(res$relevant)

@@ -76,8 +76,14 @@
 #'   known relative precisions, the noise variance of row i being
 #'   `lambda / weights[i]` (implemented exactly by scaling row i of the basis
 #'   and of the response by `sqrt(weights[i])`; an integer weight acts as
-#'   that many copies of the row). Rows of weight 0 are left out of the fit
-#'   but keep their fitted values. Stored as `prior.weights`.
+#'   that many copies of the row: with shared noise the noise is estimated
+#'   from `sum(weights)` observations and `logLik` is that of the replicated
+#'   rows). Rows of weight 0 are left out of the fit but keep their fitted
+#'   values (with per-sample noise their `lambda` is `Inf`). Stored as
+#'   `prior.weights`. Gaussian fits run in standard units (the response
+#'   centred when the design has a constant column, and scaled), so `logLik`
+#'   is the evidence of the standardised model expressed as a density of `y`
+#'   (and `standard_units` holds the centre and scale).
 #' @param offset `NULL` or n known numbers added to the linear predictor: it
 #'   is subtracted from the response before the fit and added to the fitted
 #'   values; `predict` with `newdata` then needs the new rows' `offset`.
@@ -220,6 +226,7 @@ rvm.default <- function(x = NULL, y, kernel = "gaussian", bias = TRUE, scale = T
       ctl$noise_variance <- NULL
       settings_j <- ard_settings(ctl)
       settings_j$fixed_noise <- fixed_noise_std(ard_ctl$noise_variance, st)
+      settings_j <- with_n_effective(settings_j, st)
       res <- caller_units(run_joint_ard(st$Phi, st$y, method, noise, objective, ctl, settings_j), st, Phi)
       fit <- new_joint_rvm(res, x = x, xs = xs, y = target, Phi_names = colnames(Phi), kernel = kernel,
                            bias = bias, scaling = scaling, method = method, noise = noise, objective = objective,
@@ -228,8 +235,8 @@ rvm.default <- function(x = NULL, y, kernel = "gaussian", bias = TRUE, scale = T
     }
     fixed_noise <- if (!gaussian || is.null(control$noise_variance)) -1 else fixed_noise_std(control$noise_variance, st)
     res <- if (shortcut) wavelet_shortcut(st$y, x, kernel, settings, fixed_noise, control$verbose)
-           else .sb_fit(if (gaussian) st$Phi else Phi, if (gaussian) st$y else target, likelihood, method, settings,
-                        fixed_noise, control$verbose)
+           else .sb_fit(if (gaussian) st$Phi else Phi, if (gaussian) st$y else target, likelihood, method,
+                        with_n_effective(settings, st), fixed_noise, control$verbose)
     if (gaussian) res <- caller_units(res, st, if (shortcut) NULL else Phi)
     fit <- new_rvm(res, x = x, xs = xs, y = target, Phi_names = colnames(Phi), kernel = kernel, bias = bias,
                    scaling = scaling, method = method, family = family, call = call)

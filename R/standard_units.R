@@ -99,9 +99,19 @@ standard_units <- function(Phi, y, weights = NULL, offset = NULL, const = NULL, 
   sw <- sqrt(w[keep])
   r <- z[keep] - shift
   scale <- robust_scale(sw * r)
+  # Shared noise: weights act as replicates for the noise (the solvers' N is
+  # sum(w)) and the evidence is that of the replicated rows; per-sample
+  # noise: weights are relative precisions.
   list(y = sw * r / scale, Phi = if (!is.null(Phi)) Phi[keep, , drop = FALSE] * sw,
        n = n, keep = keep, weights = weights, offset = offset, sw = sw, shift = shift, scale = scale,
-       const = const, log_jacobian = -sum(keep) * log(scale) + sum(log(w[keep])) / 2)
+       const = const, log_jacobian = -sum(keep) * log(scale) + sum(log(w[keep])) / 2,
+       n_effective = if (!is.null(weights) && !robust) sum(w[keep]) else -1)
+}
+
+# The solvers' N for the shared noise update: the sum of prior weights.
+with_n_effective <- function(settings, st) {
+  if (!is.null(st) && st$n_effective > 0) settings$n_effective <- st$n_effective
+  settings
 }
 
 # A fixed noise variance in the caller's units, in standard units (-1: none).
@@ -156,10 +166,17 @@ caller_units <- function(res, st, Phi) {
   off <- if (is.null(st$offset)) 0 else st$offset
   res$fitted <- if (is.null(Phi)) as.numeric(res$fitted) * s + st$shift + off
                 else drop(Phi[, res$relevant, drop = FALSE] %*% res$mu) + off
-  res$log_ml <- res$log_ml + st$log_jacobian
-  if (!is.null(res$log_posterior)) res$log_posterior <- res$log_posterior + st$log_jacobian
-  res$trace$logLik <- res$trace$logLik + st$log_jacobian
+  # replicated rows (shared noise with weights): each weight w_i counts w_i
+  # observations, -(sum(w) - n) log(2 pi lambda) / 2 - sum(log w) / 2 more
+  replicate_term <- function(noise) {
+    if (st$n_effective <= 0) return(0)
+    -(st$n_effective - sum(st$keep)) * log(2 * pi * noise) / 2 - sum(log(st$sw^2)) / 2
+  }
+  final_noise <- if (length(res$lambda)) mean(res$lambda) else 1 / res$beta
+  res$log_ml <- res$log_ml + st$log_jacobian + replicate_term(final_noise)
+  if (!is.null(res$log_posterior)) res$log_posterior <- res$log_posterior + st$log_jacobian + replicate_term(final_noise)
   res$trace$noise <- res$trace$noise * v
+  res$trace$logLik <- res$trace$logLik + st$log_jacobian + replicate_term(res$trace$noise)
   if (!is.null(res$path) && length(res$path$iteration)) {
     res$path$alpha <- res$path$alpha / v
     res$path$lambda <- res$path$lambda * v

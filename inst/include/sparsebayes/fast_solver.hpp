@@ -334,9 +334,12 @@ class FastSolver {
   void update_noise() {
     const double rss = (t_ - fitted()).squaredNorm();
     const double gamma_sum = (1.0 - alpha_.array() * Sigma_.diagonal().array()).sum();
-    double b = (static_cast<double>(n_) - gamma_sum) / std::max(rss, 1e-300);
+    // N: the number of rows, or the sum of prior weights (rows scaled by sqrt(w)
+    // then act as w copies for the noise).
+    const double N = opt_.n_effective > 0.0 ? opt_.n_effective : static_cast<double>(n_);
+    double b = (N - gamma_sum) / std::max(rss, 1e-300);
     if (opt_.smoothness > 0.0)
-      b = 1.0 / smooth_noise_variance(static_cast<double>(n_), rss, gamma_sum, alpha_, opt_.smoothness,
+      b = 1.0 / smooth_noise_variance(N, rss, gamma_sum, alpha_, opt_.smoothness,
                                       opt_.noise_shape, opt_.noise_scale, 1.0 / b);
     beta_ = std::min(b, opt_.beta_max_factor / std::max(var_t_, 1e-300));
   }

@@ -39,6 +39,7 @@ struct ArdOptions {
   double eta_lambda = 1.0;
   double gamma_min = 1e-6, gamma_max = 1e6;    // standard units
   double lambda_min = 0.05, lambda_max = 1e20;  // as multiples of the residuals' squared MAD
+  double n_effective = -1.0;   // > 0: sum of prior weights, the N of the shared noise rules
   int warm_start = 0;          // iterations with lambda held at its start value
   int noise_every = 1;         // then lambda updated every K iterations
   double init_gamma = 1.0;
@@ -439,9 +440,10 @@ class JointArd {
     const double rss = resid_.squaredNorm();
     if (!opt_.per_sample) {
       const double lam = lambda_(0), g = effective_parameters();
-      if (opt_.method == "mackay") return Eigen::VectorXd::Constant(1, rss / std::max(n_ - g, 1e-12));
+      const double N = opt_.n_effective > 0.0 ? opt_.n_effective : static_cast<double>(n_);  // sum of prior weights
+      if (opt_.method == "mackay") return Eigen::VectorXd::Constant(1, rss / std::max(N - g, 1e-12));
       // em and irls2 (the latter as (rss + n lambda - lambda^2 tr Pi_y) / n, tr Pi_y = (n - g) / lambda)
-      return Eigen::VectorXd::Constant(1, (rss + lam * g) / n_);
+      return Eigen::VectorXd::Constant(1, (rss + lam * g) / N);
     }
     const Eigen::ArrayXd r2 = resid_.array().square();
     if (opt_.studentized) {
@@ -474,7 +476,8 @@ class JointArd {
       if (opt_.per_sample) {
         grad = 0.5 * (1.0 - q_row_.array() / lambda_.array() - resid_.array().square() / lambda_.array());
       } else {
-        grad = Eigen::ArrayXd::Constant(1, 0.5 * (n_ - effective_parameters() - resid_.squaredNorm() / lambda_(0)));
+        const double N = opt_.n_effective > 0.0 ? opt_.n_effective : static_cast<double>(n_);
+        grad = Eigen::ArrayXd::Constant(1, 0.5 * (N - effective_parameters() - resid_.squaredNorm() / lambda_(0)));
       }
       adam_m_l_ = b1 * adam_m_l_.array() + (1 - b1) * grad;
       adam_v_l_ = b2 * adam_v_l_.array() + (1 - b2) * grad.square();

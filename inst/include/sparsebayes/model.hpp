@@ -42,6 +42,7 @@ struct SolverOptions {
   int per_sample_start = 50;            // shared noise updates before the first per-sample one
   double lambda_min = 0.05;             // clipping of lambda_i, as multiples of the residuals' squared MAD
   double lambda_max = 1e20;
+  double n_effective = -1.0;            // > 0: sum of prior weights, the N of the shared noise update
   double eta_lambda = 1.0;              // damping of log lambda
   double per_sample_tolerance = 1e-4;   // relative l_inf change of log lambda that ends the fit
 };
