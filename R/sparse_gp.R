@@ -175,12 +175,23 @@ sparse_gp.default <- function(x, y, kernel = kernel_gaussian(), inducing = 50, a
   if (!all(is.finite(rowSums(xs^2))))
     stop_arg("x", "is too large for squared distances in double precision; rescale it or use scale = TRUE.")
   kernel <- resolve_kernel(kernel, xs)
-  ybar <- mean(y)
+  # Standard units: y centred and divided by its (overflow-safe) sd; kernel
+  # variance, noise and the evidence are mapped back after the optimisation,
+  # so y + c shifts predictions by c and y * c scales them by c (variances
+  # by c^2).
+  size <- max(abs(y))
+  ybar <- if (size > 0) size * mean(y / size) else 0
   r <- y - ybar
-  vy <- stats::var(y)
-  if (!is.finite(vy) || vy < 1e-250)
-    stop_arg("y", sprintf("has variance %s, beyond what the optimiser can handle in double precision; rescale it.",
-                          format(vy)))
+  sy <- if (max(abs(r)) > 0) max(abs(r)) * stats::sd(r / max(abs(r))) else 0
+  if (!is.finite(sy) || !(sy > 0)) stop_arg("y", "is constant; there is nothing to fit.")
+  # the posterior is formed in the units of y: its variance must be a double
+  if (!is.finite(sy^2) || sy^2 < 1e-250)
+    stop_arg("y", sprintf("has variance %s, beyond what the posterior can hold in double precision; rescale it.",
+                          format(sy^2)))
+  r <- r / sy
+  vy <- stats::var(r)
+  if (!is.null(noise)) noise <- noise / sy^2
+  if (optimize == "none") kernel$variance <- kernel$variance / sy^2
 
   state <- save_rng()
   on.exit(restore_rng(state), add = TRUE)
@@ -192,6 +203,10 @@ sparse_gp.default <- function(x, y, kernel = kernel_gaussian(), inducing = 50, a
                 log_noise = log(if (!is.null(noise)) noise else vy / 10))
   fit <- gp_optimise(xs, r, Z, kernel, start, approx, optimize, fixed_noise = !is.null(noise), vy = vy,
                      restarts = restarts, control = control)
+  fit$par$kernel$variance <- fit$par$kernel$variance * sy^2  # back to the units of y
+  fit$par$noise <- fit$par$noise * sy^2
+  fit$value <- fit$value + n * log(sy)
+  fit$restart_values <- fit$restart_values + n * log(sy)
   new_sparse_gp(fit, x = x, xs = xs, y = y, ybar = ybar, scaling = scaling, approx = approx,
                 optimize = optimize, control = control, call = match.call())
 }

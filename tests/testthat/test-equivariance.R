@@ -165,3 +165,24 @@ test_that("features of any magnitude are scaled, not taken for constants", {
   Xc <- cbind(X, 5 + c(0, 1e-15))
   expect_equal(unname(ard(Xc, y)$scaling$scale[ncol(Xc) + 1L]), 1)
 })
+
+test_that("sparse_gp(): y + c and y * c move the fit exactly (VFE to the optimiser's tolerance)", {
+  set.seed(1)
+  x <- runif(150, -10, 10)
+  y <- sin(x) / x + rnorm(150, sd = 0.1)
+  xt <- seq(-9, 9, length.out = 7)
+  for (approx in c("VFE", "exact")) {
+    tol <- if (approx == "exact") 1e-6 else 1e-4
+    f0 <- sparse_gp(x, y, inducing = 15, approx = approx, seed = 1)
+    for (tr in transforms) {
+      info <- sprintf("%s shift %g scale %g", approx, tr[["shift"]], tr[["scale"]])
+      f1 <- sparse_gp(x, y * tr[["scale"]] + tr[["shift"]], inducing = 15, approx = approx, seed = 1)
+      p0 <- predict(f0, xt, se.fit = TRUE)
+      p1 <- predict(f1, xt, se.fit = TRUE)
+      expect_lt(max(abs((p1$fit - tr[["shift"]]) / tr[["scale"]] - p0$fit)) / sd(y), tol)
+      expect_equal(p1$se.fit / abs(tr[["scale"]]), p0$se.fit, tolerance = tol, info = info)
+      expect_equal(f1$noise / tr[["scale"]]^2, f0$noise, tolerance = tol, info = info)
+      expect_equal(f1$logLik + length(y) * log(abs(tr[["scale"]])), f0$logLik, tolerance = tol, info = info)
+    }
+  }
+})
