@@ -50,6 +50,23 @@
 #'   of the paper). The smoothness prior of [rvm()] needs its fast solver
 #'   and is rejected here.
 #' @param control Settings from [ard_control()].
+#' @param weights `NULL` or n non-negative prior weights (gaussian fits):
+#'   known relative precisions, the noise variance of row i being
+#'   `lambda / weights[i]` (implemented exactly by scaling row i of the basis
+#'   and of the response by `sqrt(weights[i])`; an integer weight acts as
+#'   that many copies of the row: with shared noise the noise is estimated
+#'   from `sum(weights)` observations and `logLik` is that of the replicated
+#'   rows). Rows of weight 0 are left out of the fit but keep their fitted
+#'   values (with per-sample noise their `lambda` is `Inf`). Stored as
+#'   `prior.weights`. Gaussian fits run in standard units (the response
+#'   centred when the design has a constant column, and scaled), so `logLik`
+#'   is the evidence of the standardised model expressed as a density of `y`
+#'   (and `standard_units` holds the centre and scale).
+#' @param offset `NULL` or n known numbers added to the linear predictor: it
+#'   is subtracted from the response before the fit and added to the fitted
+#'   values; `predict` with `newdata` then needs the new rows' `offset`.
+#'   Stored as `offset`. (Binomial and poisson fits do not take weights or
+#'   an offset yet.)
 #' @param ... Passed from the formula method to the default method.
 #' @return An object of class `c("sb_ard", "sparsebayes")`, a list with
 #'   \item{call}{the matched call.}
@@ -109,7 +126,8 @@ ard.formula <- function(formula, data, subset, weights, na.action, offset, ...) 
 #' @export
 ard.default <- function(x, y, intercept = TRUE, scale = TRUE, noise = c("shared", "sample"),
                         method = c("em", "mackay", "irls2", "irls1", "gradient", "fast"),
-                        objective = c("primal", "dual"), prior = "none", control = ard_control(), ...) {
+                        objective = c("primal", "dual"), prior = "none", control = ard_control(),
+                        weights = NULL, offset = NULL, ...) {
   check_dots_empty(...)
   noise <- match_arg(noise)
   method <- match_arg(method)
@@ -122,6 +140,7 @@ ard.default <- function(x, y, intercept = TRUE, scale = TRUE, noise = c("shared"
   x <- check_numeric_matrix(x, "x")
   if (is.null(colnames(x))) colnames(x) <- paste0("x", seq_len(ncol(x)))
   y <- check_response(y, nrow(x))
+  wo <- check_weights_offset(weights, offset, nrow(x))
   if (intercept) {
     if ("(Intercept)" %in% colnames(x)) stop_arg("x", "already has an \"(Intercept)\" column; use intercept = FALSE.")
     x <- cbind(`(Intercept)` = 1, x)
@@ -129,13 +148,21 @@ ard.default <- function(x, y, intercept = TRUE, scale = TRUE, noise = c("shared"
   scaling <- input_scaling(x, scale, keep_constant = TRUE)  # the intercept stays a column of ones
   xs <- apply_scaling(x, scaling)
   call <- generic_call(match.call(), "ard")
-  res <- run_joint_ard(xs, y, method, noise, objective, control)
+  # The solvers run in standard units (see standard_units()); mapped back here.
+  st <- standard_units(xs, y, wo$weights, wo$offset, robust = noise == "sample")
+  ctl <- control
+  ctl$noise_variance <- NULL
+  settings <- ard_settings(ctl)
+  settings$fixed_noise <- fixed_noise_std(control$noise_variance, st)
+  settings <- with_n_effective(settings, st)
+  res <- caller_units(run_joint_ard(st$Phi, st$y, method, noise, objective, ctl, settings), st, xs)
   fit <- new_joint_fit(res, y = y, names = colnames(xs), method = method, noise = noise, control = control)
   fit <- c(list(call = call), fit)
   fit$objective <- if (method == "gradient") objective else NA_character_
   fit$x <- xs
   fit$scaling <- scaling
   fit$intercept <- "(Intercept)" %in% colnames(xs)
+  fit <- add_weights_offset(fit, wo, st)
   class(fit) <- c("sb_ard", "sparsebayes")
   warn_not_converged(fit)
   fit
@@ -154,19 +181,20 @@ check_studentized <- function(control, noise, method) {
     stop_arg("control", "has studentized = TRUE, which needs method \"em\", \"mackay\" or \"irls2\".")
 }
 
-run_joint_ard <- function(x, y, method, noise, objective, control) {
-  if (method == "fast") return(run_fast_ard(x, y, noise, control))
+# `settings`: the C++ options (fixed_noise in the units of y).
+run_joint_ard <- function(x, y, method, noise, objective, control, settings = ard_settings(control)) {
+  if (method == "fast") return(run_fast_ard(x, y, noise, control, settings$fixed_noise, settings$n_effective))
   form <- if (method == "gradient") objective else "auto"
-  .sb_ard_fit(x, y, method, noise == "sample", form, ard_settings(control), control$verbose)
+  .sb_ard_fit(x, y, method, noise == "sample", form, settings, control$verbose)
 }
 
 # The sequential solver on the feature columns, its result in the joint
 # solvers' form (relevant columns in column order, lambda always present).
-run_fast_ard <- function(x, y, noise, control) {
+run_fast_ard <- function(x, y, noise, control, fixed_noise = -1, n_effective = NULL) {
   rvm_ctl <- rvm_control_of(control)
   settings <- solver_settings(rvm_ctl)
+  if (!is.null(n_effective)) settings$n_effective <- n_effective
   if (noise == "sample") settings <- c(settings, fast_sample_settings(control))
-  fixed_noise <- if (is.null(control$noise_variance)) -1 else control$noise_variance
   res <- .sb_fit(x, y, "gaussian", "fast", settings, fixed_noise, control$verbose)
   ord <- order(res$relevant)
   res$relevant <- res$relevant[ord]

@@ -7,16 +7,25 @@
 #' iterations and convergence by the relative change of the log parameters.
 #'
 #' The solvers work in standard units: every feature column is divided by
-#' its root mean square and the response by its standard deviation, so the
-#' bounds below are scale free. Precisions `gamma` refer to weights of such
-#' columns, noise variances `lambda` are fractions of `var(y)`.
+#' its root mean square and the response is centred (when the design has a
+#' constant column, such as the intercept) and divided by a robust scale, so
+#' the settings below are scale free and fits are equivariant: `y + c` shifts
+#' every prediction by `c`, `y * c` scales means by `c` and variances by
+#' `c^2`. Precisions `gamma` refer to weights of such columns. The noise
+#' bounds `lambda_min` and `lambda_max` are multiples of a robust scale of
+#' the residuals, `s^2 = (1.4826 MAD(r))^2` of the residuals `r` at the first
+#' noise update (held from then on, so that EM stays monotone), never of
+#' `var(y)`: a shared noise variance is then never clipped on well-specified
+#' data, and an outlier in `y` does not raise the floor of the clean points.
 #'
 #' The defaults were chosen on the paper's settings (sparse linear
 #' regression with 5-10% outliers, polynomial and kernel bases, n from 100 to
 #' 2000): undamped closed-form updates (EM is then monotone), the noise held
-#' for 50 iterations and re-estimated every 5th, and a noise floor of
-#' `1e-3 var(y)`. A lower floor lets per-sample EM interpolate a few points
-#' (their `lambda` collapses), which costs accuracy and many iterations.
+#' for 50 iterations and re-estimated every 5th, and a per-sample noise floor
+#' of `0.05 s^2`. A lower floor lets per-sample EM interpolate points (their
+#' `lambda` collapses), which costs accuracy and many iterations; the upper
+#' bound `1e20 s^2` only guards against overflow, so that a gross outlier is
+#' down-weighted all the way.
 #'
 #' @param max_iterations Maximum number of outer iterations.
 #' @param tolerance,patience Convergence: the relative l-infinity change of
@@ -30,13 +39,15 @@
 #'   `alpha` is reported as `Inf`) once removing it changes the log evidence
 #'   by less than 1e-6.
 #' @param lambda_min,lambda_max Clipping bounds of the noise variances, as
-#'   fractions of `var(y)`.
+#'   multiples of the robust residual variance `s^2` (see Details; not of
+#'   `var(y)`). They also bound the per-sample noise of `rvm(method = "fast",
+#'   noise = "sample")`.
 #' @param warm_start Number of initial iterations in which only `gamma` is
 #'   updated (the noise stays at `init_lambda`).
 #' @param noise_every After the warm start the noise is updated every
 #'   `noise_every` iterations.
 #' @param init_gamma,init_lambda Starting values (standard units; the noise as
-#'   a fraction of `var(y)`).
+#'   a fraction of the variance of the standardised response).
 #' @param fixed_gamma `NULL`, or a precision (standard units) at which every
 #'   weight is held: no ARD. A tiny value gives the least-squares limit.
 #' @param noise_variance `NULL` (estimate the noise) or a fixed noise
@@ -64,8 +75,8 @@
 #' ard_control(damping_lambda = 0.5, studentized = TRUE)
 #' @export
 ard_control <- function(max_iterations = 2000L, tolerance = 1e-4, patience = 5L, damping_gamma = 1,
-                        damping_lambda = 1, gamma_min = 1e-6, gamma_max = 1e6, lambda_min = 1e-3,
-                        lambda_max = 1e4, warm_start = 50L, noise_every = 5L, init_gamma = 1, init_lambda = 0.1,
+                        damping_lambda = 1, gamma_min = 1e-6, gamma_max = 1e6, lambda_min = 0.05,
+                        lambda_max = 1e20, warm_start = 50L, noise_every = 5L, init_gamma = 1, init_lambda = 0.1,
                         fixed_gamma = NULL, noise_variance = NULL, studentized = FALSE, studentized_power = 2,
                         learning_rate = 0.2, admm_iterations = 50L, admm_tolerance = 1e-6, path_max = 200L,
                         time_limit = 10000, verbose = FALSE) {

@@ -19,6 +19,8 @@
 #'   few large outlier variances can only widen the intervals), or
 #'   `"trimmed"`, the mean of the `lambda_i` between their 5% and 95%
 #'   quantiles. Both equal the noise variance for shared noise.
+#' @param offset Fits with an `offset`: the offset of the rows of `newdata`
+#'   (required then; without `newdata` the training offset is used).
 #' @param ... Unused.
 #' @return As [stats::predict.lm()]: a vector, or a matrix with columns
 #'   `fit`, `lwr`, `upr` with an interval; with `se.fit = TRUE` a list with
@@ -30,15 +32,16 @@
 #' predict(fit, data.frame(times = 20), interval = "prediction", noise_level = "trimmed")
 #' @export
 predict.sb_ard <- function(object, newdata = NULL, se.fit = FALSE, interval = c("none", "confidence", "prediction"),
-                        level = 0.95, noise_level = c("mean", "trimmed"), ...) {
+                        level = 0.95, noise_level = c("mean", "trimmed"), offset = NULL, ...) {
   interval <- match_arg(interval)
   noise_level <- match_arg(noise_level)
   check_prediction_args(se.fit, level)
   want_var <- se.fit || interval != "none"
   if (is.null(newdata) && !want_var) return(pad_training(object, object$fitted.values))
   X <- if (is.null(newdata)) object$x else ard_new_design(object, newdata)
+  off <- prediction_offset(object, newdata, offset, nrow(X))
   Xr <- X[, object$relevant, drop = FALSE]
-  fit <- as.vector(Xr %*% object$weights)
+  fit <- as.vector(Xr %*% object$weights) + off
   if (!want_var) return(fit)
   se <- sqrt(pmax(rowSums((Xr %*% object$Sigma) * Xr), 0))
   out <- gaussian_prediction(fit, se, base_noise(object$lambda, noise_level), se.fit, interval, level)
@@ -48,6 +51,7 @@ predict.sb_ard <- function(object, newdata = NULL, se.fit = FALSE, interval = c(
 # lambda_b: the mean, or the mean within the 5% and 95% quantiles, of the
 # learned noise variances.
 base_noise <- function(lambda, noise_level = "mean") {
+  lambda <- lambda[is.finite(lambda)]  # zero-weight rows have lambda = Inf
   if (noise_level == "mean" || length(lambda) == 1L) return(mean(lambda))
   q <- stats::quantile(lambda, c(0.05, 0.95), names = FALSE)
   mean(lambda[lambda >= q[1L] & lambda <= q[2L]])

@@ -67,10 +67,15 @@ add_offset <- function(fit, offset) {
   fit
 }
 
-# The offset of the rows of newdata (0 for a fit without one): for formula
+# The offset of the rows of newdata (0 for a fit without one; the training
+# offset without newdata): for formula
 # fits the offset() terms and the `offset` argument evaluated in newdata, as
 # predict.lm does; for matrix fits the `offset` given to predict.
 prediction_offset <- function(object, newdata, offset, n) {
+  if (is.null(newdata)) {
+    if (!is.null(offset)) stop_arg("offset", "is for `newdata`; the fit keeps its own.")
+    return(if (is.null(object$offset)) 0 else object$offset)
+  }
   if (is.null(object$offset)) {
     if (!is.null(offset)) stop_arg("offset", "was given, but the model was fitted without an offset.")
     return(0)
@@ -95,7 +100,8 @@ prediction_offset <- function(object, newdata, offset, n) {
 # (1e300) neither overflow nor underflow. Constant columns get scale 1 and
 # are centred, or, with keep_constant (an intercept column that is a model
 # weight), left as they are; keep_constant also counts a column whose sd is
-# below 1e-12 of its mean as constant.
+# below 1e-12 of its own largest magnitude as constant (relative to the
+# column, so that X * 1e-200 is scaled like X).
 input_scaling <- function(x, scale, keep_constant = FALSE) {
   if (!scale) return(NULL)
   size <- apply(abs(x), 2L, max)
@@ -104,7 +110,7 @@ input_scaling <- function(x, scale, keep_constant = FALSE) {
   center <- colMeans(unit)
   sds <- sqrt(colSums(sweep(unit, 2L, center)^2) / max(nrow(x) - 1L, 1L)) * size
   center <- center * size
-  const <- !is.finite(sds) | if (keep_constant) sds <= 1e-12 * pmax(abs(center), 1) else sds == 0
+  const <- !is.finite(sds) | if (keep_constant) sds <= 1e-12 * size else sds == 0
   sds[const] <- 1
   if (keep_constant) center[const] <- 0
   list(center = center, scale = sds)

@@ -65,7 +65,8 @@ ess.sparsebayes <- function(x, which = c("weights", "samples"), order = 1, ...) 
   which <- match_arg(which)
   check_order(order)
   check_single_model(x)
-  if (which == "weights") return(ess_scores(ifelse(is.finite(x$alpha), 1 / x$alpha, 0), order))
+  # an unpenalised intercept (alpha 0, the centring of standard units) has no ARD relevance
+  if (which == "weights") return(ess_scores(ifelse(is.finite(x$alpha) & x$alpha > 0, 1 / x$alpha, 0), order))
   ess_scores(1 / sample_noise(x), order)
 }
 

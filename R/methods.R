@@ -31,6 +31,8 @@
 #' @param noise_level Per-sample noise fits: the base noise variance of a
 #'   new observation, `"mean"` or `"trimmed"` mean of the learned `lambda`
 #'   (see [predict.sb_ard()]).
+#' @param offset Gaussian fits with an `offset`: the offset of the rows of
+#'   `newdata` (required then; without `newdata` the training offset is used).
 #' @param ... Unused.
 #' @details Binomial probabilities are the moderated output
 #'   `plogis(m / sqrt(1 + pi v / 8))` of the linear predictor's posterior
@@ -55,7 +57,7 @@
 #' @export
 predict.sb_rvm <- function(object, newdata = NULL, type = NULL, se.fit = FALSE,
                         interval = c("none", "confidence", "prediction"), level = 0.95,
-                        variance = c("augmented", "rvm"), noise_level = c("mean", "trimmed"), ...) {
+                        variance = c("augmented", "rvm"), noise_level = c("mean", "trimmed"), offset = NULL, ...) {
   noise_level <- match_arg(noise_level)
   object$noise_level <- noise_level
   family <- object$family$family
@@ -70,8 +72,13 @@ predict.sb_rvm <- function(object, newdata = NULL, type = NULL, se.fit = FALSE,
     stop_arg("type", sprintf("\"%s\" gives no standard errors or intervals; use type = \"response\".", type))
   x <- if (is.null(newdata)) NULL else new_inputs(object, newdata)
   padded <- function(out) if (is.null(newdata)) pad_training(object, out) else out
-  if (family == "gaussian") return(padded(predict_gaussian(object, x, se.fit, interval, level, variance)))
+  if (family == "gaussian") {
+    off <- prediction_offset(object, newdata, offset, if (is.null(x)) length(object$y) else nrow(x))
+    if (is.null(x) && !se.fit && interval == "none") return(padded(object$fitted.values))
+    return(padded(shift_prediction(predict_gaussian(object, x, se.fit, interval, level, variance), off)))
+  }
   lp <- linear_predictor(object, x, need_var = TRUE)
+  lp$eta <- lp$eta + prediction_offset(object, newdata, offset, length(lp$eta))
   p <- link_to_response(family, lp$eta, lp$var)
   if (type == "class") return(padded(factor(object$levels[1L + (p > 0.5)], levels = object$levels)))
   if (type == "prob") return(padded(matrix(c(1 - p, p), ncol = 2L, dimnames = list(NULL, object$levels))))
@@ -182,7 +189,7 @@ augmentation_variance <- function(object, x, Phi) {
   if (!length(ok)) return(extra)
   xtrain <- apply_scaling(object$x, object$scaling)
   Phi_train <- relevant_design(object, object$x)
-  s2 <- mean(object$lambda)
+  s2 <- mean(object$lambda[is.finite(object$lambda)])  # zero-weight rows: lambda = Inf
   unit_precision <- s2 / object$lambda  # s2 B: all ones with shared noise
   kernel_alpha <- object$alpha[object$relevant[object$relevant > object$bias]]
   prior_var <- mean(1 / (s2 * if (length(kernel_alpha)) kernel_alpha else object$alpha[object$relevant]))
@@ -232,7 +239,9 @@ fit_quality <- function(x, digits) {
     poisson = sprintf("deviance %s", format(deviance_of(x), digits = digits)))
 }
 
-deviance_of <- function(x) sum(x$family$dev.resids(x$y, x$fitted.values, rep(1, length(x$y))))
+deviance_of <- function(x) {
+  sum(x$family$dev.resids(x$y, x$fitted.values, if (is.null(x$prior.weights)) rep(1, length(x$y)) else x$prior.weights))
+}
 
 #' Summarise an RVM fit
 #'

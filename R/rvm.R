@@ -75,6 +75,23 @@
 #'   and `tolerance` of [ard_control()]. Given the other kind, the settings
 #'   both share (`max_iterations`, `time_limit`, `noise_variance`,
 #'   `verbose`) carry over and the rest take their defaults.
+#' @param weights `NULL` or n non-negative prior weights (gaussian fits):
+#'   known relative precisions, the noise variance of row i being
+#'   `lambda / weights[i]` (implemented exactly by scaling row i of the basis
+#'   and of the response by `sqrt(weights[i])`; an integer weight acts as
+#'   that many copies of the row: with shared noise the noise is estimated
+#'   from `sum(weights)` observations and `logLik` is that of the replicated
+#'   rows). Rows of weight 0 are left out of the fit but keep their fitted
+#'   values (with per-sample noise their `lambda` is `Inf`). Stored as
+#'   `prior.weights`. Gaussian fits run in standard units (the response
+#'   centred when the design has a constant column, and scaled), so `logLik`
+#'   is the evidence of the standardised model expressed as a density of `y`
+#'   (and `standard_units` holds the centre and scale).
+#' @param offset `NULL` or n known numbers added to the linear predictor: it
+#'   is subtracted from the response before the fit and added to the fitted
+#'   values; `predict` with `newdata` then needs the new rows' `offset`.
+#'   Stored as `offset`. (Binomial and poisson fits do not take weights or
+#'   an offset yet.)
 #' @param ... Passed from the formula method to the default method.
 #' @return An object of class `c("sb_rvm", "sparsebayes")`, a list with
 #'   \item{call}{the matched call.}
@@ -148,7 +165,7 @@ rvm.formula <- function(formula, data, subset, weights, na.action, offset, ...) 
 rvm.default <- function(x = NULL, y, kernel = "gaussian", bias = TRUE, scale = TRUE, family = NULL,
                         prior = "none", method = c("fast", "mackay", "em", "irls2", "irls1", "gradient"),
                         noise = c("shared", "sample"), objective = c("primal", "dual"), basis = NULL,
-                        control = NULL, ...) {
+                        control = NULL, weights = NULL, offset = NULL, ...) {
   method <- match_arg(method)
   noise <- match_arg(noise)
   objective <- match_arg(objective)
@@ -187,6 +204,8 @@ rvm.default <- function(x = NULL, y, kernel = "gaussian", bias = TRUE, scale = T
   }
   n <- if (is.null(Phi)) nrow(x) else nrow(Phi)
   y <- encode_response(y, n, family)
+  wo <- check_weights_offset(weights, offset, n)
+  if (shortcut && !is.null(wo$weights)) shortcut <- FALSE  # the O(N) path needs the equally weighted grid
   smoothness <- smoothness_constant(prior, n)
   if (shortcut && (family$family != "gaussian" || method != "fast" || noise != "shared")) {
     shortcut <- FALSE
@@ -201,25 +220,43 @@ rvm.default <- function(x = NULL, y, kernel = "gaussian", bias = TRUE, scale = T
   call <- generic_call(match.call(), "rvm")
   likelihood <- c(gaussian = "gaussian", binomial = "bernoulli", poisson = "poisson")[[family$family]]
   fit_one <- function(target) {
+    gaussian <- family$family == "gaussian"
+    # Gaussian fits run in standard units (see standard_units()) and are mapped back.
+    st <- if (gaussian) standard_units(Phi, target, wo$weights, wo$offset,
+                                       const = if (shortcut) c(1, 1 / sqrt(length(target))), robust = noise == "sample")
     if (joint) {
-      res <- run_joint_ard(Phi, target, method, noise, objective, ard_ctl)
-      return(new_joint_rvm(res, x = x, xs = xs, y = target, Phi_names = colnames(Phi), kernel = kernel,
+      ctl <- ard_ctl
+      ctl$noise_variance <- NULL
+      settings_j <- ard_settings(ctl)
+      settings_j$fixed_noise <- fixed_noise_std(ard_ctl$noise_variance, st)
+      settings_j <- with_n_effective(settings_j, st)
+      res <- caller_units(run_joint_ard(st$Phi, st$y, method, noise, objective, ctl, settings_j), st, Phi)
+      fit <- new_joint_rvm(res, x = x, xs = xs, y = target, Phi_names = colnames(Phi), kernel = kernel,
                            bias = bias, scaling = scaling, method = method, noise = noise, objective = objective,
-                           control = ard_ctl, call = call))
+                           control = ard_ctl, call = call)
+      return(add_weights_offset(fit, wo, st))
     }
-    fixed_noise <- if (is.null(control$noise_variance)) -1 else control$noise_variance
-    res <- if (shortcut) wavelet_shortcut(target, x, kernel, settings, fixed_noise, control$verbose)
-           else .sb_fit(Phi, target, likelihood, method, settings, fixed_noise, control$verbose)
+    fixed_noise <- if (!gaussian || is.null(control$noise_variance)) -1 else fixed_noise_std(control$noise_variance, st)
+    # Binomial and poisson fits take case weights (of the log-likelihood) and
+    # the offset (of the linear predictor) in the Laplace mode itself.
+    glm_terms <- if (!gaussian) c(if (!is.null(wo$weights)) list(case_weights = wo$weights),
+                                  if (!is.null(wo$offset)) list(offset = wo$offset))
+    res <- if (shortcut) wavelet_shortcut(st$y, x, kernel, settings, fixed_noise, control$verbose)
+           else .sb_fit(if (gaussian) st$Phi else Phi, if (gaussian) st$y else target, likelihood, method,
+                        c(with_n_effective(settings, st), glm_terms), fixed_noise, control$verbose)
+    if (gaussian) res <- caller_units(res, st, if (shortcut) NULL else Phi)
+    else if (!is.null(wo$offset)) res$fitted <- res$fitted + wo$offset
     fit <- new_rvm(res, x = x, xs = xs, y = target, Phi_names = colnames(Phi), kernel = kernel, bias = bias,
                    scaling = scaling, method = method, family = family, call = call)
     if (noise == "sample") {
       fit$noise <- "sample"
       fit$lambda <- as.numeric(res$lambda)
-      if (!length(fit$lambda)) fit$lambda <- rep(1 / res$beta, length(target))  # never reached per-sample updates
+      if (!length(fit$lambda))  # never reached per-sample updates
+        fit$lambda <- rep(1 / res$beta, length(target)) / (if (is.null(wo$weights)) 1 else wo$weights)
     }
     fit$prior <- if (is.character(prior)) prior else smoothness
     fit$smoothness <- smoothness
-    fit
+    add_weights_offset(fit, wo, st)
   }
   if (!is.factor(y)) return(fit_one(y))
   if (nlevels(y) == 2L) {

@@ -49,10 +49,11 @@
 #' @param formula A formula `y ~ terms`; factors are expanded by
 #'   [stats::model.matrix()] and the intercept column dropped.
 #' @param data,subset,na.action As in [stats::lm()].
-#' @param weights `NULL` or positive case weights, known relative
-#'   precisions: observation i has noise variance `noise / weights[i]`, so
-#'   integer weights act like replicated rows (the reported `noise` is that
-#'   of weight 1).
+#' @param weights `NULL` or positive case weights: observation i has noise
+#'   variance `noise / weights[i]` and counts `weights[i]` times in the
+#'   likelihood, so integer weights act like replicated rows (VFE and exact;
+#'   FITC's per-row correction does not replicate). The reported `noise` is
+#'   that of weight 1.
 #' @param offset A known part of the response, one value per observation
 #'   (or, in a formula, `offset()` terms and this argument evaluated in
 #'   `data`, as by [stats::lm()]): the GP models `y - offset`, fitted
@@ -186,12 +187,23 @@ sparse_gp.default <- function(x, y, kernel = kernel_gaussian(), inducing = 50, a
   if (!all(is.finite(rowSums(xs^2))))
     stop_arg("x", "is too large for squared distances in double precision; rescale it or use scale = TRUE.")
   kernel <- resolve_kernel(kernel, xs)
-  ybar <- if (is.null(case_weights)) mean(y) else stats::weighted.mean(y, case_weights)
+  # Standard units: y centred (weighted mean) and divided by its
+  # (overflow-safe) sd; kernel variance, noise and the evidence are mapped
+  # back after the optimisation, so y + c shifts predictions by c and y * c
+  # scales them by c (variances by c^2).
+  size <- max(abs(y))
+  ybar <- if (size > 0) size * stats::weighted.mean(y / size, if (is.null(case_weights)) rep(1, n) else case_weights) else 0
   r <- y - ybar
-  vy <- stats::var(y)
-  if (!is.finite(vy) || vy < 1e-250)
-    stop_arg("y", sprintf("has variance %s, beyond what the optimiser can handle in double precision; rescale it.",
-                          format(vy)))
+  sy <- if (max(abs(r)) > 0) max(abs(r)) * stats::sd(r / max(abs(r))) else 0
+  if (!is.finite(sy) || !(sy > 0)) stop_arg("y", "is constant; there is nothing to fit.")
+  # the posterior is formed in the units of y: its variance must be a double
+  if (!is.finite(sy^2) || sy^2 < 1e-250)
+    stop_arg("y", sprintf("has variance %s, beyond what the posterior can hold in double precision; rescale it.",
+                          format(sy^2)))
+  r <- r / sy
+  vy <- stats::var(r)
+  if (!is.null(noise)) noise <- noise / sy^2
+  if (optimize == "none") kernel$variance <- kernel$variance / sy^2
 
   state <- save_rng()
   on.exit(restore_rng(state), add = TRUE)
@@ -204,6 +216,11 @@ sparse_gp.default <- function(x, y, kernel = kernel_gaussian(), inducing = 50, a
   wt <- if (is.null(case_weights)) numeric(0) else case_weights
   fit <- gp_optimise(xs, r, Z, wt, kernel, start, approx, optimize, fixed_noise = !is.null(noise), vy = vy,
                      restarts = restarts, control = control)
+  fit$par$kernel$variance <- fit$par$kernel$variance * sy^2  # back to the units of y
+  fit$par$noise <- fit$par$noise * sy^2
+  n_rows <- if (length(wt)) sum(wt) else n  # weights count as replicated rows
+  fit$value <- fit$value + n_rows * log(sy)
+  fit$restart_values <- fit$restart_values + n_rows * log(sy)
   fit <- new_sparse_gp(fit, x = x, xs = xs, y = y, wt = wt, ybar = ybar, scaling = scaling, approx = approx,
                        optimize = optimize, control = control, call = generic_call(match.call(), "sparse_gp"))
   fit$prior.weights <- case_weights

@@ -31,11 +31,10 @@ predict.sb_sparse_gp <- function(object, newdata = NULL, se.fit = FALSE,
   interval <- match_arg(interval)
   check_prediction_args(se.fit, level)
   want_var <- se.fit || interval != "none"
-  if (is.null(newdata) && !is.null(offset)) stop_arg("offset", "is for `newdata`; the fit keeps its own.")
   if (is.null(newdata) && !want_var) return(pad_training(object, object$fitted.values))
   x <- if (is.null(newdata)) object$x else new_inputs(object, newdata)
   lat <- gp_latent(object, x)
-  fit <- lat$mean + if (is.null(newdata)) object$offset %||% 0 else prediction_offset(object, newdata, offset, nrow(x))
+  fit <- lat$mean + prediction_offset(object, newdata, offset, nrow(x))
   if (!want_var) return(fit)
   out <- gaussian_prediction(fit, sqrt(lat$var), object$noise, se.fit, interval, level)
   if (is.null(newdata)) pad_training(object, out) else out

@@ -33,6 +33,7 @@ sparsebayes::SolverOptions as_options(const Rcpp::List& c) {
   o.noise_shape = Rcpp::as<double>(c["noise_shape"]);
   o.noise_scale = Rcpp::as<double>(c["noise_scale"]);
   o.alpha_max = Rcpp::as<double>(c["alpha_max"]);
+  if (c.containsElementNamed("n_effective")) o.n_effective = Rcpp::as<double>(c["n_effective"]);
   if (c.containsElementNamed("per_sample_noise")) {  // joint ARD settings (fast solver, per-sample noise)
     o.per_sample_noise = Rcpp::as<bool>(c["per_sample_noise"]);
     o.per_sample_start = Rcpp::as<int>(c["per_sample_start"]);

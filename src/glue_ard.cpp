@@ -34,6 +34,7 @@ sparsebayes::ArdOptions as_ard_options(const Rcpp::List& c) {
   o.admm_iterations = Rcpp::as<int>(c["admm_iterations"]);
   o.admm_tolerance = Rcpp::as<double>(c["admm_tolerance"]);
   o.path_max = Rcpp::as<int>(c["path_max"]);
+  if (c.containsElementNamed("n_effective")) o.n_effective = Rcpp::as<double>(c["n_effective"]);
   return o;
 }
 

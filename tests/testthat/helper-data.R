@@ -18,8 +18,11 @@ linear_data <- function(n = 60, seed = 2) {
 }
 
 # log N(y | 0, noise I + Phi_r diag(1/alpha_r) Phi_r^T) computed densely.
+# (Columns with alpha 0, an unpenalised intercept holding the centring of
+# gaussian fits in standard units, are not part of the evidence: pass y minus
+# fit$standard_units["center"].)
 dense_log_evidence <- function(Phi, y, alpha, noise) {
-  r <- which(is.finite(alpha))
+  r <- which(is.finite(alpha) & alpha > 0)
   C <- diag(noise, length(y)) + Phi[, r, drop = FALSE] %*% (t(Phi[, r, drop = FALSE]) / alpha[r])
   U <- chol(C)
   z <- backsolve(U, y, transpose = TRUE)

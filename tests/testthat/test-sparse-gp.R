@@ -413,17 +413,16 @@ test_that("case weights: gradients match finite differences and the objective is
     }
     lam <- 0.05 / w + if (approx == "FITC") pmax(diag(K) - diag(Q), 0) else 0
     dense <- -mvn_log_density(r, Q + diag(lam)) + if (approx == "VFE") sum(w * (diag(K) - diag(Q))) / (2 * 0.05) else 0
+    dense <- dense + (sum(w) - 30) * log(2 * pi * 0.05) / 2 + sum(log(w)) / 2  # as replicated rows
     expect_equal(f(th), dense, tolerance = 1e-6, info = approx)
   }
 })
 
-test_that("integer case weights act like replicated rows at fixed hyperparameters, as in lm", {
-  # Weights are known relative precisions (noise / w_i), as lm's: with the
-  # hyperparameters fixed the posterior equals that of replicated rows; the
-  # estimated noise, like lm's sigma, counts n rows, not sum(w). FITC is
-  # left out: its correction diag(K - Q) is independent per row, so a
-  # replicated row is not a row with less noise there (weights scale only
-  # the noise term).
+test_that("integer case weights act like replicated rows", {
+  # A weight w_i is a noise variance noise / w_i counted w_i times, so the
+  # posterior, the evidence and the estimated hyperparameters are those of
+  # replicated rows. FITC is left out: its correction diag(K - Q) is
+  # independent per row, so a replicated row is not a row with less noise.
   d <- gp_toy(25, 1, seed = 8)
   w <- rep(1, 25)
   w[c(4, 11)] <- c(2, 3)
@@ -431,13 +430,21 @@ test_that("integer case weights act like replicated rows at fixed hyperparameter
   at <- matrix(c(-2, 0, 1.5))
   for (approx in c("exact", "VFE")) {
     z <- if (approx == "exact") 10 else d$x[c(2, 8, 14, 20), , drop = FALSE]
-    args <- list(kernel = kernel_gaussian(0.8, 1.1), approx = approx, inducing = z, noise = 0.04,
-                 optimize = "none", scale = FALSE)
-    weighted <- do.call(sparse_gp, c(list(d$x, d$y, weights = w), args))
-    replicated <- do.call(sparse_gp, c(list(d$x[rows, , drop = FALSE], d$y[rows]), args))
+    fixed <- list(kernel = kernel_gaussian(0.8, 1.1), approx = approx, inducing = z, noise = 0.04,
+                  optimize = "none", scale = FALSE)
+    weighted <- do.call(sparse_gp, c(list(d$x, d$y, weights = w), fixed))
+    replicated <- do.call(sparse_gp, c(list(d$x[rows, , drop = FALSE], d$y[rows]), fixed))
     expect_equal(predict(weighted, at, se.fit = TRUE)[1:2], predict(replicated, at, se.fit = TRUE)[1:2],
                  tolerance = 1e-8, info = approx)
     expect_equal(unname(fitted(weighted)), unname(fitted(replicated)[1:25]), tolerance = 1e-8, info = approx)
+    expect_equal(weighted$logLik, replicated$logLik, tolerance = 1e-10, info = approx)
+    tuned <- list(approx = approx, inducing = z, optimize = "hyper", scale = FALSE)
+    weighted <- do.call(sparse_gp, c(list(d$x, d$y, weights = w), tuned))
+    replicated <- do.call(sparse_gp, c(list(d$x[rows, , drop = FALSE], d$y[rows]), tuned))
+    # The same objective: the optimum found is as good (VFE's width is flat
+    # at this optimum, so the two runs may stop at slightly different widths).
+    expect_equal(weighted$logLik, replicated$logLik, tolerance = 1e-6, info = approx)
+    expect_equal(weighted$noise, replicated$noise, tolerance = 1e-3, info = approx)
   }
   fit <- sparse_gp(d$x, d$y, weights = w, inducing = 5, seed = 1)
   expect_equal(residuals(fit, type = "pearson"), fit$residuals / sqrt(fit$noise / w))

@@ -220,7 +220,8 @@ class FastSolver {
   }
 
   void initialise() {
-    const double sd_t = std::sqrt((t_.array() - t_.mean()).square().sum() / std::max<double>(1.0, n_ - 1.0));
+    double sd_t = std::sqrt((t_.array() - t_.mean()).square().sum() / std::max<double>(1.0, n_ - 1.0));
+    if (opt_.per_sample_noise) sd_t = robust_target_sd(t_);  // an outlier must not set the noise scale
     var_t_ = sd_t * sd_t;
     noise_fixed_ = opt_.fixed_noise > 0.0 || lik_ != Likelihood::gaussian;
     beta_ = opt_.fixed_noise > 0.0 ? 1.0 / opt_.fixed_noise : 1.0 / std::pow(std::max(1e-6, sd_t) * 0.1, 2);
@@ -376,7 +377,12 @@ class FastSolver {
     for (Eigen::Index k = 0; k < S; ++k) PhiU.col(k) = Phi_.col(used_[k]) * inv_scale_(used_[k]);
     const Eigen::VectorXd r = t_ - fitted();
     const Eigen::VectorXd q = ((PhiU * Sigma_).array() * PhiU.array()).rowwise().sum().matrix();
-    const double lo = opt_.lambda_min * var_t_, hi = opt_.lambda_max * var_t_;
+    // Bounds relative to a robust scale of the residuals (not var(t)): the
+    // smallest (floor) and largest (ceiling) squared MAD seen so far.
+    const double s2 = robust_residual_variance(r);
+    if (!(noise_scale2_lo_ > 0.0) || s2 < noise_scale2_lo_) noise_scale2_lo_ = s2;
+    if (s2 > noise_scale2_hi_) noise_scale2_hi_ = s2;
+    const double lo = opt_.lambda_min * noise_scale2_lo_, hi = opt_.lambda_max * noise_scale2_hi_;
     double change = 0.0, biggest = 0.0;
     for (Eigen::Index i = 0; i < n_; ++i) {
       const double target = std::log(std::clamp(r(i) * r(i) + q(i), lo, hi));
@@ -392,13 +398,17 @@ class FastSolver {
   }
 
   double var_t_ = 1.0;
+  double noise_scale2_lo_ = -1.0, noise_scale2_hi_ = -1.0;  // robust residual variances behind the bounds
 
   void update_noise() {
     const double rss = (t_ - fitted()).squaredNorm();
     const double gamma_sum = (1.0 - alpha_.array() * Sigma_.diagonal().array()).sum();
-    double b = (static_cast<double>(n_) - gamma_sum) / std::max(rss, 1e-300);
+    // N: the number of rows, or the sum of prior weights (rows scaled by sqrt(w)
+    // then act as w copies for the noise).
+    const double N = opt_.n_effective > 0.0 ? opt_.n_effective : static_cast<double>(n_);
+    double b = (N - gamma_sum) / std::max(rss, 1e-300);
     if (opt_.smoothness > 0.0)
-      b = 1.0 / smooth_noise_variance(static_cast<double>(n_), rss, gamma_sum, alpha_, opt_.smoothness,
+      b = 1.0 / smooth_noise_variance(N, rss, gamma_sum, alpha_, opt_.smoothness,
                                       opt_.noise_shape, opt_.noise_scale, 1.0 / b);
     beta_ = std::min(b, opt_.beta_max_factor / std::max(var_t_, 1e-300));
   }

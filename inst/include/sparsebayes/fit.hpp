@@ -51,6 +51,7 @@ inline FitResult fit_model(const Eigen::Ref<const Eigen::MatrixXd>& Phi_in, cons
   double sd_t = 1.0;  // only Gaussian targets are rescaled
   if (lik == Likelihood::gaussian) {
     sd_t = detail::sample_sd(t_in);
+    if (opt.per_sample_noise) sd_t = robust_target_sd(t_in);  // an outlier must not set the units
   } else if (lik == Likelihood::bernoulli && ((t_in.array() < 0.0).any() || (t_in.array() > 1.0).any())) {
     throw std::invalid_argument("Bernoulli targets must lie in [0, 1]");
   } else if (lik == Likelihood::poisson && (t_in.array() < 0.0).any()) {

@@ -38,7 +38,8 @@ struct ArdOptions {
   double eta_gamma = 1.0;      // damping in log space, (0, 1]
   double eta_lambda = 1.0;
   double gamma_min = 1e-6, gamma_max = 1e6;    // standard units
-  double lambda_min = 1e-6, lambda_max = 1e6;  // as fractions of var(y)
+  double lambda_min = 0.05, lambda_max = 1e20;  // as multiples of the residuals' squared MAD
+  double n_effective = -1.0;   // > 0: sum of prior weights, the N of the shared noise rules
   int warm_start = 0;          // iterations with lambda held at its start value
   int noise_every = 1;         // then lambda updated every K iterations
   double init_gamma = 1.0;
@@ -129,6 +130,7 @@ class JointArd {
     sd_y_ = std::sqrt((y.array() - y.mean()).square().sum() / (n_ - 1.0));
     if (!(sd_y_ > 0.0) || !std::isfinite(sd_y_))
       throw std::invalid_argument("the response is constant (or its spread overflows); nothing to fit");
+    if (opt_.per_sample) sd_y_ = robust_target_sd(y);  // an outlier must not set the units
     y_ = y / sd_y_;
     col_scale_ = (X.colwise().squaredNorm().transpose() / static_cast<double>(n_)).cwiseSqrt();
     if (!col_scale_.allFinite()) throw std::invalid_argument("column norms overflow; rescale the features");
@@ -202,10 +204,18 @@ class JointArd {
         g_new(k) = gamma_fixed ? gamma_(k) : std::exp(lg);
       }
       if (update_lambda) {
+        // Bounds relative to a robust scale of the residuals (not var(y)): the
+        // floor follows the smallest squared MAD of the residuals seen so far,
+        // the ceiling the largest, so the box only grows and EM stays monotone
+        // (a first fit pulled by a gross outlier cannot hold the floor up).
+        const double s2 = robust_residual_variance(resid_);
+        if (!(noise_scale2_lo_ > 0.0) || s2 < noise_scale2_lo_) noise_scale2_lo_ = s2;
+        if (s2 > noise_scale2_hi_) noise_scale2_hi_ = s2;
+        const double lo = opt_.lambda_min * noise_scale2_lo_, hi = opt_.lambda_max * noise_scale2_hi_;
         for (Eigen::Index i = 0; i < l_new.size(); ++i) {
           double v = l_new(i);
           if (std::isnan(v)) v = lambda_(i);
-          double ll = std::log(std::clamp(v, opt_.lambda_min, opt_.lambda_max));
+          double ll = std::log(std::clamp(v, lo, hi));
           if (damp) ll = (1.0 - opt_.eta_lambda) * ll_old(i) + opt_.eta_lambda * ll;
           l_new(i) = std::exp(ll);
         }
@@ -244,6 +254,7 @@ class JointArd {
   ArdOptions opt_;
   Eigen::Index n_, d_;
   double sd_y_ = 1.0;
+  double noise_scale2_lo_ = -1.0, noise_scale2_hi_ = -1.0;  // robust residual variances behind the noise bounds
   Eigen::VectorXd y_, col_scale_;
   Eigen::MatrixXd X_;                 // standardised columns
   std::vector<Eigen::Index> active_;  // columns still in the model, increasing
@@ -430,9 +441,10 @@ class JointArd {
     const double rss = resid_.squaredNorm();
     if (!opt_.per_sample) {
       const double lam = lambda_(0), g = effective_parameters();
-      if (opt_.method == "mackay") return Eigen::VectorXd::Constant(1, rss / std::max(n_ - g, 1e-12));
+      const double N = opt_.n_effective > 0.0 ? opt_.n_effective : static_cast<double>(n_);  // sum of prior weights
+      if (opt_.method == "mackay") return Eigen::VectorXd::Constant(1, rss / std::max(N - g, 1e-12));
       // em and irls2 (the latter as (rss + n lambda - lambda^2 tr Pi_y) / n, tr Pi_y = (n - g) / lambda)
-      return Eigen::VectorXd::Constant(1, (rss + lam * g) / n_);
+      return Eigen::VectorXd::Constant(1, (rss + lam * g) / N);
     }
     const Eigen::ArrayXd r2 = resid_.array().square();
     if (opt_.studentized) {
@@ -465,7 +477,8 @@ class JointArd {
       if (opt_.per_sample) {
         grad = 0.5 * (1.0 - q_row_.array() / lambda_.array() - resid_.array().square() / lambda_.array());
       } else {
-        grad = Eigen::ArrayXd::Constant(1, 0.5 * (n_ - effective_parameters() - resid_.squaredNorm() / lambda_(0)));
+        const double N = opt_.n_effective > 0.0 ? opt_.n_effective : static_cast<double>(n_);
+        grad = Eigen::ArrayXd::Constant(1, 0.5 * (N - effective_parameters() - resid_.squaredNorm() / lambda_(0)));
       }
       adam_m_l_ = b1 * adam_m_l_.array() + (1 - b1) * grad;
       adam_v_l_ = b2 * adam_v_l_.array() + (1 - b2) * grad.square();
@@ -650,7 +663,8 @@ inline ArdResult fit_joint_ard(const Eigen::Ref<const Eigen::MatrixXd>& X, const
                                ArdOptions opt, const ArdProgress& progress = nullptr) {
   check_inputs(X, y);
   const double n = static_cast<double>(y.size());
-  const double sd = std::sqrt((y.array() - y.mean()).square().sum() / (n - 1.0));
+  double sd = std::sqrt((y.array() - y.mean()).square().sum() / (n - 1.0));
+  if (opt.per_sample && sd > 0.0) sd = robust_target_sd(y);  // as in JointArd
   if (opt.fixed_noise > 0.0 && sd > 0.0) opt.fixed_noise /= sd * sd;
   return JointArd(X, y, opt).run(progress);
 }

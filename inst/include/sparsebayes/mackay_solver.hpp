@@ -103,7 +103,8 @@ inline FitResult mackay_solve(const Eigen::Ref<const Eigen::MatrixXd>& Phi, cons
     }
     double delta_log_beta = 0.0;
     if (!noise_fixed) {
-      const double b = std::min((static_cast<double>(n) - gamma.sum()) / std::max(rss, 1e-300), beta_max);
+      const double N = opt.n_effective > 0.0 ? opt.n_effective : static_cast<double>(n);  // sum of prior weights
+      const double b = std::min((N - gamma.sum()) / std::max(rss, 1e-300), beta_max);
       delta_log_beta = std::abs(std::log(b) - std::log(beta));
       beta = b;
     }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <Eigen/Dense>
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -41,8 +42,9 @@ struct SolverOptions {
   // fast solver with per-sample noise (joint ARD): B = diag(1 / lambda_i)
   bool per_sample_noise = false;
   int per_sample_start = 50;            // shared noise updates before the first per-sample one
-  double lambda_min = 1e-3;             // clipping of lambda_i, as fractions of var(t)
-  double lambda_max = 1e4;
+  double lambda_min = 0.05;             // clipping of lambda_i, as multiples of the residuals' squared MAD
+  double lambda_max = 1e20;
+  double n_effective = -1.0;            // > 0: sum of prior weights, the N of the shared noise update
   double eta_lambda = 1.0;              // damping of log lambda
   double per_sample_tolerance = 1e-4;   // relative l_inf change of log lambda that ends the fit
   // Bernoulli and Poisson: case weights of the log-likelihood terms and an
@@ -160,6 +162,39 @@ inline void weights_to_caller_units(const std::vector<Eigen::Index>& relevant, c
   mu = sd * mu.cwiseProduct(inv_used);
   Sigma = v * (inv_used.asDiagonal() * Sigma * inv_used.asDiagonal());
   precisions = precisions.cwiseProduct(scale.cwiseAbs2()) / v;
+}
+
+// Robust scale of residuals for the noise clipping bounds: the squared MAD
+// (times 1.4826^2, a variance for Gaussian residuals), falling back to the
+// mean square when more than half the residuals are zero, and to 1e-300.
+// Bounds relative to it never bind on well-specified data and are not
+// inflated by outliers (as bounds relative to var(y) are).
+inline double robust_residual_variance(const Eigen::Ref<const Eigen::VectorXd>& r) {
+  const Eigen::Index n = r.size();
+  if (n == 0) return 1.0;
+  std::vector<double> a(r.data(), r.data() + n);
+  auto median = [](std::vector<double>& v) {
+    const std::size_t h = v.size() / 2;
+    std::nth_element(v.begin(), v.begin() + h, v.end());
+    double m = v[h];
+    if (v.size() % 2 == 0) m = 0.5 * (m + *std::max_element(v.begin(), v.begin() + h));
+    return m;
+  };
+  const double med = median(a);
+  for (Eigen::Index i = 0; i < n; ++i) a[i] = std::abs(r(i) - med);
+  const double mad = 1.482602218505602 * median(a);
+  double v = mad * mad;
+  if (!(v > 0.0) || !std::isfinite(v)) v = r.squaredNorm() / static_cast<double>(n);
+  if (!(v > 1e-300) || !std::isfinite(v)) v = 1e-300;
+  return v;
+}
+
+// Scale of the targets with per-sample noise: the robust residual sd of
+// t about its median (an outlier must not set the units), or its sd.
+inline double robust_target_sd(const Eigen::Ref<const Eigen::VectorXd>& t) {
+  const double v = robust_residual_variance(t);
+  if (v > 1e-300 && std::isfinite(v)) return std::sqrt(v);
+  return 1.0;
 }
 
 inline void check_inputs(const Eigen::Ref<const Eigen::MatrixXd>& Phi, const Eigen::Ref<const Eigen::VectorXd>& t) {

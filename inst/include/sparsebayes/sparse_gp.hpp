@@ -6,8 +6,10 @@
 //
 // with Q = K_fu K_uu^-1 K_uf, Lam = s2n W^-1 (VFE) or diag(K_ff - Q) + s2n W^-1
 // (FITC), T = tr(W (K_ff - Q)) (VFE) or 0 (FITC), where W = diag(w) holds
-// case weights (known relative precisions: point i has noise s2n / w_i; an
-// empty w means all ones). For VFE and FITC only the m x m
+// case weights (point i has noise s2n / w_i; an empty w means all ones).
+// F also carries (sum w - n) log(2 pi s2n) / 2 + sum log w / 2, so that
+// integer weights give the objective of replicated rows (VFE, exact; FITC's
+// correction is per row and does not replicate). For VFE and FITC only the m x m
 // matrices K_uu (+ jitter) and B = I + A Lam^-1 A' (A = L_uu^-1 K_uf) are
 // factorised, so every evaluation costs O(n m^2). "exact" factorises the
 // n x n covariance K_ff + s2n I and is the reference for small n.
@@ -154,6 +156,18 @@ inline double case_weight(const Eigen::Ref<const Eigen::VectorXd>& wt, Eigen::In
   return wt.size() ? wt(i) : 1.0;
 }
 
+// (sum w - n) log(2 pi s2n) / 2 + sum log w / 2: what replicating row i
+// w_i times adds to the negative log likelihood; and its derivative in
+// log s2n.
+inline double replication_term(double noise, const Eigen::Ref<const Eigen::VectorXd>& wt) {
+  if (!wt.size()) return 0.0;
+  const double log2pi = 1.8378770664093454836;
+  return 0.5 * (wt.sum() - wt.size()) * (log2pi + std::log(noise)) + 0.5 * wt.array().log().sum();
+}
+inline double replication_slope(const Eigen::Ref<const Eigen::VectorXd>& wt) {
+  return wt.size() ? 0.5 * (wt.sum() - wt.size()) : 0.0;
+}
+
 // The noise variance s2n / w_i of every training point.
 inline Eigen::VectorXd point_noise(double noise, const Eigen::Ref<const Eigen::VectorXd>& wt, Eigen::Index n) {
   if (!wt.size()) return Eigen::VectorXd::Constant(n, noise);
@@ -234,11 +248,12 @@ inline GPObjective sparse_gp_objective(const Kernel& k, double noise, const Eige
     auto llt = detail::robust_cholesky(S, 0.0, k.variance, out.jitter_events, used, "the covariance matrix");
     const Eigen::MatrixXd L = llt.matrixL();
     const Eigen::VectorXd a = llt.solve(r);
-    out.value = 0.5 * n * log2pi + L.diagonal().array().log().sum() + 0.5 * r.dot(a);
+    out.value = 0.5 * n * log2pi + L.diagonal().array().log().sum() + 0.5 * r.dot(a) +
+                detail::replication_term(noise, wt);
     if (gradient) {
       Eigen::MatrixXd W = llt.solve(Eigen::MatrixXd::Identity(n, n));
       W.noalias() -= a * a.transpose();
-      out.d_log_noise = 0.5 * W.diagonal().dot(noise_i);
+      out.d_log_noise = 0.5 * W.diagonal().dot(noise_i) + detail::replication_slope(wt);
       W *= 0.5;
       detail::gaussian_kernel_chain(k, x, x, K, W, out.d_log_width, out.d_log_variance, nullptr, 0.0);
     }
@@ -260,7 +275,8 @@ inline GPObjective sparse_gp_objective(const Kernel& k, double noise, const Eige
   const double trace_term = (approx == GPApprox::vfe) ? f.weighted_trace : 0.0;
   const Eigen::VectorXd wts = wt.size() ? Eigen::VectorXd(wt) : Eigen::VectorXd::Ones(n);
   out.value = 0.5 * n * log2pi + LB.diagonal().array().log().sum() + 0.5 * lam.array().log().sum() +
-              0.5 * (r.cwiseProduct(lam_inv).dot(r) - c.squaredNorm()) + 0.5 * trace_term / noise;
+              0.5 * (r.cwiseProduct(lam_inv).dot(r) - c.squaredNorm()) + 0.5 * trace_term / noise +
+              detail::replication_term(noise, wt);
   if (!gradient) return out;
 
   // Pass 2: with a = Sigma^-1 r, w = diag(Sigma^-1) - a^2, P = K_uu^-1 K_uf =
@@ -314,7 +330,7 @@ inline GPObjective sparse_gp_objective(const Kernel& k, double noise, const Eige
   // K_uu (symmetric, jitter proportional to s2): both z arguments move.
   detail::gaussian_kernel_chain(k, z, z, f.Kuu, Guu, out.d_log_width, out.d_log_variance, &out.d_inducing, 2.0);
   out.d_log_variance += g_diag * kd;
-  out.d_log_noise = noise * g_noise;
+  out.d_log_noise = noise * g_noise + detail::replication_slope(wt);
   return out;
 }
 

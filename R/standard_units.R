@@ -1,0 +1,186 @@
+# Standard units for every gaussian fit (rvm() with any solver or the
+# wavelet shortcut, ard() with any solver): the one place where the
+# response is put in standard units and the result mapped back.
+#
+# Going in (standard_units): the offset is subtracted; zero-weight rows are
+# dropped; when the basis has a constant non-zero column (rvm's "(bias)",
+# ard's "(Intercept)", a constant column of a user basis, the scaling
+# function of a wavelet basis) the target is centred by its weighted mean
+# (weighted median with per-sample noise);
+# it is divided by a robust, overflow-safe scale (the MAD, or the sd when
+# the MAD is 0, both computed on y / max|y|); rows are multiplied by
+# sqrt(weights), so that lambda_i = lambda / w_i exactly.
+#
+# Coming out (caller_units): weights x scale (+ shift / value on the constant
+# column, which is then always relevant: if the standardised fit pruned it,
+# it carries the shift alone as an unpenalised intercept, alpha 0, variance
+# 1 / sum(value^2 / lambda_i)), Sigma x scale^2, alpha /
+# scale^2, noise x scale^2 (per-sample: / w_i; Inf for zero-weight rows),
+# fitted values Phi w + offset at every row, and the log evidence and log
+# posterior - n log(scale) + sum(log w) / 2 (the Jacobian): the evidence is
+# that of the standardised model, expressed as a density of y.
+
+# Weights and offset of a gaussian fit, checked. NULL when trivial.
+check_weights_offset <- function(weights, offset, n) {
+  list(weights = check_weights(weights, n), offset = check_offset(offset, n))
+}
+
+# Index of the first constant non-zero column of Phi (0 if none).
+constant_column <- function(Phi) {
+  if (is.null(Phi) || nrow(Phi) < 2L) return(0L)
+  for (j in seq_len(ncol(Phi))) {
+    v <- Phi[1L, j]
+    if (is.finite(v) && v != 0 && all(abs(Phi[, j] - v) <= 1e-9 * abs(v))) return(j)
+  }
+  0L
+}
+
+# A robust, overflow-safe, positive scale of r (never 0).
+robust_scale <- function(r) {
+  size <- max(abs(r))
+  if (!is.finite(size) || size == 0) return(1)
+  u <- r / size
+  s <- stats::mad(u)
+  if (!(s > 0)) s <- stats::sd(u)
+  if (!is.finite(s) || !(s > 0)) s <- 1
+  s * size
+}
+
+# Weighted median, symmetric (the midpoint of the lower and upper weighted
+# medians), so that it is equivariant under y -> a y + b for any sign of a.
+weighted_median <- function(z, w) {
+  o <- order(z)
+  z <- z[o]
+  w <- w[o]
+  half <- sum(w) / 2
+  lo <- z[which(cumsum(w) >= half)[1L]]
+  hi <- z[length(z) + 1L - which(cumsum(rev(w)) >= half)[1L]]
+  lo / 2 + hi / 2
+}
+
+# The problem in standard units. `Phi` may be NULL (wavelet shortcut: give
+# `const` = c(column, value) of its constant function). `robust`: centre at
+# the weighted median (per-sample noise, where a gross outlier must not move
+# the centre) instead of the weighted mean.
+standard_units <- function(Phi, y, weights = NULL, offset = NULL, const = NULL, robust = FALSE) {
+  n <- length(y)
+  z <- if (is.null(offset)) y else y - offset
+  keep <- if (is.null(weights)) rep(TRUE, n) else weights > 0
+  w <- if (is.null(weights)) rep(1, n) else weights
+  if (is.null(const)) {
+    j <- constant_column(Phi)
+    const <- if (j > 0L) c(j, Phi[1L, j]) else c(0, 0)
+  }
+  shift <- 0
+  if (const[1L] > 0) {
+    size <- max(abs(z[keep]))
+    if (size > 0) shift <- if (robust) weighted_median(z[keep], w[keep])
+                           else size * sum(w[keep] * (z[keep] / size)) / sum(w[keep])
+  }
+  sw <- sqrt(w[keep])
+  r <- z[keep] - shift
+  scale <- robust_scale(sw * r)
+  # Shared noise: weights act as replicates for the noise (the solvers' N is
+  # sum(w)) and the evidence is that of the replicated rows; per-sample
+  # noise: weights are relative precisions.
+  list(y = sw * r / scale, Phi = if (!is.null(Phi)) Phi[keep, , drop = FALSE] * sw,
+       n = n, keep = keep, weights = weights, offset = offset, sw = sw, shift = shift, scale = scale,
+       const = const, log_jacobian = -sum(keep) * log(scale) + sum(log(w[keep])) / 2,
+       n_effective = if (!is.null(weights) && !robust) sum(w[keep]) else -1)
+}
+
+# The solvers' N for the shared noise update: the sum of prior weights.
+with_n_effective <- function(settings, st) {
+  if (!is.null(st) && st$n_effective > 0) settings$n_effective <- st$n_effective
+  settings
+}
+
+# A fixed noise variance in the caller's units, in standard units (-1: none).
+fixed_noise_std <- function(noise_variance, st) {
+  if (is.null(noise_variance) || noise_variance <= 0) -1 else noise_variance / st$scale^2
+}
+
+# Maps a solver result `res` (fields mu, Sigma, relevant, alpha, beta
+# and/or lambda, fitted, log_ml, log_posterior, trace, path) back to the
+# caller's units; `Phi` is the full basis in the caller's units (NULL for
+# the wavelet shortcut, whose fitted values are mapped instead).
+caller_units <- function(res, st, Phi) {
+  s <- st$scale
+  v <- s^2
+  relevant <- as.integer(res$relevant)
+  mu <- as.numeric(res$mu) * s
+  Sigma <- as.matrix(res$Sigma) * v
+  res$alpha <- as.numeric(res$alpha) / v
+  if (!is.null(res$beta)) res$beta <- res$beta / v
+  if (length(res$lambda)) {
+    lam <- as.numeric(res$lambda) * v
+    if (length(lam) > 1L) {
+      full <- rep(Inf, st$n)
+      full[st$keep] <- lam / st$sw^2
+      lam <- full
+    }
+    res$lambda <- lam
+  }
+  j <- as.integer(st$const[1L])
+  if (j > 0L) {
+    k <- match(j, relevant)
+    if (is.na(k)) {
+      # Pruned in standard units: the column carries the centring alone, an
+      # unpenalised intercept (alpha 0) estimated by the weighted mean, with
+      # variance 1 / sum(value^2 / lambda_i), uncorrelated with the others.
+      noise <- if (length(res$lambda) > 1L) res$lambda
+               else rep(if (length(res$lambda)) res$lambda else 1 / res$beta, st$n) /
+                      (if (is.null(st$weights)) 1 else st$weights)
+      relevant <- c(relevant, j)
+      mu <- c(mu, 0)
+      Sigma <- rbind(cbind(Sigma, 0), 0)
+      k <- length(relevant)
+      Sigma[k, k] <- 1 / sum(st$const[2L]^2 / noise)
+      res$alpha[j] <- 0
+    }
+    mu[k] <- mu[k] + st$shift / st$const[2L]
+  }
+  ord <- order(relevant)
+  res$relevant <- relevant[ord]
+  res$mu <- mu[ord]
+  res$Sigma <- Sigma[ord, ord, drop = FALSE]
+  off <- if (is.null(st$offset)) 0 else st$offset
+  res$fitted <- if (is.null(Phi)) as.numeric(res$fitted) * s + st$shift + off
+                else drop(Phi[, res$relevant, drop = FALSE] %*% res$mu) + off
+  # replicated rows (shared noise with weights): each weight w_i counts w_i
+  # observations, -(sum(w) - n) log(2 pi lambda) / 2 - sum(log w) / 2 more
+  replicate_term <- function(noise) {
+    if (st$n_effective <= 0) return(0)
+    -(st$n_effective - sum(st$keep)) * log(2 * pi * noise) / 2 - sum(log(st$sw^2)) / 2
+  }
+  final_noise <- if (length(res$lambda)) mean(res$lambda) else 1 / res$beta
+  res$log_ml <- res$log_ml + st$log_jacobian + replicate_term(final_noise)
+  if (!is.null(res$log_posterior)) res$log_posterior <- res$log_posterior + st$log_jacobian + replicate_term(final_noise)
+  res$trace$noise <- res$trace$noise * v
+  res$trace$logLik <- res$trace$logLik + st$log_jacobian + replicate_term(res$trace$noise)
+  if (!is.null(res$path) && length(res$path$iteration)) {
+    res$path$alpha <- res$path$alpha / v
+    res$path$lambda <- res$path$lambda * v
+  }
+  res
+}
+
+# Adds an offset to what predict returns (vector, fit/lwr/upr matrix, or a
+# list with `fit`).
+shift_prediction <- function(out, off) {
+  if (all(off == 0)) return(out)
+  if (is.list(out)) {
+    out$fit <- out$fit + off
+    return(out)
+  }
+  out + off
+}
+
+# Stores the prior weights and offset of a fit (NULL when not given) and,
+# for gaussian fits, the centre and scale of the standard units.
+add_weights_offset <- function(fit, wo, st = NULL) {
+  fit["prior.weights"] <- list(wo$weights)
+  fit["offset"] <- list(wo$offset)
+  fit["standard_units"] <- list(if (!is.null(st)) c(center = st$shift, scale = st$scale))
+  fit
+}
