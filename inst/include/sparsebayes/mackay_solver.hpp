@@ -61,7 +61,7 @@ inline FitResult mackay_solve(const Eigen::Ref<const Eigen::MatrixXd>& Phi, cons
     }
     double rss = 0.0;
     if (gaussian) {
-      post = weight_posterior(PhiA.transpose() * PhiA, PhiA_t, alpha, beta, jitter_events);
+      post = weight_posterior(gram_matrix(PhiA), PhiA_t, alpha, beta, jitter_events);
       fitted = PhiA * post.mu;
       rss = (t - fitted).squaredNorm();
       log_ml = log_marginal_likelihood(post, alpha, beta, rss, n);

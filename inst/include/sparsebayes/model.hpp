@@ -83,6 +83,41 @@ struct FitResult {
   std::vector<TraceRow> trace;
 };
 
+// Eigen's LLT computed by the same blocked algorithm (same panels, same
+// operations, so the same factor) with an interrupt check between panels.
+class CheckedLLT : public Eigen::LLT<Eigen::MatrixXd> {
+ public:
+  explicit CheckedLLT(const Eigen::MatrixXd& a) {
+    const Eigen::Index size = a.rows();
+    m_matrix = a;
+    m_l1_norm = 0.0;
+    for (Eigen::Index c = 0; c < size; ++c)
+      m_l1_norm = std::max(m_l1_norm, m_matrix.col(c).tail(size - c).lpNorm<1>() + m_matrix.row(c).head(c).lpNorm<1>());
+    m_isInitialized = true;
+    m_info = factorise() ? Eigen::Success : Eigen::NumericalIssue;
+  }
+
+ private:
+  bool factorise() {
+    using inplace = Eigen::internal::llt_inplace<double, Eigen::Lower>;
+    const Eigen::Index size = m_matrix.rows();
+    if (size < 32) return inplace::unblocked(m_matrix) < 0;
+    const Eigen::Index block = std::min<Eigen::Index>(std::max<Eigen::Index>((size / 8 / 16) * 16, 8), 128);
+    for (Eigen::Index k = 0; k < size; k += block) {
+      check_interrupt();
+      const Eigen::Index bs = std::min(block, size - k), rs = size - k - bs;
+      Eigen::Block<Eigen::MatrixXd> A11(m_matrix, k, k, bs, bs), A21(m_matrix, k + bs, k, rs, bs),
+          A22(m_matrix, k + bs, k + bs, rs, rs);
+      if (inplace::unblocked(A11) >= 0) return false;
+      if (rs > 0) {
+        A11.adjoint().triangularView<Eigen::Upper>().solveInPlace<Eigen::OnTheRight>(A21);
+        A22.selfadjointView<Eigen::Lower>().rankUpdate(A21, -1.0);
+      }
+    }
+    return true;
+  }
+};
+
 // Cholesky factor of M + j scale I, trying j = base first and then tenfold
 // larger values from max(base, 1e-10), `attempts` tries in all. Every failed
 // try is counted in `events`; `used` is the j that worked. False if none did.
@@ -90,12 +125,13 @@ inline bool jittered_cholesky(const Eigen::MatrixXd& M, double base, double scal
                               Eigen::LLT<Eigen::MatrixXd>& llt, int& events, double& used) {
   double j = base;
   for (int attempt = 0; attempt < attempts; ++attempt) {
+    check_interrupt();
     if (j > 0.0) {
       Eigen::MatrixXd Mj = M;
       Mj.diagonal().array() += j * scale;
-      llt.compute(Mj);
+      llt = CheckedLLT(Mj);
     } else {
-      llt.compute(M);
+      llt = CheckedLLT(M);
     }
     if (llt.info() == Eigen::Success && llt.matrixLLT().diagonal().minCoeff() > 0.0) {
       used = j;
@@ -119,6 +155,37 @@ inline Eigen::LLT<Eigen::MatrixXd> robust_cholesky(const Eigen::MatrixXd& H, int
                            "the basis is probably degenerate (duplicated or constant columns)");
 }
 
+// Columns per panel so that one panel of an O(rows * cols * width) product
+// is about 5e8 flops (a fraction of a second) between interrupt checks.
+inline Eigen::Index interrupt_panel(Eigen::Index rows, Eigen::Index cols) {
+  const double per_col = 2.0 * std::max<double>(1.0, static_cast<double>(rows)) * std::max<double>(1.0, cols);
+  return std::max<Eigen::Index>(32, static_cast<Eigen::Index>(5e8 / per_col));
+}
+
+// A' A, by column panels with an interrupt check between them.
+inline Eigen::MatrixXd gram_matrix(const Eigen::Ref<const Eigen::MatrixXd>& A) {
+  const Eigen::Index S = A.cols(), w = interrupt_panel(A.rows(), S);
+  Eigen::MatrixXd G(S, S);
+  for (Eigen::Index j = 0; j < S; j += w) {
+    check_interrupt();
+    const Eigen::Index nb = std::min(w, S - j);
+    G.middleCols(j, nb).noalias() = A.transpose() * A.middleCols(j, nb);
+  }
+  return G;
+}
+
+// H^-1 from the Cholesky factor of H, by column panels with an interrupt check between them.
+inline Eigen::MatrixXd cholesky_inverse(const Eigen::LLT<Eigen::MatrixXd>& llt) {
+  const Eigen::Index S = llt.rows(), w = interrupt_panel(S, S);
+  Eigen::MatrixXd out(S, S);
+  for (Eigen::Index j = 0; j < S; j += w) {
+    check_interrupt();
+    const Eigen::Index nb = std::min(w, S - j);
+    out.middleCols(j, nb) = llt.solve(Eigen::MatrixXd::Identity(S, S).middleCols(j, nb));
+  }
+  return out;
+}
+
 // Posterior of the weights on columns `used` of Phi, given their precisions
 // alpha_used and the noise precision beta. PhiT_PhiU = Phi_used^T Phi_used,
 // PhiU_t = Phi_used^T t.
@@ -134,7 +201,7 @@ inline Posterior weight_posterior(const Eigen::MatrixXd& PhiU_PhiU, const Eigen:
   H.diagonal() += alpha_used;
   const auto llt = robust_cholesky(H, jitter_events);
   Posterior p;
-  p.Sigma = llt.solve(Eigen::MatrixXd::Identity(H.rows(), H.cols()));
+  p.Sigma = cholesky_inverse(llt);
   p.Sigma = 0.5 * (p.Sigma + p.Sigma.transpose());
   p.mu = beta * (p.Sigma * PhiU_t);
   p.log_det_H = 2.0 * llt.matrixLLT().diagonal().array().log().sum();

@@ -1,0 +1,69 @@
+# A user interrupt (Ctrl-C, SIGINT) stops a long computation promptly and
+# leaves the session usable. Each case runs in a child R process (from the
+# library these tests run from) that starts a long computation, catches the
+# interrupt and then fits a small model; the parent sends SIGINT once the
+# computation has run for a while. The 20 s bound only tells "acted on the
+# interrupt" from "ran to the end" (each computation here takes minutes).
+
+interrupt_child <- function(expr_lines) {
+  skip_on_os("windows")
+  dir <- tempfile("sb-interrupt")
+  dir.create(dir)
+  on.exit(unlink(dir, recursive = TRUE))
+  script <- file.path(dir, "child.R")
+  status <- file.path(dir, "status")
+  writeLines(c(
+    "suppressPackageStartupMessages(library(sparsebayes))",
+    sprintf("status <- %s", deparse(status)),
+    "cat('PID', Sys.getpid(), '\\n', file = status)",
+    "r <- tryCatch({",
+    expr_lines,
+    "  'FINISHED'",
+    "}, interrupt = function(e) 'INTERRUPTED')",
+    "set.seed(1); x <- seq(-10, 10, length.out = 50); y <- sin(x) / x + rnorm(50, sd = 0.05)",
+    "fit <- rvm(x, y, kernel = kernel_gaussian(3), scale = FALSE)",
+    "alive <- if (length(fit$relevant) > 0 && all(is.finite(fitted(fit)))) 'ALIVE' else 'BROKEN'",
+    "cat(r, alive, '\\n', file = status, append = TRUE)"), script)
+  libs <- paste(.libPaths(), collapse = .Platform$path.sep)
+  system2(file.path(R.home("bin"), "Rscript"), c("--vanilla", shQuote(script)), wait = FALSE,
+          stdout = file.path(dir, "out"), stderr = file.path(dir, "out"), env = paste0("R_LIBS=", shQuote(libs)))
+  wait_for <- function(pattern, limit) {
+    start <- Sys.time()
+    repeat {
+      txt <- if (file.exists(status)) readLines(status, warn = FALSE) else character(0)
+      if (any(grepl(pattern, txt))) return(txt)
+      if (as.numeric(Sys.time() - start, units = "secs") > limit) return(NULL)
+      Sys.sleep(0.05)
+    }
+  }
+  started <- wait_for("^PID", 60)
+  if (is.null(started)) skip("the child R process did not start")
+  pid <- as.integer(strsplit(trimws(started[1]), " +")[[1]][2])
+  Sys.sleep(2)  # well inside the long computation
+  tools::pskill(pid, tools::SIGINT)
+  done <- wait_for("INTERRUPTED|FINISHED", 20)
+  if (is.null(done)) tools::pskill(pid, tools::SIGKILL)
+  log <- if (file.exists(file.path(dir, "out"))) paste(readLines(file.path(dir, "out"), warn = FALSE), collapse = "\n")
+  list(result = if (is.null(done)) "NO ANSWER" else trimws(utils::tail(done, 1L)), log = log)
+}
+
+test_that("an interrupt stops a long MacKay RVM fit and the session survives", {
+  res <- interrupt_child(c(
+    "  set.seed(1); n <- 3000; x <- matrix(runif(n), n); y <- sin(6 * x[, 1]) + rnorm(n, sd = 0.1)",
+    "  rvm(x, y, method = 'mackay')"))
+  expect_identical(res$result, "INTERRUPTED ALIVE", info = res$log)
+})
+
+test_that("an interrupt stops a long joint-ARD EM fit and the session survives", {
+  res <- interrupt_child(c(
+    "  set.seed(1); n <- 1500; d <- 1200; x <- matrix(rnorm(n * d), n); y <- x[, 1] + rnorm(n)",
+    "  ard(x, y, method = 'em', control = list(max_iterations = 1e6, tolerance = 1e-300, patience = 1e6))"))
+  expect_identical(res$result, "INTERRUPTED ALIVE", info = res$log)
+})
+
+test_that("an interrupt stops a long kernel matrix and the session survives", {
+  res <- interrupt_child(c(
+    "  set.seed(1); x <- matrix(rnorm(200 * 4000), 4000)",
+    "  kernel_matrix(kernel_lspline(1), x)"))
+  expect_identical(res$result, "INTERRUPTED ALIVE", info = res$log)
+})
