@@ -120,7 +120,9 @@
 #'     approximation for binomial and poisson fits).}
 #'   \item{trace}{data frame per iteration: `logLik`, `relevant`, `noise`
 #'     (variance) and `action` (`"rejected"`: a binomial or poisson step of
-#'     `"fast"` undone because the evidence at the new posterior mode fell).}
+#'     `"fast"`, or a binomial batch of steps at fixed curvature, undone
+#'     because the evidence at the new posterior mode fell; `"mode search"`:
+#'     a binomial fit of `"fast"` re-finding the mode after such a batch).}
 #'   \item{converged, iterations}{whether the solver met its convergence
 #'     rule, and how many iterations it took.}
 #'   \item{jitter_events}{Cholesky factorisations that needed jitter.}
@@ -360,7 +362,7 @@ check_dots_empty <- function(...) {
   }
 }
 
-action_names <- c("re-estimate", "add", "delete", "alignment skip", "noise only", "terminate", "rejected")
+action_names <- c("re-estimate", "add", "delete", "alignment skip", "noise only", "terminate", "rejected", "mode search")
 
 new_rvm <- function(res, x, xs, y, Phi_names, kernel, bias, scaling, method, family, call) {
   n <- length(y)

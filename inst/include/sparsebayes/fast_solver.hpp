@@ -5,9 +5,16 @@
 // applied on the fly so a large basis is never copied; see fit.hpp.
 // Gaussian likelihood: Sigma, mu, S and Q are updated incrementally, so an
 // iteration costs O(M S) plus O(n M) per addition, never O(n^3).
-// Bernoulli and Poisson likelihoods: the alpha change is applied and the
-// Laplace approximation recomputed at the new posterior mode (SparseBayes
-// v2), O(n M S) per iteration.
+// Bernoulli likelihood: between mode searches, up to
+// kFixedCurvatureSteps steps are taken at the fixed curvature B (the IRLS
+// weights of the last mode), where the model is Gaussian in the linearised
+// targets and the Gaussian updates above apply; then the Laplace
+// approximation is recomputed at the new posterior mode, O(n M S), and the
+// batch undone if the realised evidence fell (then steps one mode search
+// each, as SparseBayes v2, follow for a while). Convergence is declared only
+// at a freshly found mode. Poisson likelihood (whose curvature exp(eta)
+// moves too much with the mode for this): every action is followed by a mode
+// search, O(n M S) per iteration.
 #pragma once
 
 #include <algorithm>
@@ -65,7 +72,10 @@ class FastSolver {
       if (lik_ == Likelihood::gaussian) {
         if (changes_model) apply_action(action);
         if (action != kAlignmentSkip) objective_ += best_delta_;
+      } else if (lik_ == Likelihood::bernoulli && exact_left_ == 0 && (stale_ || changes_model)) {
+        action = fixed_curvature_step(action, changes_model);
       } else if (changes_model) {
+        if (exact_left_ > 0) --exact_left_;
         // The predicted gain comes from the Gaussian approximation at the
         // current mode; a large move (a deletion above all) shifts the mode
         // and its curvature, and the realised evidence may fall. A deletion
@@ -171,7 +181,13 @@ class FastSolver {
   std::vector<char> fell_once_;  // non-Gaussian: columns once deleted at a loss of evidence
   std::vector<char> barred_;  // non-Gaussian: columns whose last action lowered the evidence
 
-  // What a non-Gaussian action changes, to undo it.
+  // Non-Gaussian: steps at the fixed curvature of the last mode between mode searches.
+  static constexpr int kFixedCurvatureSteps = 20;
+  bool stale_ = false;     // S_in_, Q_in_, mu_, Sigma_ come from fixed-curvature steps, not a mode
+  int batch_steps_ = 0;    // fixed-curvature steps since the last mode
+  int exact_left_ = 0;     // steps with one mode search each still to take after a failed batch
+
+  // What a non-Gaussian action (or batch of them) changes, to undo it.
   struct State {
     std::vector<Eigen::Index> used;
     Eigen::VectorXd alpha, mu;
@@ -180,12 +196,19 @@ class FastSolver {
     std::vector<std::pair<Eigen::Index, Eigen::Index>> aligned_pairs;
     double log_ml, objective;
     bool mode_converged;
+    Eigen::VectorXd S_in, Q_in, PhiT_t;
+    std::vector<char> barred;
   };
   State save_state() const {
     return State{used_, alpha_, mu_, Sigma_, PhiT_PhiU_, aligned_out_, aligned_pairs_,
-                 log_ml_, objective_, mode_converged_};
+                 log_ml_, objective_, mode_converged_, S_in_, Q_in_, PhiT_t_, barred_};
   }
+  State batch_start_;
   void restore_state(const State& st) {
+    S_in_ = st.S_in;
+    Q_in_ = st.Q_in;
+    PhiT_t_ = st.PhiT_t;
+    barred_ = st.barred;
     used_ = st.used;
     alpha_ = st.alpha;
     mu_ = st.mu;
@@ -204,9 +227,13 @@ class FastSolver {
     return y;
   }
 
+  // The caches PhiT_PhiU_, PhiT_t_ hold B-weighted products: per-sample noise,
+  // or non-Gaussian likelihoods (B = the IRLS weights of the last mode).
+  bool weighted() const { return per_sample_ || lik_ != Likelihood::gaussian; }
+
   // Inner products of every unit-norm column with unit-norm column m: O(n M).
   Eigen::VectorXd cross(Eigen::Index m) const {
-    if (per_sample_) return (Phi_.transpose() * B_.cwiseProduct(Phi_.col(m))).cwiseProduct(inv_scale_) * inv_scale_(m);
+    if (weighted()) return (Phi_.transpose() * B_.cwiseProduct(Phi_.col(m))).cwiseProduct(inv_scale_) * inv_scale_(m);
     return (Phi_.transpose() * Phi_.col(m)).cwiseProduct(inv_scale_) * inv_scale_(m);
   }
 
@@ -257,6 +284,7 @@ class FastSolver {
     a = std::clamp(a, 1e-3, 1e3);
     used_.assign(1, first);
     alpha_ = Eigen::VectorXd::Constant(1, a);
+    if (lik_ != Likelihood::gaussian) B_ = Eigen::VectorXd::Ones(n_);  // until the first mode
     PhiT_PhiU_ = cross(first);
     full_statistics();
   }
@@ -322,18 +350,63 @@ class FastSolver {
     log_ml_ = laplace_log_evidence(lp_, alpha_);
   }
 
-  // S_m and Q_m of every column at the mode found by laplace_posterior().
+  // S_m and Q_m of every column at the mode found by laplace_posterior(), and
+  // the caches of the fixed-curvature steps: B, PhiT_PhiU_ = Phi' B Phi_u and
+  // PhiT_t_ = Phi' B t_hat with the linearised targets t_hat = Phi_u mu + B^-1 (t - y).
   void laplace_sq() {
     const LaplacePosterior& lp = lp_;
     const Eigen::MatrixXd& PhiU = PhiU_;
+    B_ = lp.weights;
     const Eigen::MatrixXd BPhiU = lp.weights.asDiagonal() * PhiU;
-    const Eigen::MatrixXd PhiT_BPhiU = inv_scale_.asDiagonal() * (Phi_.transpose() * BPhiU);  // O(n M S)
+    PhiT_PhiU_ = inv_scale_.asDiagonal() * (Phi_.transpose() * BPhiU);  // O(n M S)
+    const Eigen::MatrixXd& PhiT_BPhiU = PhiT_PhiU_;
     Eigen::VectorXd phi_B_phi(M_);
     for (Eigen::Index m = 0; m < M_; ++m)
       phi_B_phi(m) = Phi_.col(m).cwiseAbs2().dot(lp.weights) * inv_scale_(m) * inv_scale_(m);
     const Eigen::MatrixXd CS = PhiT_BPhiU * Sigma_;
     S_in_ = phi_B_phi - (CS.array() * PhiT_BPhiU.array()).rowwise().sum().matrix();
     Q_in_ = (Phi_.transpose() * lp.score).cwiseProduct(inv_scale_);
+    PhiT_t_ = PhiT_PhiU_ * mu_ + Q_in_;
+  }
+
+  // Non-Gaussian: one step at the fixed curvature B of the last mode (the
+  // Gaussian updates of apply_action() on the weighted caches), or, after
+  // kFixedCurvatureSteps of them or when they would terminate, a mode search
+  // with fresh S and Q; the batch is undone if the realised evidence fell.
+  // Returns the action taken.
+  int fixed_curvature_step(int action, bool changes_model) {
+    if (!changes_model) {
+      if (action != kTerminate) return action;  // an alignment skip changes nothing
+      // the next iteration selects on fresh statistics
+      return refresh_mode() ? kModeSearch : kRejected;
+    }
+    if (!stale_) {
+      batch_start_ = save_state();
+      batch_steps_ = 0;
+    }
+    apply_action(action);
+    objective_ += best_delta_;  // predicted; realised at the next mode
+    stale_ = true;
+    if (action != kReestimate) std::fill(barred_.begin(), barred_.end(), 0);
+    if (++batch_steps_ >= kFixedCurvatureSteps && !refresh_mode()) return kRejected;
+    return action;
+  }
+
+  // The mode after a batch of fixed-curvature steps: fresh statistics, or the
+  // state before the batch if the realised evidence fell.
+  bool refresh_mode() {
+    stale_ = false;
+    batch_steps_ = 0;
+    laplace_posterior();
+    objective_ = log_ml_ + log_prior();
+    const double before = batch_start_.objective;
+    if (objective_ < before - 1e-9 * (1.0 + std::abs(before))) {
+      restore_state(batch_start_);
+      exact_left_ = kFixedCurvatureSteps;
+      return false;
+    }
+    laplace_sq();
+    return true;
   }
 
   // Per-sample noise: rebuilds the B-weighted caches, O(n M S), then
@@ -486,7 +559,7 @@ class FastSolver {
       // Column norms are one, so the cached inner products are the cosines.
       bool aligned = false;
       for (Eigen::Index k = 0; k < S; ++k) {
-        if ((per_sample_ ? cosine(best, used_[k]) : PhiT_PhiU_(best, k)) > opt_.alignment_max) {
+        if ((weighted() ? cosine(best, used_[k]) : PhiT_PhiU_(best, k)) > opt_.alignment_max) {
           aligned = true;
           aligned_pairs_.emplace_back(best, used_[k]);
         }
@@ -502,7 +575,7 @@ class FastSolver {
 
   void apply_action(int action) {
     const Eigen::Index m = selected_;
-    const double b = per_sample_ ? 1.0 : beta_;  // B is inside the caches with per-sample noise
+    const double b = weighted() ? 1.0 : beta_;  // B is inside the weighted caches
     if (action == kReestimate) {
       const Eigen::Index k = position_in_used(m);
       const Eigen::VectorXd s_k = Sigma_.col(k);

@@ -61,7 +61,8 @@ struct TraceRow {
   int action;  // see Action
 };
 
-enum Action { kReestimate = 0, kAdd = 1, kDelete = 2, kAlignmentSkip = 3, kNoiseOnly = 4, kTerminate = 5, kRejected = 6 };
+enum Action { kReestimate = 0, kAdd = 1, kDelete = 2, kAlignmentSkip = 3, kNoiseOnly = 4, kTerminate = 5, kRejected = 6,
+             kModeSearch = 7 };
 
 // Called once per iteration; may throw to abort (e.g. on a user interrupt).
 using Progress = std::function<void(int iteration, const TraceRow&)>;
