@@ -145,6 +145,7 @@ ard.default <- function(x, y, intercept = TRUE, scale = TRUE, noise = c("shared"
     if ("(Intercept)" %in% colnames(x)) stop_arg("x", "already has an \"(Intercept)\" column; use intercept = FALSE.")
     x <- cbind(`(Intercept)` = 1, x)
   }
+  check_fit_memory(nrow(x), ncol(x), method, noise)  # xs below is the basis
   scaling <- input_scaling(x, scale, keep_constant = TRUE)  # the intercept stays a column of ones
   xs <- apply_scaling(x, scaling)
   call <- generic_call(match.call(), "ard")

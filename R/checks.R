@@ -35,7 +35,7 @@ check_numeric_matrix <- function(x, arg = deparse(substitute(x))) {
   if (!is.matrix(x) || !is.numeric(x)) stop_arg(arg, "must be a numeric matrix.")
   if (nrow(x) == 0L || ncol(x) == 0L) stop_arg(arg, "has no rows or no columns.")
   if (anyNA(x)) stop_arg(arg, "contains NA or NaN; remove those rows or use the formula interface with `na.action`.")
-  if (any(!is.finite(x))) stop_arg(arg, "contains infinite values.")
+  if (!.sb_all_finite(x)) stop_arg(arg, "contains infinite values.")  # no n x d logical copy
   storage.mode(x) <- "double"
   unique_column_names(x)
 }
@@ -67,7 +67,7 @@ check_response <- function(y, n, arg = "y") {
   y <- as.numeric(y)
   if (length(y) != n) stop_arg(arg, sprintf("has length %d but the inputs have %d rows.", length(y), n))
   if (anyNA(y)) stop_arg(arg, "contains NA or NaN; remove those rows or use the formula interface with `na.action`.")
-  if (any(!is.finite(y))) stop_arg(arg, "contains infinite values.")
+  if (!.sb_all_finite(y)) stop_arg(arg, "contains infinite values.")
   if (length(y) < 3L) stop_arg(arg, "needs at least 3 observations.")
   if (diff(range(y)) == 0) stop_arg(arg, "is constant; there is nothing to fit.")
   y

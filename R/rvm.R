@@ -194,6 +194,8 @@ rvm.default <- function(x = NULL, y, kernel = "gaussian", bias = TRUE, scale = T
     kernels <- lapply(kernels, resolve_kernel, x = xs)
     kernel <- if (length(kernels) == 1L) kernels[[1L]] else kernels
     shortcut <- length(kernels) == 1L && is_wavelet(kernel) && control$orthonormal_shortcut
+    if (!shortcut) check_fit_memory(nrow(x), bias + length(kernels) * nrow(x), method, noise, family$family,
+                                    length(kernels))
     Phi <- if (shortcut) NULL else dictionary_basis(kernels, x, xs, bias)
   } else {
     Phi <- check_numeric_matrix(basis, "basis")

@@ -326,7 +326,13 @@ class JointArd {
 
   void refresh_cache() {
     const Eigen::Index S = active_.size();
-    if (!opt_.per_sample) {
+    // X'X of all d columns is cached only when it is small next to the data (d x d
+    // may not fit when d > n): otherwise the products are formed over the active columns.
+    if (!opt_.per_sample && d_ > std::max<Eigen::Index>(n_, 4096)) {
+      const Eigen::MatrixXd& Xa = active_X();
+      A_.noalias() = Xa.transpose() * Xa / lambda_(0);
+      b_.noalias() = Xa.transpose() * y_ / lambda_(0);
+    } else if (!opt_.per_sample) {
       if (XtX_.size() == 0) {
         XtX_.noalias() = X_.transpose() * X_;
         Xty_.noalias() = X_.transpose() * y_;
@@ -622,6 +628,11 @@ class JointArd {
       opt_.form = form;
       res.Sigma = Sigma_;
     } else {
+      if (static_cast<double>(S) * S * 8.0 > 4.0 * 1073741824.0)
+        throw std::runtime_error(std::to_string(S) + " weights are still active after " + std::to_string(res.trace.size()) +
+                                 " iterations: their posterior covariance would need " +
+                                 std::to_string(static_cast<long long>(static_cast<double>(S) * S * 8.0 / 1073741824.0)) +
+                                 " GB. Use method \"mackay\" or \"fast\", which prune faster, or more iterations.");
       sample_space_posterior(0);
       const Eigen::MatrixXd& Xa = active_X();
       Eigen::MatrixXd Sy = Xa * gamma_.cwiseInverse().asDiagonal() * Xa.transpose();
