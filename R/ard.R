@@ -14,9 +14,6 @@
 #'   [stats::model.matrix()]. Its intercept (unless removed with `- 1` or
 #'   `+ 0`) is a column `"(Intercept)"` with an ARD weight like any other.
 #' @param data,subset,na.action As in [stats::lm()].
-#' @param weights,offset Formula method: case weights and an offset,
-#'   evaluated in `data` as by [stats::lm()] (an `offset()` term in the
-#'   formula is added to `offset`); passed to the default method.
 #' @param y Numeric response.
 #' @param intercept Matrix method: add an `"(Intercept)"` column of ones
 #'   (an ARD weight too)?
@@ -64,9 +61,11 @@
 #'   (and `standard_units` holds the centre and scale).
 #' @param offset `NULL` or n known numbers added to the linear predictor: it
 #'   is subtracted from the response before the fit and added to the fitted
-#'   values; `predict` with `newdata` then needs the new rows' `offset`.
-#'   Stored as `offset`. (Binomial and poisson fits do not take weights or
-#'   an offset yet.)
+#'   values (for binomial and poisson fits it enters the linear predictor
+#'   of the Laplace mode); `predict` with `newdata` then needs the new rows'
+#'   `offset`. Stored as `offset`. The formula method evaluates `weights`
+#'   and `offset` in `data`, as [stats::lm()] does, adds `offset()` terms of
+#'   the formula, and evaluates them again in `newdata` at `predict`.
 #' @param ... Passed from the formula method to the default method.
 #' @return An object of class `c("sb_ard", "sparsebayes")`, a list with
 #'   \item{call}{the matched call.}

@@ -14,9 +14,6 @@
 #'   [stats::model.matrix()] and the intercept column is dropped (the `bias`
 #'   plays its part).
 #' @param data,subset,na.action As in [stats::lm()].
-#' @param weights,offset Formula method: case weights and an offset,
-#'   evaluated in `data` as by [stats::lm()] (an `offset()` term in the
-#'   formula is added to `offset`); passed to the default method.
 #' @param y Numeric response.
 #' @param kernel A kernel object (see [kernels]) or its name.
 #' @param bias Add a constant basis function (with its own precision)?
@@ -83,15 +80,19 @@
 #'   from `sum(weights)` observations and `logLik` is that of the replicated
 #'   rows). Rows of weight 0 are left out of the fit but keep their fitted
 #'   values (with per-sample noise their `lambda` is `Inf`). Stored as
-#'   `prior.weights`. Gaussian fits run in standard units (the response
+#'   `prior.weights`. Binomial and poisson fits weight each observation's
+#'   log-likelihood (an integer weight counts it that many times). Gaussian
+#'   fits run in standard units (the response
 #'   centred when the design has a constant column, and scaled), so `logLik`
 #'   is the evidence of the standardised model expressed as a density of `y`
 #'   (and `standard_units` holds the centre and scale).
 #' @param offset `NULL` or n known numbers added to the linear predictor: it
 #'   is subtracted from the response before the fit and added to the fitted
-#'   values; `predict` with `newdata` then needs the new rows' `offset`.
-#'   Stored as `offset`. (Binomial and poisson fits do not take weights or
-#'   an offset yet.)
+#'   values (for binomial and poisson fits it enters the linear predictor
+#'   of the Laplace mode); `predict` with `newdata` then needs the new rows'
+#'   `offset`. Stored as `offset`. The formula method evaluates `weights`
+#'   and `offset` in `data`, as [stats::lm()] does, adds `offset()` terms of
+#'   the formula, and evaluates them again in `newdata` at `predict`.
 #' @param ... Passed from the formula method to the default method.
 #' @return An object of class `c("sb_rvm", "sparsebayes")`, a list with
 #'   \item{call}{the matched call.}
