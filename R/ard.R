@@ -148,14 +148,8 @@ ard.default <- function(x, y, intercept = TRUE, scale = TRUE, noise = c("shared"
   scaling <- input_scaling(x, scale, keep_constant = TRUE)  # the intercept stays a column of ones
   xs <- apply_scaling(x, scaling)
   call <- generic_call(match.call(), "ard")
-  # The solvers run in standard units (see standard_units()); mapped back here.
   st <- standard_units(xs, y, wo$weights, wo$offset, robust = noise == "sample")
-  ctl <- control
-  ctl$noise_variance <- NULL
-  settings <- ard_settings(ctl)
-  settings$fixed_noise <- fixed_noise_std(control$noise_variance, st)
-  settings <- with_n_effective(settings, st)
-  res <- caller_units(run_joint_ard(st$Phi, st$y, method, noise, objective, ctl, settings), st, xs)
+  res <- run_joint_ard(st, xs, method, noise, objective, control)
   fit <- new_joint_fit(res, y = y, names = colnames(xs), method = method, noise = noise, control = control)
   fit <- c(list(call = call), fit)
   fit$objective <- if (method == "gradient") objective else NA_character_
@@ -182,10 +176,18 @@ check_studentized <- function(control, noise, method) {
 }
 
 # `settings`: the C++ options (fixed_noise in the units of y).
-run_joint_ard <- function(x, y, method, noise, objective, control, settings = ard_settings(control)) {
-  if (method == "fast") return(run_fast_ard(x, y, noise, control, settings$fixed_noise, settings$n_effective))
-  form <- if (method == "gradient") objective else "auto"
-  .sb_ard_fit(x, y, method, noise == "sample", form, settings, control$verbose)
+# A joint-ARD solver run in the standard units `st` of standard_units()
+# (a fixed noise variance converted to them too), its result mapped back to
+# the caller's units on `basis`.
+run_joint_ard <- function(st, basis, method, noise, objective, control) {
+  ctl <- control
+  ctl$noise_variance <- NULL
+  settings <- with_n_effective(ard_settings(ctl), st)
+  settings$fixed_noise <- fixed_noise_std(control$noise_variance, st)
+  res <- if (method == "fast") run_fast_ard(st$Phi, st$y, noise, ctl, settings$fixed_noise, settings$n_effective)
+         else .sb_ard_fit(st$Phi, st$y, method, noise == "sample", if (method == "gradient") objective else "auto",
+                          settings, ctl$verbose)
+  caller_units(res, st, basis)
 }
 
 # The sequential solver on the feature columns, its result in the joint

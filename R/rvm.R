@@ -230,12 +230,7 @@ rvm.default <- function(x = NULL, y, kernel = "gaussian", bias = TRUE, scale = T
     st <- if (gaussian) standard_units(Phi, target, wo$weights, wo$offset,
                                        const = if (shortcut) c(1, 1 / sqrt(length(target))), robust = noise == "sample")
     if (joint) {
-      ctl <- ard_ctl
-      ctl$noise_variance <- NULL
-      settings_j <- ard_settings(ctl)
-      settings_j$fixed_noise <- fixed_noise_std(ard_ctl$noise_variance, st)
-      settings_j <- with_n_effective(settings_j, st)
-      res <- caller_units(run_joint_ard(st$Phi, st$y, method, noise, objective, ctl, settings_j), st, Phi)
+      res <- run_joint_ard(st, Phi, method, noise, objective, ard_ctl)
       fit <- new_joint_rvm(res, x = x, xs = xs, y = target, Phi_names = colnames(Phi), kernel = kernel,
                            bias = bias, scaling = scaling, method = method, noise = noise, objective = objective,
                            control = ard_ctl, call = call)
