@@ -176,6 +176,15 @@ class JointArd {
         calm = 0;
         posterior(need_extras(t));  // exact for the reduced model
       }
+      // Converged on the active set: a pruned column whose evidence gain given
+      // the current model is positive comes back (the fast solver's addition),
+      // so the end point is a maximum over all columns, not only over the ones
+      // that survived an early prune.
+      if (converged && readmit()) {
+        converged = false;
+        calm = 0;
+        posterior(need_extras(t));
+      }
       const ArdTraceRow row{log_ml_, static_cast<int>(active_.size()), lambda_.mean()};
       res.trace.push_back(row);
       path.record(t, full_gamma(), lambda_);
@@ -571,6 +580,7 @@ class JointArd {
 
   // Drops columns whose gamma reached the upper clip, from the current
   // posterior; never the last one.
+  static constexpr double kPruneShare = 1e-2;
   bool prune() {
     if (opt_.fixed_gamma > 0.0) return false;
     std::vector<Eigen::Index> keep_cols;
@@ -579,8 +589,16 @@ class JointArd {
       // Pruned once gamma reaches the clip (damped updates only approach it)
       // and dropping the column costs next to nothing: the exact change of the
       // log evidence is -(mu_j^2 / Sigma_jj + log(gamma_j Sigma_jj)) / 2.
+      // Also pruned below the clip when dropping it raises the evidence (cost
+      // < 0, i.e. q_j^2 < s_j: its best gamma given the others is infinite, the
+      // fast solver's deletion) and the data determine less than
+      // kPruneShare of its weight (1 - gamma_j Sigma_jj, so the gain is below
+      // kPruneShare / 2 nats): EM only crawls towards the clip (gamma grows by
+      // about s_j - q_j^2 per step) and would otherwise stop with such columns
+      // still in. readmit() brings back any that the final model wants.
       const double cost = 0.5 * (mu_(k) * mu_(k) / diag_sigma_(k) + std::log(gamma_(k) * diag_sigma_(k)));
-      if (gamma_(k) < 0.99 * opt_.gamma_max || cost > 1e-6) {
+      const bool drop_raises = cost < 0.0 && 1.0 - gamma_(k) * diag_sigma_(k) < kPruneShare;
+      if (!drop_raises && (gamma_(k) < 0.99 * opt_.gamma_max || cost > 1e-6)) {
         keep_cols.push_back(active_[k]);
         keep_gamma.push_back(gamma_(k));
       }
@@ -607,6 +625,88 @@ class JointArd {
     }
     active_ = keep_cols;
     gamma_ = Eigen::Map<const Eigen::VectorXd>(keep_gamma.data(), keep_gamma.size());
+    return true;
+  }
+
+  // The pruned column with the largest single-column evidence gain at the
+  // current (gamma, lambda), if above kReadmitGain, re-enters at its best gamma
+  // given the others, s_j^2 / (q_j^2 - s_j), with s_j = x_j' Sigma_y^-1 x_j and
+  // q_j = x_j' Sigma_y^-1 y (the fast solver's addition; one at a time, as
+  // several correlated columns entering together overshoot and leave again).
+  // A column re-enters at most kMaxReadmissions times, so add/prune cycles end. Not for irls1 (its ADMM state follows the
+  // active set only downwards) or fixed gamma. Returns whether any came back.
+  static constexpr double kReadmitGain = 1e-4;
+  static constexpr int kMaxReadmissions = 3;
+  std::vector<int> readmissions_;
+  bool readmit() {
+    if (opt_.fixed_gamma > 0.0 || opt_.method == "irls1") return false;
+    if (static_cast<Eigen::Index>(active_.size()) == d_) return false;
+    if (readmissions_.empty()) readmissions_.assign(d_, 0);
+    std::vector<char> in(d_, 0);
+    for (Eigen::Index j : active_) in[j] = 1;
+    std::vector<Eigen::Index> P;
+    for (Eigen::Index j = 0; j < d_; ++j)
+      if (!in[j] && readmissions_[j] < kMaxReadmissions && X_.col(j).squaredNorm() > 0.0) P.push_back(j);
+    if (P.empty()) return false;
+    Eigen::MatrixXd XP(n_, P.size());
+    for (std::size_t k = 0; k < P.size(); ++k) XP.col(k) = X_.col(P[k]);
+    const Eigen::MatrixXd& Xa = active_X();
+    const Eigen::Index S = active_.size();
+    Eigen::VectorXd s, q;
+    if (S <= n_) {  // Woodbury in the weight space: O(n S (S + P))
+      const Eigen::VectorXd w = inv_lambda_vec();
+      const Eigen::MatrixXd WXa = w.asDiagonal() * Xa;
+      Eigen::MatrixXd H = Xa.transpose() * WXa;
+      H.diagonal() += gamma_;
+      const auto llt = robust_cholesky(H, jitter_events_);
+      const Eigen::VectorXd mu = llt.solve(WXa.transpose() * y_);
+      const Eigen::MatrixXd C = WXa.transpose() * XP;  // S x P
+      const Eigen::MatrixXd V = llt.solve(C);
+      s = XP.cwiseAbs2().transpose() * w - (C.array() * V.array()).colwise().sum().transpose().matrix();
+      q = XP.transpose() * w.cwiseProduct(y_) - C.transpose() * mu;
+    } else {  // the sample space: O(n^2 (S + P) + n^3)
+      Eigen::MatrixXd Sy = Xa * gamma_.cwiseInverse().asDiagonal() * Xa.transpose();
+      if (opt_.per_sample) Sy.diagonal() += lambda_;
+      else Sy.diagonal().array() += lambda_(0);
+      const auto llt = robust_cholesky(Sy, jitter_events_);
+      const Eigen::MatrixXd Z = llt.solve(XP);
+      s = (XP.array() * Z.array()).colwise().sum().transpose();
+      q = Z.transpose() * y_;
+    }
+    double best_gain = kReadmitGain;
+    std::size_t best = P.size();
+    for (std::size_t k = 0; k < P.size(); ++k) {
+      const double sk = s(k), q2 = q(k) * q(k), theta = q2 - sk;
+      if (!(sk > 0.0) || !(theta > 0.0)) continue;
+      const double gain = 0.5 * (theta / sk + std::log(sk / q2));
+      if (gain > best_gain) {
+        best_gain = gain;
+        best = k;
+      }
+    }
+    if (best == P.size()) return false;
+    std::vector<Eigen::Index> cols = active_;
+    std::vector<double> g(gamma_.data(), gamma_.data() + gamma_.size());
+    const double theta = q(best) * q(best) - s(best);
+    const auto pos = std::lower_bound(cols.begin(), cols.end(), P[best]);
+    g.insert(g.begin() + (pos - cols.begin()), std::clamp(s(best) * s(best) / theta, opt_.gamma_min, opt_.gamma_max));
+    cols.insert(pos, P[best]);
+    ++readmissions_[P[best]];
+    if (opt_.method == "gradient") {  // fresh Adam moments for the new columns
+      Eigen::VectorXd m = Eigen::VectorXd::Zero(cols.size()), v = Eigen::VectorXd::Zero(cols.size());
+      std::size_t c = 0;
+      for (std::size_t k = 0; k < cols.size() && c < active_.size(); ++k) {
+        if (cols[k] != active_[c]) continue;
+        m(k) = adam_m_g_(c);
+        v(k) = adam_v_g_(c);
+        ++c;
+      }
+      adam_m_g_ = m;
+      adam_v_g_ = v;
+    }
+    active_ = cols;
+    gamma_ = Eigen::Map<const Eigen::VectorXd>(g.data(), g.size());
+    lambda_changed_ = true;  // the weighted caches hold a sub-block only while columns leave
     return true;
   }
 
