@@ -13,6 +13,56 @@
 
 namespace sparsebayes {
 
+namespace mackay_detail {
+constexpr double kReadmitGain = 1e-4;  // nats
+constexpr int kMaxReadmissions = 3;    // per column, so add/prune cycles end
+constexpr double kPruneShare = 1e-2;   // see the pruning rule in mackay_solve()
+}  // namespace mackay_detail
+
+// Gaussian: the pruned column m with the largest single-column evidence gain
+// at the current (alpha, beta), (theta / s + log(s / q^2)) / 2 with
+// theta = q^2 - s, if above kReadmitGain, re-enters (at most kMaxReadmissions
+// times) at its best alpha s^2 / theta (one at a time: correlated columns
+// entering together overshoot); s_m = beta - beta^2 c' Sigma c,
+// q_m = beta (phi't - c' mu), c = Phi_A' phi_m. O(n S P) for P pruned columns.
+// Returns whether one came back.
+inline bool readmit_columns(const Eigen::Ref<const Eigen::MatrixXd>& Phi, const Eigen::VectorXd& inv_scale,
+                            const Eigen::VectorXd& PhiT_t, const Eigen::VectorXd& sq_norm, const Eigen::MatrixXd& PhiA,
+                            const Posterior& post, double beta, double alpha_max, std::vector<int>& readmissions,
+                            std::vector<Eigen::Index>& active, std::vector<double>& alpha_active) {
+  const Eigen::Index M = Phi.cols();
+  std::vector<char> in(M, 0);
+  for (Eigen::Index m : active) in[m] = 1;
+  std::vector<Eigen::Index> P;
+  for (Eigen::Index m = 0; m < M; ++m)
+    if (!in[m] && sq_norm(m) > 0.0 && readmissions[m] < mackay_detail::kMaxReadmissions) P.push_back(m);
+  if (P.empty()) return false;
+  Eigen::MatrixXd PhiP(Phi.rows(), P.size());
+  for (std::size_t k = 0; k < P.size(); ++k) PhiP.col(k) = Phi.col(P[k]) * inv_scale(P[k]);
+  const Eigen::MatrixXd C = PhiA.transpose() * PhiP;  // S x P
+  const Eigen::MatrixXd SC = post.Sigma * C;
+  double best_gain = mackay_detail::kReadmitGain, best_alpha = 0.0;
+  std::size_t best = P.size();
+  for (std::size_t k = 0; k < P.size(); ++k) {
+    const double s = beta * sq_norm(P[k]) - beta * beta * C.col(k).dot(SC.col(k));
+    const double q = beta * (PhiT_t(P[k]) - C.col(k).dot(post.mu));
+    const double theta = q * q - s;
+    if (!(s > 0.0) || !(theta > 0.0)) continue;
+    const double gain = 0.5 * (theta / s + std::log(s / (q * q)));
+    if (gain > best_gain) {
+      best_gain = gain;
+      best = k;
+      best_alpha = std::min(s * s / theta, 0.5 * alpha_max);
+    }
+  }
+  if (best == P.size()) return false;
+  const auto pos = std::lower_bound(active.begin(), active.end(), P[best]);
+  alpha_active.insert(alpha_active.begin() + (pos - active.begin()), best_alpha);
+  active.insert(pos, P[best]);
+  ++readmissions[P[best]];
+  return true;
+}
+
 // Phi diag(inv_scale) has unit-norm columns (see fit.hpp).
 inline FitResult mackay_solve(const Eigen::Ref<const Eigen::MatrixXd>& Phi, const Eigen::VectorXd& inv_scale,
                               const Eigen::VectorXd& t, Likelihood lik, const SolverOptions& opt,
@@ -42,6 +92,7 @@ inline FitResult mackay_solve(const Eigen::Ref<const Eigen::MatrixXd>& Phi, cons
   if (active.empty()) throw std::invalid_argument("every basis column is zero");
 
   FitResult res;
+  std::vector<int> readmissions(M, 0);
   int jitter_events = 0, it = 0;
   bool converged = false;
   Posterior post;
@@ -72,6 +123,17 @@ inline FitResult mackay_solve(const Eigen::Ref<const Eigen::MatrixXd>& Phi, cons
       fitted = PhiA * post.mu;
       log_ml = laplace_log_evidence(lp, alpha);
     }
+    // Converged on the active set (Gaussian): pruned columns whose evidence
+    // gain given the current model is positive come back, as the fast solver
+    // adds them, and the iterations go on; the end point is then a maximum
+    // over all columns, not only over those that survived the pruning.
+    if (converged && gaussian &&
+        readmit_columns(Phi, inv_scale, PhiT_t, sq_norm, PhiA, post, beta, opt.alpha_max, readmissions, active,
+                        alpha_active)) {
+      converged = false;
+      mu_start = Eigen::VectorXd::Zero(active.size());
+      continue;
+    }
     const TraceRow row{log_ml, static_cast<int>(S), gaussian ? 1.0 / beta : std::nan(""), kReestimate};
     res.trace.push_back(row);
     if (progress) progress(it, row);
@@ -83,9 +145,19 @@ inline FitResult mackay_solve(const Eigen::Ref<const Eigen::MatrixXd>& Phi, cons
     double max_change = 0.0;
     std::vector<Eigen::Index> next;
     std::vector<double> next_alpha, next_mu;
+    // Gaussian, once the noise has had beta_update_start updates: a column
+    // whose removal raises the evidence (q^2 < s: its best alpha given the
+    // others is infinite, the fast solver's deletion) and whose weight the data
+    // determine to less than kPruneShare (gamma_k, so the gain is below
+    // kPruneShare / 2 nats) is pruned, instead of drifting towards alpha_max
+    // (slowly when q^2 is close to s).
+    const bool prune_by_gain = gaussian && it > opt.beta_update_start;
     for (Eigen::Index k = 0; k < S; ++k) {
       const double a = std::max(gamma(k), 0.0) / (post.mu(k) * post.mu(k));
-      if (a < opt.alpha_max) {
+      const double Skk = post.Sigma(k, k);
+      const bool drop_raises = prune_by_gain && gamma(k) < mackay_detail::kPruneShare &&
+                               post.mu(k) * post.mu(k) / Skk + std::log(alpha(k) * Skk) < 0.0;
+      if (a < opt.alpha_max && !drop_raises) {
         max_change = std::max(max_change, std::abs(std::log(a) - std::log(alpha(k))));
         next.push_back(active[k]);
         next_alpha.push_back(a);
