@@ -27,7 +27,9 @@
 #' bound `1e20 s^2` only guards against overflow, so that a gross outlier is
 #' down-weighted all the way.
 #'
-#' @param max_iterations Maximum number of outer iterations.
+#' @param max_iterations Maximum number of outer iterations (the same budget
+#'   as [rvm_control()]: per-sample noise fits of n = 2000 points, and
+#'   `ard(method = "fast")`, which reads it, need several thousand).
 #' @param tolerance,patience Convergence: the relative l-infinity change of
 #'   `log(gamma)` and of `log(lambda)`, `max|change| / (1 + max|log|)`, stays
 #'   below `tolerance` for `patience` consecutive iterations.
@@ -74,7 +76,7 @@
 #' @examples
 #' ard_control(damping_lambda = 0.5, studentized = TRUE)
 #' @export
-ard_control <- function(max_iterations = 2000L, tolerance = 1e-4, patience = 5L, damping_gamma = 1,
+ard_control <- function(max_iterations = 10000L, tolerance = 1e-4, patience = 5L, damping_gamma = 1,
                         damping_lambda = 1, gamma_min = 1e-6, gamma_max = 1e6, lambda_min = 0.05,
                         lambda_max = 1e20, warm_start = 50L, noise_every = 5L, init_gamma = 1, init_lambda = 0.1,
                         fixed_gamma = NULL, noise_variance = NULL, studentized = FALSE, studentized_power = 2,
