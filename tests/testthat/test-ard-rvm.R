@@ -34,15 +34,20 @@ test_that("the fast joint solver and EM agree on data with few outliers", {
   em <- rvm(d$x, d$y, kernel = kernel_gaussian(2), scale = FALSE, noise = "sample", method = "em")
   expect_setequal(order(fast$lambda, decreasing = TRUE)[1:3], d$out)
   expect_setequal(order(em$lambda, decreasing = TRUE)[1:3], d$out)
-  # (a kernel basis: the sequential and batch solvers stop at nearby local optima)
+  # A kernel basis: the sequential and batch solvers stop at different local
+  # optima of (alpha, lambda) with nearby fits. EM's is higher by 9.6 nats
+  # (124.9 vs 115.3; each is its own strict optimum, see
+  # test-solver-agreement.R), which a 15% tolerance on logLik used to hide.
   expect_lt(max(abs(fast$fitted.values - em$fitted.values)), 0.2)
-  expect_equal(fast$logLik, em$logLik, tolerance = 0.15)
+  expect_gt(em$logLik - fast$logLik, 5)
+  expect_lt(em$logLik - fast$logLik, 15)
   # a linear basis: both keep the true features with the same weights
   o <- outlier_data(n_out = 4)
   B <- cbind(`(Intercept)` = 1, o$X)
   a <- rvm(basis = B, y = o$y, noise = "sample")
   b <- rvm(basis = B, y = o$y, noise = "sample", method = "em")
-  expect_equal(unname(a$weights[c("v1", "v2", "v3")]), unname(b$weights[c("v1", "v2", "v3")]), tolerance = 0.1)
+  expect_equal(unname(a$weights[c("v1", "v2", "v3")]), unname(b$weights[c("v1", "v2", "v3")]), tolerance = 1e-3)
+  expect_lt(abs(a$logLik - b$logLik), 0.5)  # one optimum here (-36.85 and -36.75)
   expect_setequal(order(a$lambda, decreasing = TRUE)[1:4], o$out)
   expect_setequal(order(b$lambda, decreasing = TRUE)[1:4], o$out)
 })
@@ -70,10 +75,11 @@ test_that("rvm() runs every joint ARD solver and returns the contract's fields",
 
 test_that("the shared-noise solvers of rvm() are unchanged and controls carry over", {
   d <- sinc_outliers(n = 60, n_out = 0)
-  # MacKay's classic rule drifts slowly on collinear kernel columns (a known
-  # weak spot): the cap is reached, and both calls must say so alike.
-  expect_warning(a <- rvm(d$x, d$y, method = "mackay"), "did not converge")
-  expect_warning(b <- rvm(d$x, d$y, method = "mackay", control = rvm_control()), "did not converge")
+  # MacKay's classic rule used to drift on collinear kernel columns until the
+  # cap; it now prunes a column whose removal raises the evidence and converges.
+  expect_no_warning(a <- rvm(d$x, d$y, method = "mackay"))
+  expect_no_warning(b <- rvm(d$x, d$y, method = "mackay", control = rvm_control()))
+  expect_true(a$converged)
   a$call <- b$call <- NULL
   expect_identical(a, b)
   expect_identical(rvm(d$x, d$y)$weights, rvm(d$x, d$y, noise = "shared", control = rvm_control())$weights)
