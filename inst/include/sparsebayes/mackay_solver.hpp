@@ -19,13 +19,11 @@ constexpr int kMaxReadmissions = 3;    // per column, so add/prune cycles end
 constexpr double kPruneShare = 1e-2;   // see the pruning rule in mackay_solve()
 }  // namespace mackay_detail
 
-// Gaussian: the pruned column m with the largest single-column evidence gain
-// at the current (alpha, beta), (theta / s + log(s / q^2)) / 2 with
-// theta = q^2 - s, if above kReadmitGain, re-enters (at most kMaxReadmissions
-// times) at its best alpha s^2 / theta (one at a time: correlated columns
-// entering together overshoot); s_m = beta - beta^2 c' Sigma c,
-// q_m = beta (phi't - c' mu), c = Phi_A' phi_m. O(n S P) for P pruned columns.
-// Returns whether one came back.
+// Gaussian: the pruned columns m whose single-column evidence gain at the
+// current (alpha, beta), (theta / s + log(s / q^2)) / 2 with theta = q^2 - s,
+// exceeds kReadmitGain re-enter (at most kMaxReadmissions times each) at their
+// best alpha s^2 / theta; s_m = beta - beta^2 c' Sigma c, q_m = beta (phi't - c' mu),
+// c = Phi_A' phi_m. O(n S P) for P pruned columns. Returns whether any came back.
 inline bool readmit_columns(const Eigen::Ref<const Eigen::MatrixXd>& Phi, const Eigen::VectorXd& inv_scale,
                             const Eigen::VectorXd& PhiT_t, const Eigen::VectorXd& sq_norm, const Eigen::MatrixXd& PhiA,
                             const Posterior& post, double beta, double alpha_max, std::vector<int>& readmissions,
@@ -41,26 +39,20 @@ inline bool readmit_columns(const Eigen::Ref<const Eigen::MatrixXd>& Phi, const 
   for (std::size_t k = 0; k < P.size(); ++k) PhiP.col(k) = Phi.col(P[k]) * inv_scale(P[k]);
   const Eigen::MatrixXd C = PhiA.transpose() * PhiP;  // S x P
   const Eigen::MatrixXd SC = post.Sigma * C;
-  double best_gain = mackay_detail::kReadmitGain, best_alpha = 0.0;
-  std::size_t best = P.size();
+  bool any = false;
   for (std::size_t k = 0; k < P.size(); ++k) {
     const double s = beta * sq_norm(P[k]) - beta * beta * C.col(k).dot(SC.col(k));
     const double q = beta * (PhiT_t(P[k]) - C.col(k).dot(post.mu));
     const double theta = q * q - s;
-    if (!(s > 0.0) || !(theta > 0.0)) continue;
-    const double gain = 0.5 * (theta / s + std::log(s / (q * q)));
-    if (gain > best_gain) {
-      best_gain = gain;
-      best = k;
-      best_alpha = std::min(s * s / theta, 0.5 * alpha_max);
-    }
+    if (!(s > 0.0) || !(theta > 0.0) || 0.5 * (theta / s + std::log(s / (q * q))) <= mackay_detail::kReadmitGain)
+      continue;
+    const auto pos = std::lower_bound(active.begin(), active.end(), P[k]);
+    alpha_active.insert(alpha_active.begin() + (pos - active.begin()), std::min(s * s / theta, 0.5 * alpha_max));
+    active.insert(pos, P[k]);
+    ++readmissions[P[k]];
+    any = true;
   }
-  if (best == P.size()) return false;
-  const auto pos = std::lower_bound(active.begin(), active.end(), P[best]);
-  alpha_active.insert(alpha_active.begin() + (pos - active.begin()), best_alpha);
-  active.insert(pos, P[best]);
-  ++readmissions[P[best]];
-  return true;
+  return any;
 }
 
 // Phi diag(inv_scale) has unit-norm columns (see fit.hpp).
