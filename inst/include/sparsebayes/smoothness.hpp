@@ -19,6 +19,16 @@ inline double smooth_gain(double a, double s, double q, double beta, double c) {
   return 0.5 * (-std::log1p(s / a) + q * q / (a + s)) - c / (1.0 + a / beta);
 }
 
+// log p(alpha | beta) + log p(1 / beta): the smoothness prior -c sum_m 1 / (1 + alpha_m / beta)
+// (a pruned column, alpha_m = inf, adds nothing) and, with it, the inverse-gamma
+// prior (shape g, scale h) on the noise variance (eq. 60 of Schmolck & Everson,
+// up to its constant normaliser). 0 without a prior (c = 0).
+inline double log_smoothness_prior(const Eigen::VectorXd& alpha, double beta, double c, double g, double h) {
+  if (c <= 0.0) return 0.0;
+  return -c * (1.0 / (1.0 + alpha.array() / beta)).sum() + g * std::log(h) - std::lgamma(g) +
+         (g + 1.0) * std::log(beta) - h * beta;
+}
+
 namespace detail {
 
 // The numerator P(a) of dl^/da (paper eqs. 46-49).
