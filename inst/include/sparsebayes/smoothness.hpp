@@ -42,15 +42,21 @@ struct SmoothCubic {
   double operator()(double a) const { return ((b3 * a + b2) * a + b1) * a + b0; }
 };
 
-// A root of P between lo (P > 0) and hi (P < 0), by bisection in log a:
-// robust over the many decades a spans.
-inline double bisect_root(const SmoothCubic& P, double lo, double hi) {
+// The point where `below(a)` turns false, between lo (true) and hi (false),
+// by bisection in log a: robust over the many decades a spans.
+template <typename Below>
+double log_bisect(const Below& below, double lo, double hi) {
   for (int it = 0; it < 200 && hi / lo > 1.0 + 1e-13; ++it) {
     const double mid = std::sqrt(lo * hi);
-    if (P(mid) > 0.0) lo = mid;
+    if (below(mid)) lo = mid;
     else hi = mid;
   }
   return std::sqrt(lo * hi);
+}
+
+// A root of P between lo (P > 0) and hi (P < 0).
+inline double bisect_root(const SmoothCubic& P, double lo, double hi) {
+  return log_bisect([&P](double a) { return P(a) > 0.0; }, lo, hi);
 }
 
 }  // namespace detail
@@ -105,12 +111,7 @@ inline double smooth_noise_variance(double N, double rss, double gamma_sum, cons
     hi *= 2.0;
     if (hi > 1e300) return lo;
   }
-  for (int it = 0; it < 200 && hi / lo > 1.0 + 1e-13; ++it) {
-    const double mid = std::sqrt(lo * hi);
-    if (f(mid) > 0.0) hi = mid;
-    else lo = mid;
-  }
-  return std::sqrt(lo * hi);
+  return detail::log_bisect([&f](double v) { return !(f(v) > 0.0); }, lo, hi);
 }
 
 }  // namespace sparsebayes
