@@ -41,3 +41,7 @@
     .Call(`_sparsebayes_sb_gp_posterior`, kernel, noise, x, r, z, case_weights, approx, jitter)
 }
 
+.sb_gp_predict <- function(kernel, centres, weights, chol, chol_b, x, variance, full_cov) {
+    .Call(`_sparsebayes_sb_gp_predict`, kernel, centres, weights, chol, chol_b, x, variance, full_cov)
+}
+

@@ -155,6 +155,24 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// sb_gp_predict
+Rcpp::List sb_gp_predict(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> centres, Eigen::Map<Eigen::VectorXd> weights, Eigen::Map<Eigen::MatrixXd> chol, Eigen::Map<Eigen::MatrixXd> chol_b, Eigen::Map<Eigen::MatrixXd> x, bool variance, bool full_cov);
+RcppExport SEXP _sparsebayes_sb_gp_predict(SEXP kernelSEXP, SEXP centresSEXP, SEXP weightsSEXP, SEXP cholSEXP, SEXP chol_bSEXP, SEXP xSEXP, SEXP varianceSEXP, SEXP full_covSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::List >::type kernel(kernelSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type centres(centresSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type weights(weightsSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type chol(cholSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type chol_b(chol_bSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type x(xSEXP);
+    Rcpp::traits::input_parameter< bool >::type variance(varianceSEXP);
+    Rcpp::traits::input_parameter< bool >::type full_cov(full_covSEXP);
+    rcpp_result_gen = Rcpp::wrap(sb_gp_predict(kernel, centres, weights, chol, chol_b, x, variance, full_cov));
+    return rcpp_result_gen;
+END_RCPP
+}
 
 static const R_CallMethodDef CallEntries[] = {
     {"_sparsebayes_sb_kernel_design", (DL_FUNC) &_sparsebayes_sb_kernel_design, 4},
@@ -167,6 +185,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_sparsebayes_sb_all_finite", (DL_FUNC) &_sparsebayes_sb_all_finite, 1},
     {"_sparsebayes_sb_gp_objective", (DL_FUNC) &_sparsebayes_sb_gp_objective, 9},
     {"_sparsebayes_sb_gp_posterior", (DL_FUNC) &_sparsebayes_sb_gp_posterior, 8},
+    {"_sparsebayes_sb_gp_predict", (DL_FUNC) &_sparsebayes_sb_gp_predict, 8},
     {NULL, NULL, 0}
 };
 
