@@ -5,8 +5,8 @@
     .Call(`_sparsebayes_sb_kernel_design`, kernel, x, z, bias)
 }
 
-.sb_fit <- function(Phi, t, likelihood, method, control, fixed_noise, verbose) {
-    .Call(`_sparsebayes_sb_fit`, Phi, t, likelihood, method, control, fixed_noise, verbose)
+.sb_fit <- function(Phi, t, likelihood, problem, control) {
+    .Call(`_sparsebayes_sb_fit`, Phi, t, likelihood, problem, control)
 }
 
 .sb_laplace_mode <- function(Phi, t, likelihood, alpha) {
@@ -17,8 +17,8 @@
     .Call(`_sparsebayes_sb_optimal_alpha`, s, q, beta, c)
 }
 
-.sb_fit_wavelet <- function(t, family, control, fixed_noise, verbose) {
-    .Call(`_sparsebayes_sb_fit_wavelet`, t, family, control, fixed_noise, verbose)
+.sb_fit_wavelet <- function(t, family, problem, control) {
+    .Call(`_sparsebayes_sb_fit_wavelet`, t, family, problem, control)
 }
 
 .sb_wavelet_columns <- function(N, family, index) {
@@ -33,15 +33,15 @@
     .Call(`_sparsebayes_sb_all_finite`, x)
 }
 
-.sb_ard_fit <- function(X, y, method, per_sample, form, control, verbose) {
-    .Call(`_sparsebayes_sb_ard_fit`, X, y, method, per_sample, form, control, verbose)
-}
-
 .sb_gp_objective <- function(kernel, noise, x, r, z, case_weights, approx, jitter, gradient) {
     .Call(`_sparsebayes_sb_gp_objective`, kernel, noise, x, r, z, case_weights, approx, jitter, gradient)
 }
 
 .sb_gp_posterior <- function(kernel, noise, x, r, z, case_weights, approx, jitter) {
     .Call(`_sparsebayes_sb_gp_posterior`, kernel, noise, x, r, z, case_weights, approx, jitter)
+}
+
+.sb_gp_predict <- function(kernel, centres, weights, chol, chol_b, x, variance, full_cov) {
+    .Call(`_sparsebayes_sb_gp_predict`, kernel, centres, weights, chol, chol_b, x, variance, full_cov)
 }
 

@@ -46,7 +46,8 @@
 #' @param prior Prior on the precisions: only `"none"` (the flat hyperprior
 #'   of the paper). The smoothness prior of [rvm()] needs its fast solver
 #'   and is rejected here.
-#' @param control Settings from [ard_control()].
+#' @param control `NULL` ([ard_control()]'s defaults), settings from
+#'   [ard_control()] or [rvm_control()] (one class), or a list of named settings.
 #' @param weights `NULL` or n non-negative prior weights (gaussian fits):
 #'   known relative precisions, the noise variance of row i being
 #'   `lambda / weights[i]` (implemented exactly by scaling row i of the basis
@@ -125,13 +126,13 @@ ard.formula <- function(formula, data, subset, weights, na.action, offset, ...) 
 #' @export
 ard.default <- function(x, y, intercept = TRUE, scale = TRUE, noise = c("shared", "sample"),
                         method = c("em", "mackay", "irls2", "irls1", "gradient", "fast"),
-                        objective = c("primal", "dual"), prior = "none", control = ard_control(),
+                        objective = c("primal", "dual"), prior = "none", control = NULL,
                         weights = NULL, offset = NULL, ...) {
   check_dots_empty(...)
   noise <- match_arg(noise)
   method <- match_arg(method)
   objective <- match_arg(objective)
-  control <- check_ard_control(control)
+  control <- solver_control(control, method, "ard_control")
   check_flag(intercept)
   check_flag(scale)
   check_ard_prior(prior)
@@ -147,18 +148,17 @@ ard.default <- function(x, y, intercept = TRUE, scale = TRUE, noise = c("shared"
   check_fit_memory(nrow(x), ncol(x), method, noise)  # xs below is the basis
   scaling <- input_scaling(x, scale, keep_constant = TRUE)  # the intercept stays a column of ones
   xs <- apply_scaling(x, scaling)
-  call <- generic_call(match.call(), "ard")
-  st <- standard_units(xs, y, wo$weights, wo$offset, robust = noise == "sample")
-  res <- run_joint_ard(st, xs, method, noise, objective, control)
-  fit <- new_joint_fit(res, y = y, names = colnames(xs), method = method, noise = noise, control = control)
-  fit <- c(list(call = call), fit)
+  res <- fit_basis(xs, y, stats::gaussian(), method, noise, objective = if (method == "gradient") objective else "auto",
+                   control = control, weights = wo$weights, offset = wo$offset)
+  fit <- c(list(call = generic_call(match.call(), "ard")),
+           model_fields(res, y, colnames(xs), stats::gaussian(), method, noise, control))
   fit$objective <- if (method == "gradient") objective else NA_character_
   fit$x <- xs
   fit$scaling <- scaling
   fit$intercept <- "(Intercept)" %in% colnames(xs)
-  fit <- add_weights_offset(fit, wo, st)
+  fit <- add_weights_offset(fit, wo, res$standard_units)
   class(fit) <- c("sb_ard", "sparsebayes")
-  warn_not_converged(fit)
+  warn_not_converged(fit, res)
   fit
 }
 
@@ -173,68 +173,4 @@ check_studentized <- function(control, noise, method) {
   if (noise != "sample") stop_arg("control", "has studentized = TRUE, which needs noise = \"sample\".")
   if (!method %in% c("em", "mackay", "irls2"))
     stop_arg("control", "has studentized = TRUE, which needs method \"em\", \"mackay\" or \"irls2\".")
-}
-
-# `settings`: the C++ options (fixed_noise in the units of y).
-# A joint-ARD solver run in the standard units `st` of standard_units()
-# (a fixed noise variance converted to them too), its result mapped back to
-# the caller's units on `basis`.
-run_joint_ard <- function(st, basis, method, noise, objective, control) {
-  ctl <- control
-  ctl$noise_variance <- NULL
-  settings <- with_n_effective(ard_settings(ctl), st)
-  settings$fixed_noise <- fixed_noise_std(control$noise_variance, st)
-  res <- if (method == "fast") run_fast_ard(st$Phi, st$y, noise, ctl, settings$fixed_noise, settings$n_effective)
-         else .sb_ard_fit(st$Phi, st$y, method, noise == "sample", if (method == "gradient") objective else "auto",
-                          settings, ctl$verbose)
-  caller_units(res, st, basis)
-}
-
-# The sequential solver on the feature columns, its result in the joint
-# solvers' form (relevant columns in column order, lambda always present).
-run_fast_ard <- function(x, y, noise, control, fixed_noise = -1, n_effective = NULL) {
-  rvm_ctl <- rvm_control_of(control)
-  settings <- solver_settings(rvm_ctl)
-  if (!is.null(n_effective)) settings$n_effective <- n_effective
-  if (noise == "sample") settings <- c(settings, fast_sample_settings(control))
-  res <- .sb_fit(x, y, "gaussian", "fast", settings, fixed_noise, control$verbose)
-  ord <- order(res$relevant)
-  res$relevant <- res$relevant[ord]
-  res$mu <- res$mu[ord]
-  res$Sigma <- res$Sigma[ord, ord, drop = FALSE]
-  if (!length(res$lambda)) res$lambda <- 1 / res$beta
-  res
-}
-
-# The fields shared by ard() and the joint-ARD rvm() fits.
-new_joint_fit <- function(res, y, names, method, noise, control) {
-  names(res$alpha) <- names
-  relevant <- as.integer(res$relevant)
-  weights <- stats::setNames(as.numeric(res$mu), names[relevant])
-  Sigma <- res$Sigma
-  dimnames(Sigma) <- list(names(weights), names(weights))
-  lambda <- as.numeric(res$lambda)
-  fitted <- as.numeric(res$fitted)
-  n_iter <- length(res$trace$logLik)
-  trace <- data.frame(iteration = seq_len(n_iter) - 1L, logLik = res$trace$logLik,
-                      relevant = res$trace$relevant, noise = res$trace$noise)
-  path <- NULL
-  if (length(res$path$iteration)) {
-    a <- res$path$alpha
-    colnames(a) <- names
-    l <- res$path$lambda
-    path <- list(iteration = res$path$iteration, alpha = a, lambda = l)
-  }
-  list(method = method, prior = "none", noise = noise, family = stats::gaussian(),
-       relevant = relevant, weights = weights, Sigma = Sigma, alpha = res$alpha, lambda = lambda,
-       fitted.values = fitted, residuals = y - fitted, logLik = res$log_ml, log_posterior = res$log_ml,
-       trace = trace, path = path, converged = res$converged, iterations = res$iterations,
-       jitter_events = res$jitter_events, y = y, n_basis = length(res$alpha),
-       studentized = isTRUE(control$studentized))
-}
-
-warn_not_converged <- function(fit) {
-  if (!fit$converged)
-    warning(sprintf("the %s solver did not converge in %d iterations; see `control = ard_control()`.",
-                    fit$method, fit$iterations), call. = FALSE)
 }

@@ -127,8 +127,11 @@ control_from_list <- function(control, maker, maker_name) {
   nm <- names(control)
   if (length(control) && (is.null(nm) || any(!nzchar(nm)) || anyDuplicated(nm)))
     stop_arg("control", sprintf("must be made by %s() or be a list of named settings.", maker_name))
-  unknown <- setdiff(nm, names(formals(maker)))
+  known <- if ("..." %in% names(formals(maker))) names(control_settings(maker)) else names(formals(maker))
+  unknown <- setdiff(nm, known)
   if (length(unknown))
     stop_arg("control", sprintf("has unknown setting(s) %s; see ?%s.", paste(unknown, collapse = ", "), maker_name))
   do.call(maker, control)
 }
+
+`%||%` <- function(a, b) if (is.null(a)) b else a

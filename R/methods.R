@@ -59,7 +59,6 @@ predict.sb_rvm <- function(object, newdata = NULL, type = NULL, se.fit = FALSE,
                         interval = c("none", "confidence", "prediction"), level = 0.95,
                         variance = c("augmented", "rvm"), noise_level = c("mean", "trimmed"), offset = NULL, ...) {
   noise_level <- match_arg(noise_level)
-  object$noise_level <- noise_level
   family <- object$family$family
   type <- check_type(type, switch(family, gaussian = "response", binomial = c("class", "prob", "response", "link"),
                                   poisson = c("response", "link")))
@@ -75,7 +74,8 @@ predict.sb_rvm <- function(object, newdata = NULL, type = NULL, se.fit = FALSE,
   if (family == "gaussian") {
     off <- prediction_offset(object, newdata, offset, if (is.null(x)) length(object$y) else nrow(x))
     if (is.null(x) && !se.fit && interval == "none") return(padded(object$fitted.values))
-    return(padded(shift_prediction(predict_gaussian(object, x, se.fit, interval, level, variance), off)))
+    return(padded(shift_prediction(predict_gaussian(object, x, se.fit, interval, level, variance, noise_level),
+                                   off)))
   }
   lp <- linear_predictor(object, x, need_var = TRUE)
   lp$eta <- lp$eta + prediction_offset(object, newdata, offset, length(lp$eta))
@@ -139,7 +139,7 @@ relevant_design <- function(object, x) {
 
 # Predictive mean, standard error and intervals of a Gaussian fit at inputs
 # x (NULL: the training inputs).
-predict_gaussian <- function(object, x, se.fit, interval, level, variance = "augmented") {
+predict_gaussian <- function(object, x, se.fit, interval, level, variance = "augmented", noise_level = "mean") {
   want_var <- se.fit || interval != "none"
   if (is.null(x) && !want_var) return(object$fitted.values)
   lp <- linear_predictor(object, x, want_var)
@@ -148,7 +148,7 @@ predict_gaussian <- function(object, x, se.fit, interval, level, variance = "aug
   var_f <- lp$var
   if (variance == "augmented" && inherits(object$kernel, "sparsebayes_kernel") && !is_wavelet(object$kernel))
     var_f <- var_f + augmentation_variance(object, lp$x, lp$Phi)
-  gaussian_prediction(fit, sqrt(var_f), noise_for_prediction(object), se.fit, interval, level)
+  gaussian_prediction(fit, sqrt(var_f), base_noise(object$lambda, noise_level), se.fit, interval, level)
 }
 
 # What predict.lm returns, for a Gaussian predictive mean `fit` with
@@ -169,10 +169,6 @@ check_prediction_args <- function(se.fit, level) {
   check_flag(se.fit, "se.fit")
   check_number(level, "level", lower = 0, upper = 1, open_lower = TRUE)
   if (level >= 1) stop_arg("level", "must be below 1.")
-}
-
-noise_for_prediction <- function(object) {
-  base_noise(object$lambda, if (is.null(object$noise_level)) "mean" else object$noise_level)
 }
 
 # RVM*: the posterior variance a weight w* ~ N(0, v) on the kernel centred at

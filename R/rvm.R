@@ -29,13 +29,13 @@
 #'   overfitting; the paper recommends `"BIC"` as a default for them. Smooth
 #'   kernels such as a Gaussian of sensible width need no prior (their
 #'   results barely change). Gaussian family and `method = "fast"` only.
-#' @param method `"fast"` (sequential, Tipping and Faul 2003) or `"mackay"`
-#'   (all-at-once re-estimation, Tipping 2001; O(n^3) per iteration, for
-#'   reference and small problems), or one of the batch solvers of joint ARD
-#'   that [ard()] uses: `"em"`, `"irls2"`, `"irls1"`, `"gradient"` (and
-#'   `"mackay"` with `noise = "sample"`); those run on the explicit kernel
-#'   basis with the safeguards of [ard_control()] (gaussian family, no
-#'   smoothness prior).
+#' @param method The solver: `"fast"` (sequential, Tipping and Faul 2003),
+#'   or one of the batch solvers that [ard()] uses, `"mackay"` (all-at-once
+#'   re-estimation, Tipping 2001; O(n^3) per iteration), `"em"`, `"irls2"`,
+#'   `"irls1"`, `"gradient"`, run on the explicit kernel basis with the
+#'   safeguards of [ard_control()] (gaussian family, no smoothness prior;
+#'   `"mackay"` also fits binomial and poisson models, by the Laplace
+#'   approximation).
 #' @param noise `"shared"` (one noise variance) or `"sample"` (one per
 #'   training point, joint model-and-data ARD of Timans et al.: outliers get
 #'   large variances and little weight). With `method = "fast"` the
@@ -64,14 +64,10 @@
 #' @param basis Optional user-supplied n by M design matrix, used instead of
 #'   a kernel (then `x` may be `NULL` and `kernel`, `bias`, `scale` are
 #'   ignored). `predict` then takes the new design matrix as `newdata`.
-#' @param control `NULL` (the defaults), settings from [rvm_control()] or
-#'   from [ard_control()]. `"fast"` and the shared-noise `"mackay"` solver
-#'   read [rvm_control()]; the joint ARD solvers read [ard_control()]; the
-#'   per-sample noise of `"fast"` reads the clipping (`lambda_min`,
-#'   `lambda_max`), damping (`damping_lambda`), warm start (`warm_start`)
-#'   and `tolerance` of [ard_control()]. Given the other kind, the settings
-#'   both share (`max_iterations`, `time_limit`, `noise_variance`,
-#'   `verbose`) carry over and the rest take their defaults.
+#' @param control `NULL` (the defaults: [rvm_control()] for `"fast"`,
+#'   [ard_control()] for the other solvers), or settings from either
+#'   constructor (one class, `"sb_control"`: every solver reads the settings
+#'   it uses), or a list of named settings.
 #' @param weights `NULL` or n non-negative prior weights (gaussian fits):
 #'   known relative precisions, the noise variance of row i being
 #'   `lambda / weights[i]` (implemented exactly by scaling row i of the basis
@@ -173,16 +169,12 @@ rvm.default <- function(x = NULL, y, kernel = "gaussian", bias = TRUE, scale = T
   noise <- match_arg(noise)
   objective <- match_arg(objective)
   check_dots_empty(...)
-  # The sequential solver and the classic shared-noise MacKay solver read
-  # rvm_control(); the joint ARD solvers (and the per-sample noise of "fast")
-  # read ard_control(). Either may be given; see `control`.
-  joint <- method %in% c("em", "irls2", "irls1", "gradient") || (method == "mackay" && noise == "sample")
-  ard_ctl <- if (joint || noise == "sample") check_ard_control(control)
-  control <- rvm_control_of(control)
+  control <- solver_control(control, method)
   family <- resolve_family(family, y)
-  if ((joint || noise == "sample") && family$family != "gaussian")
+  gaussian <- family$family == "gaussian"
+  if (!gaussian && (noise == "sample" || !method %in% c("fast", "mackay")))
     stop_arg("family", sprintf("must be gaussian for method = \"%s\" with noise = \"%s\".", method, noise))
-  if (joint || noise == "sample") check_studentized(ard_ctl, noise, if (joint) method else "fast")
+  check_studentized(control, noise, method)
   if (is.null(basis)) {
     if (is.null(x)) stop_arg("x", "is NULL; give inputs or a `basis` matrix.")
     x <- check_numeric_matrix(x, "x")
@@ -194,69 +186,55 @@ rvm.default <- function(x = NULL, y, kernel = "gaussian", bias = TRUE, scale = T
     xs <- apply_scaling(x, scaling)
     kernels <- lapply(kernels, resolve_kernel, x = xs)
     kernel <- if (length(kernels) == 1L) kernels[[1L]] else kernels
-    shortcut <- length(kernels) == 1L && is_wavelet(kernel) && control$orthonormal_shortcut
-    if (!shortcut) check_fit_memory(nrow(x), bias + length(kernels) * nrow(x), method, noise, family$family,
-                                    length(kernels))
-    Phi <- if (shortcut) NULL else dictionary_basis(kernels, x, xs, bias)
   } else {
     Phi <- check_numeric_matrix(basis, "basis")
     if (!is.null(x)) x <- check_numeric_matrix(x, "x")
-    shortcut <- FALSE
     kernel <- NULL
     bias <- FALSE
     scaling <- NULL
     xs <- NULL
   }
-  n <- if (is.null(Phi)) nrow(x) else nrow(Phi)
+  n <- if (is.null(basis)) nrow(x) else nrow(Phi)
   y <- encode_response(y, n, family)
   wo <- check_weights_offset(weights, offset, n)
-  if (shortcut && !is.null(wo$weights)) shortcut <- FALSE  # the O(N) path needs the equally weighted grid
   smoothness <- smoothness_constant(prior, n)
-  if (shortcut && (family$family != "gaussian" || method != "fast" || noise != "shared")) {
-    shortcut <- FALSE
-    Phi <- dictionary_basis(kernels, x, xs, bias)
-  }
-  if (smoothness > 0 && family$family != "gaussian")
-    stop_arg("prior", "must be \"none\" for the binomial and poisson families.")
+  if (smoothness > 0 && !gaussian) stop_arg("prior", "must be \"none\" for the binomial and poisson families.")
   if (smoothness > 0 && method != "fast") stop_arg("prior", "needs method = \"fast\".")
   if (smoothness > 0 && noise != "shared") stop_arg("prior", "needs noise = \"shared\".")
-  settings <- solver_settings(control, smoothness)
-  if (noise == "sample" && method == "fast") settings <- c(settings, fast_sample_settings(ard_ctl))
+  # The O(N) path on a single orthonormal wavelet basis (an equally weighted
+  # grid, the fast solver, shared noise): no basis matrix is formed.
+  shortcut <- is.null(basis) && length(kernels) == 1L && is_wavelet(kernel) && control$orthonormal_shortcut &&
+    gaussian && method == "fast" && noise == "shared" && is.null(wo$weights)
+  if (is.null(basis)) {
+    if (!shortcut) check_fit_memory(n, bias + length(kernels) * n, method, noise, family$family, length(kernels))
+    Phi <- if (shortcut) NULL else dictionary_basis(kernels, x, xs, bias)
+  }
+  wavelet <- if (shortcut) list(family = kernel$family, order = wavelet_grid_order(x))
   call <- generic_call(match.call(), "rvm")
-  likelihood <- c(gaussian = "gaussian", binomial = "bernoulli", poisson = "poisson")[[family$family]]
+  names <- if (!is.null(colnames(Phi))) colnames(Phi)
+           else if (is.null(kernel)) paste0("b", seq_len(ncol(Phi)))
+           else basis_names_of(kernel, bias, n)
   fit_one <- function(target) {
-    gaussian <- family$family == "gaussian"
-    # Gaussian fits run in standard units (see standard_units()) and are mapped back.
-    st <- if (gaussian) standard_units(Phi, target, wo$weights, wo$offset,
-                                       const = if (shortcut) c(1, 1 / sqrt(length(target))), robust = noise == "sample")
-    if (joint) {
-      res <- run_joint_ard(st, Phi, method, noise, objective, ard_ctl)
-      fit <- new_joint_rvm(res, x = x, xs = xs, y = target, Phi_names = colnames(Phi), kernel = kernel,
-                           bias = bias, scaling = scaling, method = method, noise = noise, objective = objective,
-                           control = ard_ctl, call = call)
-      return(add_weights_offset(fit, wo, st))
+    res <- fit_basis(Phi, target, family, method, noise, smoothness, if (method == "gradient") objective else "auto",
+                     control, wo$weights, wo$offset, wavelet)
+    core <- model_fields(res, target, names, family, method, noise, control)
+    relevance_index <- integer(0)
+    if (!is.null(kernel)) {
+      parts <- column_parts(list(relevant = core$relevant, bias = bias, x = x))
+      is_kernel_part <- parts$part > 0L
+      is_kernel_part[is_kernel_part] <- !vapply(as_dictionary(kernel)[parts$part[is_kernel_part]], is_wavelet,
+                                                logical(1))
+      relevance_index <- unique(parts$index[is_kernel_part])
     }
-    fixed_noise <- if (!gaussian || is.null(control$noise_variance)) -1 else fixed_noise_std(control$noise_variance, st)
-    # Binomial and poisson fits take case weights (of the log-likelihood) and
-    # the offset (of the linear predictor) in the Laplace mode itself.
-    glm_terms <- if (!gaussian) c(if (!is.null(wo$weights)) list(case_weights = wo$weights),
-                                  if (!is.null(wo$offset)) list(offset = wo$offset))
-    res <- if (shortcut) wavelet_shortcut(st$y, x, kernel, settings, fixed_noise, control$verbose)
-           else .sb_fit(if (gaussian) st$Phi else Phi, if (gaussian) st$y else target, likelihood, method,
-                        c(with_n_effective(settings, st), glm_terms), fixed_noise, control$verbose)
-    if (gaussian) res <- caller_units(res, st, if (shortcut) NULL else Phi)
-    else if (!is.null(wo$offset)) res$fitted <- res$fitted + wo$offset
-    fit <- new_rvm(res, x = x, xs = xs, y = target, Phi_names = colnames(Phi), kernel = kernel, bias = bias,
-                   scaling = scaling, method = method, family = family, call = call)
-    if (noise == "sample") {
-      fit$noise <- "sample"
-      fit$lambda <- as.numeric(res$lambda)
-      if (!length(fit$lambda))  # never reached per-sample updates
-        fit$lambda <- rep(1 / res$beta, length(target)) / (if (is.null(wo$weights)) 1 else wo$weights)
-    }
+    fit <- c(list(call = call, kernel = kernel), core,
+             list(objective = if (method == "gradient") objective else NA_character_, bias = bias,
+                  relevance_index = relevance_index, x = x, scaling = scaling))
     fit$prior <- if (is.character(prior)) prior else smoothness
     fit$smoothness <- smoothness
-    add_weights_offset(fit, wo, st)
+    fit <- add_weights_offset(fit, wo, res$standard_units)
+    class(fit) <- c("sb_rvm", "sparsebayes")
+    warn_not_converged(fit, res)
+    fit
   }
   if (!is.factor(y)) return(fit_one(y))
   if (nlevels(y) == 2L) {
@@ -274,47 +252,6 @@ rvm.default <- function(x = NULL, y, kernel = "gaussian", bias = TRUE, scale = T
   structure(list(call = call, models = models, levels = levels(y), y = y, x = x, kernel = kernel,
                  family = family, method = method),
             class = c("sb_rvm_multiclass", "sparsebayes"))
-}
-
-# rvm_control() settings from whatever `control` holds: an ard_control()
-# passes on the settings both share.
-rvm_control_of <- function(control) {
-  if (is.null(control)) return(rvm_control())
-  if (inherits(control, "ard_control"))
-    return(rvm_control(max_iterations = control$max_iterations, time_limit = control$time_limit,
-                       noise_variance = control$noise_variance, verbose = control$verbose))
-  check_control(control)
-}
-
-# The per-sample noise settings of the fast solver, from ard_control().
-fast_sample_settings <- function(ard_ctl) {
-  list(per_sample_noise = TRUE, per_sample_start = ard_ctl$warm_start, lambda_min = ard_ctl$lambda_min,
-       lambda_max = ard_ctl$lambda_max, eta_lambda = ard_ctl$damping_lambda,
-       per_sample_tolerance = ard_ctl$tolerance)
-}
-
-# An rvm object from a joint ARD solver run on the kernel basis.
-new_joint_rvm <- function(res, x, xs, y, Phi_names, kernel, bias, scaling, method, noise, objective, control,
-                          call) {
-  core <- new_joint_fit(res, y = y, names = if (!is.null(Phi_names)) Phi_names
-                                             else if (is.null(kernel)) paste0("b", seq_along(res$alpha))
-                                             else basis_names_of(kernel, bias, length(y)),
-                        method = method, noise = noise, control = control)
-  relevance_index <- integer(0)
-  if (!is.null(kernel)) {
-    parts <- column_parts(list(relevant = core$relevant, bias = bias, x = x))
-    is_kernel_part <- parts$part > 0L
-    is_kernel_part[is_kernel_part] <- !vapply(as_dictionary(kernel)[parts$part[is_kernel_part]], is_wavelet,
-                                              logical(1))
-    relevance_index <- unique(parts$index[is_kernel_part])
-  }
-  fit <- c(list(call = call, kernel = kernel), core,
-           list(objective = if (method == "gradient") objective else NA_character_, smoothness = 0, bias = bias,
-                relevance_index = relevance_index, linear.predictors = core$fitted.values, x = x,
-                scaling = scaling, centres = if (is.null(kernel)) NULL else xs[relevance_index, , drop = FALSE]))
-  class(fit) <- c("sb_rvm", "sparsebayes")
-  warn_not_converged(fit)
-  fit
 }
 
 # c of the smoothness prior p(alpha | sigma^2) ~ exp(-c DF) for n observations.
@@ -340,17 +277,6 @@ basis_names_of <- function(kernel, bias, n) {
   c(if (bias) "(bias)", unlist(labels))
 }
 
-# The O(N) fit on a single orthonormal wavelet basis, in the caller's row order.
-wavelet_shortcut <- function(y, x, kernel, settings, fixed_noise, verbose) {
-  ord <- wavelet_grid_order(x)
-  res <- .sb_fit_wavelet(y[ord], kernel$family, settings, fixed_noise, verbose)
-  res$fitted[ord] <- res$fitted
-  res
-}
-
-# The option list the C++ solvers read.
-solver_settings <- function(control, smoothness = 0) c(unclass(control), smoothness = smoothness)
-
 check_dots_empty <- function(...) {
   dots <- list(...)
   if (length(dots) > 0L) {
@@ -358,51 +284,4 @@ check_dots_empty <- function(...) {
     what <- if (is.null(nm) || any(!nzchar(nm))) "unnamed arguments" else paste0("`", nm, "`", collapse = ", ")
     stop(sprintf("unknown argument(s): %s.", what), call. = FALSE)
   }
-}
-
-action_names <- c("re-estimate", "add", "delete", "alignment skip", "noise only", "terminate", "rejected", "mode search")
-
-new_rvm <- function(res, x, xs, y, Phi_names, kernel, bias, scaling, method, family, call) {
-  n <- length(y)
-  M <- length(res$alpha)
-  basis_names <- if (!is.null(Phi_names)) Phi_names
-                 else if (is.null(kernel)) paste0("b", seq_len(M))
-                 else basis_names_of(kernel, bias, n)
-  names(res$alpha) <- basis_names
-  ord <- order(res$relevant)  # basis order, bias first
-  relevant <- res$relevant[ord]
-  weights <- stats::setNames(as.numeric(res$mu)[ord], basis_names[relevant])
-  Sigma <- res$Sigma[ord, ord, drop = FALSE]
-  dimnames(Sigma) <- list(names(weights), names(weights))
-  relevance_index <- integer(0)
-  if (!is.null(kernel)) {
-    parts <- column_parts(list(relevant = relevant, bias = bias, x = x))
-    is_kernel_part <- parts$part > 0L
-    is_kernel_part[is_kernel_part] <- !vapply(as_dictionary(kernel)[parts$part[is_kernel_part]], is_wavelet, logical(1))
-    relevance_index <- unique(parts$index[is_kernel_part])
-  }
-  trace <- data.frame(iteration = seq_along(res$trace$logLik) - (method == "mackay"),
-                      logLik = res$trace$logLik, relevant = res$trace$relevant,
-                      noise = res$trace$noise, action = factor(action_names[res$trace$action + 1L],
-                                                               levels = action_names))
-  eta <- as.numeric(res$fitted)
-  gaussian <- family$family == "gaussian"
-  fitted <- if (gaussian) eta else family$linkinv(eta)
-  fit <- list(call = call, kernel = kernel, method = method, prior = "none", noise = "shared",
-              family = family, bias = bias, relevant = relevant,
-              relevance_index = relevance_index, weights = weights, Sigma = Sigma, alpha = res$alpha,
-              lambda = if (gaussian) res$beta^-1 else NA_real_, fitted.values = fitted,
-              linear.predictors = eta, residuals = y - fitted, logLik = res$log_ml,
-              log_posterior = res$log_posterior,
-              trace = trace, converged = res$converged, iterations = res$iterations,
-              jitter_events = res$jitter_events, x = x, y = y, scaling = scaling,
-              centres = if (is.null(kernel)) NULL else xs[relevance_index, , drop = FALSE],
-              n_basis = M)
-  class(fit) <- c("sb_rvm", "sparsebayes")
-  if (!fit$converged)
-    warning(sprintf("the %s solver did not converge in %d iterations; see `control = rvm_control()`.",
-                    method, fit$iterations), call. = FALSE)
-  if (!res$mode_converged)
-    warning("the search for the posterior mode (Laplace approximation) did not converge.", call. = FALSE)
-  fit
 }

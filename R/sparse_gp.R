@@ -10,9 +10,13 @@
 #' ([stats::optim()]) on log-transformed positive parameters, with analytic
 #' gradients computed in C++.
 #'
-#' **Mean.** `y` is centred by its mean, which is kept as the constant mean
-#' of the process (`coef()` reports it as `(mean)`); it is not a
-#' hyperparameter of the marginal likelihood.
+#' **Mean.** `y` is centred by its (weighted) mean, which is kept as the
+#' constant mean of the process (`coef()` reports it as `(mean)`); it is not
+#' a hyperparameter of the marginal likelihood. The optimisation runs in the
+#' standard units of every gaussian fit in the package (`y` centred and
+#' divided by a robust scale), and everything is mapped back, so that
+#' `y + c` shifts predictions by `c` and `y * c` scales them by `c` (and
+#' variances by `c^2`).
 #'
 #' **Starting values.** The kernel's `width` (or, if `NULL`, half the median
 #' distance between the inputs as in [rvm()]) starts the optimisation; the
@@ -34,7 +38,10 @@
 #' **Numerics.** `K_uu` is factorised with a jitter of `control$jitter`
 #' times the kernel variance; when that fails the jitter grows tenfold
 #' (up to 6 times) and each retry is counted in `jitter_events`. FITC's
-#' `diag(K_ff - Q_ff)` and all predictive variances are clamped at 0.
+#' `diag(K_ff - Q_ff)` is clamped at 0. Predictions use the stored Cholesky
+#' factors: with `a = L_uu^-1 k_u(x*)`, the latent variance is
+#' `(k(x*, x*) - |a|^2) + |L_B^-1 a|^2` (`k(x*, x*) - |L^-1 k(x, x*)|^2` for
+#' the exact GP), sums of squares that need no clamp.
 #' FITC's inducing points tend to collapse onto each other when they are
 #' optimised (Bauer et al. 2016), and its objective then keeps creeping up
 #' until `maxit`: a non-converged FITC fit is often still a usable one, but
@@ -106,13 +113,18 @@
 #'     over the whole fit.}
 #'   \item{jitter}{the base jitter (relative to the kernel variance).}
 #'   \item{x, y, scaling}{training data and input scaling.}
-#'   \item{centres, weights, var_matrix}{the predictor: the latent mean at x*
-#'     is `mean + k(x*, centres) weights`, its variance
-#'     `k(x*, x*) - k(x*, centres) var_matrix k(centres, x*)`; the centres are
-#'     the scaled inducing points (the scaled training inputs for exact).}
+#'   \item{centres, weights, chol, chol_b}{the predictor: the latent mean at
+#'     x* is `mean + k(x*, centres) weights`; `chol` is the lower Cholesky
+#'     factor `L_uu` of `K_uu` (jitter included) and `chol_b` that, `L_B`, of
+#'     `B = I + L_uu^-1 K_uf Lambda^-1 K_fu L_uu^-T`, both `m x m`; with
+#'     `a = L_uu^-1 k(centres, x*)` the latent variance is
+#'     `k(x*, x*) - |a|^2 + |L_B^-1 a|^2`. The centres are the scaled inducing
+#'     points. For exact fits the centres are the scaled training inputs,
+#'     `chol` is the factor of `K_ff + noise W^-1` (n x n: exact objects grow
+#'     as n^2), `chol_b` is `NULL` and the variance is
+#'     `k(x*, x*) - |L^-1 k(x, x*)|^2`.}
 #'   \item{pi_diag, pi_r}{diagonal of `(Q_ff + Lambda)^-1` and
 #'     `(Q_ff + Lambda)^-1 (y - mean)`, for [hatvalues()] and LOO residuals.}
-#'   Exact fits keep an n x n `var_matrix`, so their objects grow as n^2.
 #'   \item{qu_mean, qu_cov}{mean (without the constant mean) and covariance
 #'     of the posterior of the latent values at the inducing points (VFE's
 #'     q(u)); `NULL` for exact.}
@@ -187,20 +199,15 @@ sparse_gp.default <- function(x, y, kernel = kernel_gaussian(), inducing = 50, a
   if (!all(is.finite(rowSums(xs^2))))
     stop_arg("x", "is too large for squared distances in double precision; rescale it or use scale = TRUE.")
   kernel <- resolve_kernel(kernel, xs)
-  # Standard units: y centred (weighted mean) and divided by its
-  # (overflow-safe) sd; kernel variance, noise and the evidence are mapped
-  # back after the optimisation, so y + c shifts predictions by c and y * c
-  # scales them by c (variances by c^2).
-  size <- max(abs(y))
-  ybar <- if (size > 0) size * stats::weighted.mean(y / size, if (is.null(case_weights)) rep(1, n) else case_weights) else 0
-  r <- y - ybar
-  sy <- if (max(abs(r)) > 0) max(abs(r)) * stats::sd(r / max(abs(r))) else 0
-  if (!is.finite(sy) || !(sy > 0)) stop_arg("y", "is constant; there is nothing to fit.")
-  # the posterior is formed in the units of y: its variance must be a double
-  if (!is.finite(sy^2) || sy^2 < 1e-250)
-    stop_arg("y", sprintf("has variance %s, beyond what the posterior can hold in double precision; rescale it.",
-                          format(sy^2)))
-  r <- r / sy
+  # Standard units, as for every gaussian fit (standard_units.R): y centred
+  # by its weighted mean (the constant mean of the process) and divided by a
+  # robust, overflow-safe scale; kernel variance, noise and the evidence are
+  # mapped back after the optimisation, so y + c shifts predictions by c and
+  # y * c scales them by c (variances by c^2).
+  std <- gp_standard_units(y, case_weights)
+  ybar <- std$shift
+  sy <- std$scale
+  r <- std$r
   vy <- stats::var(r)
   if (!is.null(noise)) noise <- noise / sy^2
   if (optimize == "none") kernel$variance <- kernel$variance / sy^2
@@ -234,6 +241,8 @@ sparse_gp.default <- function(x, y, kernel = kernel_gaussian(), inducing = 50, a
 #'   of inputs parameters and can need over a thousand iterations (Boston
 #'   housing, 13 inputs, m = 30: 1111).
 #' @param verbose Print [stats::optim()]'s progress (every 10 iterations)?
+#'   The values printed are the objective minus its value at the start (in
+#'   standard units), which is what L-BFGS-B minimises.
 #' @param jitter Jitter added to the diagonal of `K_uu`, relative to the
 #'   kernel variance; it grows tenfold on a failed factorisation.
 #' @param noise_lower The estimated noise variance is bounded below by
@@ -379,10 +388,16 @@ gp_optimise <- function(xs, r, Z, wt, kernel, start, approx, optimize, fixed_noi
              rep(-Inf, length(theta0) - n_hyper))
   upper <- c(start$log_width + log(1e4), log(vy) + log(1e6), if (est_noise) log(vy) + log(1e3),
              rep(Inf, length(theta0) - n_hyper))
+  # L-BFGS-B stops on a reduction of f relative to |f|, and f carries an
+  # arbitrary constant (n log of the standard units' scale): every run
+  # minimises f - f(start) instead, which is the same in any units, so where
+  # it stops depends on neither the scale chosen nor the units of y.
+  f_ref <- fns$fn(pmin(pmax(theta0, lower), upper))
+  fn <- function(theta) fns$fn(theta) - f_ref
   one_run <- function(theta) {
     theta <- pmin(pmax(theta, lower), upper)
     res <- tryCatch(
-      stats::optim(theta, fns$fn, fns$gr, method = "L-BFGS-B", lower = lower, upper = upper,
+      stats::optim(theta, fn, fns$gr, method = "L-BFGS-B", lower = lower, upper = upper,
                    control = list(maxit = control$maxit, factr = control$factr, pgtol = control$pgtol,
                                   trace = if (control$verbose) 1L else 0L, REPORT = 10L)),
       error = function(e) stop("the sparse GP optimisation failed: ", conditionMessage(e), call. = FALSE))
@@ -394,11 +409,11 @@ gp_optimise <- function(xs, r, Z, wt, kernel, start, approx, optimize, fixed_noi
     theta[seq_len(n_hyper)] <- theta[seq_len(n_hyper)] + stats::rnorm(n_hyper)
     runs[[k + 1L]] <- one_run(theta)
   }
-  values <- vapply(runs, function(o) o$value, numeric(1))
+  values <- vapply(runs, function(o) o$value, numeric(1)) + f_ref
   best <- runs[[which.min(values)]]
   message <- if (best$convergence == 1L) sprintf("iteration limit maxit = %d reached", control$maxit)
              else best$message %||% ""
-  list(par = fns$unpack(best$par), value = best$value, converged = best$convergence == 0L, counts = best$counts,
+  list(par = fns$unpack(best$par), value = best$value + f_ref, converged = best$convergence == 0L, counts = best$counts,
        message = message, restart_values = values, jitter_events = fns$jitter_events(),
        code = best$convergence, noise_estimated = est_noise)
 }
@@ -408,7 +423,7 @@ new_sparse_gp <- function(opt, x, xs, y, wt, ybar, scaling, approx, optimize, co
   noise <- opt$par$noise
   Z <- opt$par$Z
   zz <- if (is.null(Z)) matrix(0, 0, ncol(xs)) else Z
-  post <- .sb_gp_posterior(unclass(kernel), noise, xs, y - ybar, zz, wt, approx, control$jitter)
+  post <- .sb_gp_posterior(unclass(kernel), noise, xs, y - ybar, zz, wt, approx, control$jitter)  # one factorisation
   inducing <- NULL
   if (!is.null(Z)) {
     inducing <- if (is.null(scaling)) Z else sweep(sweep(Z, 2L, scaling$scale, "*"), 2L, scaling$center, "+")
@@ -424,7 +439,8 @@ new_sparse_gp <- function(opt, x, xs, y, wt, ybar, scaling, approx, optimize, co
               restart_values = -opt$restart_values,
               jitter_events = opt$jitter_events + post$jitter_events, x = x, y = y, scaling = scaling,
               centres = if (is.null(Z)) xs else Z, weights = as.numeric(post$weights),
-              var_matrix = post$var_matrix, pi_diag = as.numeric(post$pi_diag), pi_r = as.numeric(post$pi_r),
+              chol = post$chol, chol_b = if (is.null(Z)) NULL else post$chol_b,
+              pi_diag = as.numeric(post$pi_diag), pi_r = as.numeric(post$pi_r),
               qu_mean = if (is.null(Z)) NULL else as.numeric(post$qu_mean),
               qu_cov = if (is.null(Z)) NULL else post$qu_cov, jitter = control$jitter)
   class(fit) <- c("sb_sparse_gp", "sparsebayes")
@@ -434,19 +450,38 @@ new_sparse_gp <- function(opt, x, xs, y, wt, ybar, scaling, approx, optimize, co
   fit
 }
 
+# The response in standard units through standard_units() (the helper of
+# every gaussian fit): the shift is the weighted mean (a constant "column"
+# const = c(1, 1): the GP's constant mean), the scale robust_scale() of
+# sqrt(w) (y - shift). Case weights stay out of r: the GP carries them as
+# noise / w_i. Stops on a constant y and on a scale whose square is not a
+# double (the posterior is formed in the units of y).
+gp_standard_units <- function(y, weights) {
+  if (all(y == y[1L])) stop_arg("y", "is constant; there is nothing to fit.")
+  st <- standard_units(NULL, y, weights = weights, const = c(1, 1))
+  r <- y - st$shift
+  if (!any(r != 0)) stop_arg("y", "is constant; there is nothing to fit.")
+  if (!is.finite(st$scale^2) || st$scale^2 < 1e-250)
+    stop_arg("y", sprintf("has variance %s, beyond what the posterior can hold in double precision; rescale it.",
+                          format(st$scale^2)))
+  list(shift = st$shift, scale = st$scale, r = r / st$scale)
+}
+
 # Latent mean and variance (or covariance) at inputs x in the original
-# units; rows with NA give NA.
-gp_latent <- function(object, x, full_cov = FALSE) {
+# units, from the stored Cholesky factors (sparse_gp_predict in C++); rows
+# with NA give NA.
+gp_latent <- function(object, x, full_cov = FALSE, variance = TRUE) {
   xs <- apply_scaling(x, object$scaling)
   ok <- stats::complete.cases(xs)
   mean <- var <- rep(NA_real_, nrow(xs))
   cov <- NULL
   if (any(ok)) {
-    Ks <- kernel_design(object$kernel, xs[ok, , drop = FALSE], object$centres)
-    mean[ok] <- object$mean + drop(Ks %*% object$weights)
-    KV <- Ks %*% object$var_matrix
-    var[ok] <- pmax(object$kernel$variance - rowSums(KV * Ks), 0)
-    if (full_cov) cov <- kernel_design(object$kernel, xs[ok, , drop = FALSE], xs[ok, , drop = FALSE]) - KV %*% t(Ks)
+    chol_b <- if (is.null(object$chol_b)) matrix(0, 0, 0) else object$chol_b
+    p <- .sb_gp_predict(unclass(object$kernel), object$centres, object$weights, object$chol, chol_b,
+                        xs[ok, , drop = FALSE], variance, full_cov)
+    mean[ok] <- object$mean + as.numeric(p$mean)
+    if (variance || full_cov) var[ok] <- as.numeric(p$var)
+    if (full_cov) cov <- p$cov
   }
   list(mean = mean, var = var, cov = cov)
 }

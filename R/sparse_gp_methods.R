@@ -17,7 +17,8 @@
 #' @details The predictive distribution of f at x* is Gaussian with mean
 #'   `mean + K_*u (K_uu + K_uf Lambda^-1 K_fu)^-1 K_uf Lambda^-1 (y - mean)`
 #'   and variance `k** - Q_** + K_*u (K_uu + K_uf Lambda^-1 K_fu)^-1 K_u*`
-#'   (the exact GP's with K_ff for exact fits), clamped at 0.
+#'   (the exact GP's with K_ff for exact fits), computed from the stored
+#'   Cholesky factors as sums of squares (see [sparse_gp()], Numerics).
 #' @return As [stats::predict.lm()]: a vector of predictions, or with an
 #'   interval a matrix with columns `fit`, `lwr`, `upr`; with `se.fit = TRUE`
 #'   a list with `fit`, `se.fit`, `df` (`Inf`) and `residual.scale` (the
@@ -33,7 +34,7 @@ predict.sb_sparse_gp <- function(object, newdata = NULL, se.fit = FALSE,
   want_var <- se.fit || interval != "none"
   if (is.null(newdata) && !want_var) return(pad_training(object, object$fitted.values))
   x <- if (is.null(newdata)) object$x else new_inputs(object, newdata)
-  lat <- gp_latent(object, x)
+  lat <- gp_latent(object, x, variance = want_var)
   fit <- lat$mean + prediction_offset(object, newdata, offset, nrow(x))
   if (!want_var) return(fit)
   out <- gaussian_prediction(fit, sqrt(lat$var), object$noise, se.fit, interval, level)

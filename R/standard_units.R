@@ -89,19 +89,12 @@ standard_units <- function(Phi, y, weights = NULL, offset = NULL, const = NULL, 
        n_effective = if (!is.null(weights) && !robust) sum(w[keep]) else -1)
 }
 
-# The solvers' N for the shared noise update: the sum of prior weights.
-with_n_effective <- function(settings, st) {
-  if (!is.null(st) && st$n_effective > 0) settings$n_effective <- st$n_effective
-  settings
-}
-
 # A fixed noise variance in the caller's units, in standard units (-1: none).
 fixed_noise_std <- function(noise_variance, st) {
   if (is.null(noise_variance) || noise_variance <= 0) -1 else noise_variance / st$scale^2
 }
 
-# Maps a solver result `res` (fields mu, Sigma, relevant, alpha, beta
-# and/or lambda, fitted, log_ml, log_posterior, trace, path) back to the
+# Maps a solver result `res` (fields mu, Sigma, relevant, alpha, lambda, fitted, log_ml, log_posterior, trace, path) back to the
 # caller's units; `Phi` is the full basis in the caller's units (NULL for
 # the wavelet shortcut, whose fitted values are mapped instead).
 caller_units <- function(res, st, Phi) {
@@ -111,16 +104,13 @@ caller_units <- function(res, st, Phi) {
   mu <- as.numeric(res$mu) * s
   Sigma <- as.matrix(res$Sigma) * v
   res$alpha <- as.numeric(res$alpha) / v
-  if (!is.null(res$beta)) res$beta <- res$beta / v
-  if (length(res$lambda)) {
-    lam <- as.numeric(res$lambda) * v
-    if (length(lam) > 1L) {
-      full <- rep(Inf, st$n)
-      full[st$keep] <- lam / st$sw^2
-      lam <- full
-    }
-    res$lambda <- lam
+  lam <- as.numeric(res$lambda) * v
+  if (length(lam) > 1L) {
+    full <- rep(Inf, st$n)
+    full[st$keep] <- lam / st$sw^2
+    lam <- full
   }
+  res$lambda <- lam
   j <- as.integer(st$const[1L])
   if (j > 0L) {
     k <- match(j, relevant)
@@ -128,9 +118,7 @@ caller_units <- function(res, st, Phi) {
       # Pruned in standard units: the column carries the centring alone, an
       # unpenalised intercept (alpha 0) estimated by the weighted mean, with
       # variance 1 / sum(value^2 / lambda_i), uncorrelated with the others.
-      noise <- if (length(res$lambda) > 1L) res$lambda
-               else rep(if (length(res$lambda)) res$lambda else 1 / res$beta, st$n) /
-                      (if (is.null(st$weights)) 1 else st$weights)
+      noise <- if (length(lam) > 1L) lam else rep(lam, st$n) / (st$weights %||% 1)
       relevant <- c(relevant, j)
       mu <- c(mu, 0)
       Sigma <- rbind(cbind(Sigma, 0), 0)
@@ -153,7 +141,7 @@ caller_units <- function(res, st, Phi) {
     if (st$n_effective <= 0) return(0)
     -(st$n_effective - sum(st$keep)) * log(2 * pi * noise) / 2 - sum(log(st$sw^2)) / 2
   }
-  final_noise <- if (length(res$lambda)) mean(res$lambda) else 1 / res$beta
+  final_noise <- mean(lam[is.finite(lam)])
   res$log_ml <- res$log_ml + st$log_jacobian + replicate_term(final_noise)
   if (!is.null(res$log_posterior)) res$log_posterior <- res$log_posterior + st$log_jacobian + replicate_term(final_noise)
   res$trace$noise <- res$trace$noise * v

@@ -10,33 +10,27 @@ args <- commandArgs(trailingOnly = TRUE)
 cases <- if (length(args)) args else c("small", "sinc", "mcycle", "big")
 time_cap <- as.numeric(Sys.getenv("SB_TIME_CAP", "300"))  # strict runs: seconds per fit
 
-strict_rvm <- rvm_control(max_iterations = 1e6, min_delta_log_alpha = 1e-8, min_delta_log_beta = 1e-10,
-                          tolerance = 1e-10, time_limit = time_cap)
-strict_ard <- ard_control(max_iterations = 1e6, tolerance = 1e-9, lambda_min = 1e-8, time_limit = time_cap)
+# One control class serves every solver, so a strict control carries the
+# fast solver's settings (min_delta_log_alpha) and the batch solvers' alike.
 # Per-sample noise: the evidence grows without bound as single lambda_i go to
 # zero (the fit interpolates those points), so the floor lambda_min = 0.05 s^2
 # is part of the objective there and the strict runs keep it.
-strict_ard_sample <- ard_control(max_iterations = 1e6, tolerance = 1e-9, time_limit = time_cap)
-
-# The fast solver reads rvm_control() for its own settings and ard_control()
-# for per-sample noise; one `control` cannot carry both, so strict fast runs
-# take the strict rvm_control() through the internal converter.
-with_strict_fast <- function(expr) {
-  ns <- asNamespace("sparsebayes")
-  old <- get("rvm_control_of", ns)
-  utils::assignInNamespace("rvm_control_of", function(control) strict_rvm, "sparsebayes")
-  on.exit(utils::assignInNamespace("rvm_control_of", old, "sparsebayes"))
-  expr
+strict_of <- function(maker, noise) {
+  s <- list(max_iterations = 1e6, min_delta_log_alpha = 1e-8, min_delta_log_beta = 1e-10, tolerance = 1e-9,
+            time_limit = time_cap)
+  if (noise == "shared") s$lambda_min <- 1e-8
+  do.call(maker, s)
 }
 
-# One fit: solver "mackay" is the classic shared-noise rvm() solver,
-# "mackay-joint" the joint-ARD MacKay rule (ard(), rvm(noise = "sample")).
+# One fit: solver "mackay" is rvm(method = "mackay") with shared noise,
+# "mackay-joint" ard(method = "mackay") and rvm(noise = "sample").
 # On a feature basis "mackay" and "fast-rvm" run through rvm(basis = cbind(1, X)),
 # whose intercept is a free (alpha = 0) column: a different model from ard()'s
 # (intercept with its own precision), so they are compared with each other.
 fit_one <- function(case, solver, noise, strict) {
   m <- sub("-joint|-rvm", "", solver)
-  ctl <- if (strict) (if (solver == "mackay") strict_rvm else if (noise == "sample") strict_ard_sample else strict_ard)
+  ctl <- if (strict) strict_of(if (solver %in% c("mackay", "fast-rvm") || case$kind == "kernel") rvm_control
+                               else ard_control, noise)
   run <- function() {
     if (case$kind == "feature") {
       if (solver %in% c("mackay", "fast-rvm"))
@@ -46,7 +40,7 @@ fit_one <- function(case, solver, noise, strict) {
       rvm(case$x, case$y, method = m, noise = noise, control = ctl)
     }
   }
-  t <- system.time(f <- suppressWarnings(if (strict && m == "fast") with_strict_fast(run()) else run()))[["elapsed"]]
+  t <- system.time(f <- suppressWarnings(run()))[["elapsed"]]
   data.frame(case = case$name, solver = solver, noise = noise, controls = if (strict) "strict" else "default",
              logLik = f$logLik, relevant = length(f$relevant), noise_sd = sqrt(mean(f$lambda)),
              iterations = f$iterations, converged = f$converged, time = t)

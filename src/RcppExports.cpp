@@ -26,19 +26,17 @@ BEGIN_RCPP
 END_RCPP
 }
 // sb_fit
-Rcpp::List sb_fit(Eigen::Map<Eigen::MatrixXd> Phi, Eigen::Map<Eigen::VectorXd> t, std::string likelihood, std::string method, Rcpp::List control, double fixed_noise, int verbose);
-RcppExport SEXP _sparsebayes_sb_fit(SEXP PhiSEXP, SEXP tSEXP, SEXP likelihoodSEXP, SEXP methodSEXP, SEXP controlSEXP, SEXP fixed_noiseSEXP, SEXP verboseSEXP) {
+Rcpp::List sb_fit(Eigen::Map<Eigen::MatrixXd> Phi, Eigen::Map<Eigen::VectorXd> t, std::string likelihood, Rcpp::List problem, Rcpp::List control);
+RcppExport SEXP _sparsebayes_sb_fit(SEXP PhiSEXP, SEXP tSEXP, SEXP likelihoodSEXP, SEXP problemSEXP, SEXP controlSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
     Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type Phi(PhiSEXP);
     Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type t(tSEXP);
     Rcpp::traits::input_parameter< std::string >::type likelihood(likelihoodSEXP);
-    Rcpp::traits::input_parameter< std::string >::type method(methodSEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type problem(problemSEXP);
     Rcpp::traits::input_parameter< Rcpp::List >::type control(controlSEXP);
-    Rcpp::traits::input_parameter< double >::type fixed_noise(fixed_noiseSEXP);
-    Rcpp::traits::input_parameter< int >::type verbose(verboseSEXP);
-    rcpp_result_gen = Rcpp::wrap(sb_fit(Phi, t, likelihood, method, control, fixed_noise, verbose));
+    rcpp_result_gen = Rcpp::wrap(sb_fit(Phi, t, likelihood, problem, control));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -71,17 +69,16 @@ BEGIN_RCPP
 END_RCPP
 }
 // sb_fit_wavelet
-Rcpp::List sb_fit_wavelet(Eigen::Map<Eigen::VectorXd> t, std::string family, Rcpp::List control, double fixed_noise, int verbose);
-RcppExport SEXP _sparsebayes_sb_fit_wavelet(SEXP tSEXP, SEXP familySEXP, SEXP controlSEXP, SEXP fixed_noiseSEXP, SEXP verboseSEXP) {
+Rcpp::List sb_fit_wavelet(Eigen::Map<Eigen::VectorXd> t, std::string family, Rcpp::List problem, Rcpp::List control);
+RcppExport SEXP _sparsebayes_sb_fit_wavelet(SEXP tSEXP, SEXP familySEXP, SEXP problemSEXP, SEXP controlSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
     Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type t(tSEXP);
     Rcpp::traits::input_parameter< std::string >::type family(familySEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type problem(problemSEXP);
     Rcpp::traits::input_parameter< Rcpp::List >::type control(controlSEXP);
-    Rcpp::traits::input_parameter< double >::type fixed_noise(fixed_noiseSEXP);
-    Rcpp::traits::input_parameter< int >::type verbose(verboseSEXP);
-    rcpp_result_gen = Rcpp::wrap(sb_fit_wavelet(t, family, control, fixed_noise, verbose));
+    rcpp_result_gen = Rcpp::wrap(sb_fit_wavelet(t, family, problem, control));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -118,23 +115,6 @@ BEGIN_RCPP
     Rcpp::RNGScope rcpp_rngScope_gen;
     Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
     rcpp_result_gen = Rcpp::wrap(sb_all_finite(x));
-    return rcpp_result_gen;
-END_RCPP
-}
-// sb_ard_fit
-Rcpp::List sb_ard_fit(Eigen::Map<Eigen::MatrixXd> X, Eigen::Map<Eigen::VectorXd> y, std::string method, bool per_sample, std::string form, Rcpp::List control, int verbose);
-RcppExport SEXP _sparsebayes_sb_ard_fit(SEXP XSEXP, SEXP ySEXP, SEXP methodSEXP, SEXP per_sampleSEXP, SEXP formSEXP, SEXP controlSEXP, SEXP verboseSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type X(XSEXP);
-    Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type y(ySEXP);
-    Rcpp::traits::input_parameter< std::string >::type method(methodSEXP);
-    Rcpp::traits::input_parameter< bool >::type per_sample(per_sampleSEXP);
-    Rcpp::traits::input_parameter< std::string >::type form(formSEXP);
-    Rcpp::traits::input_parameter< Rcpp::List >::type control(controlSEXP);
-    Rcpp::traits::input_parameter< int >::type verbose(verboseSEXP);
-    rcpp_result_gen = Rcpp::wrap(sb_ard_fit(X, y, method, per_sample, form, control, verbose));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -175,19 +155,37 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// sb_gp_predict
+Rcpp::List sb_gp_predict(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> centres, Eigen::Map<Eigen::VectorXd> weights, Eigen::Map<Eigen::MatrixXd> chol, Eigen::Map<Eigen::MatrixXd> chol_b, Eigen::Map<Eigen::MatrixXd> x, bool variance, bool full_cov);
+RcppExport SEXP _sparsebayes_sb_gp_predict(SEXP kernelSEXP, SEXP centresSEXP, SEXP weightsSEXP, SEXP cholSEXP, SEXP chol_bSEXP, SEXP xSEXP, SEXP varianceSEXP, SEXP full_covSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::List >::type kernel(kernelSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type centres(centresSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type weights(weightsSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type chol(cholSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type chol_b(chol_bSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type x(xSEXP);
+    Rcpp::traits::input_parameter< bool >::type variance(varianceSEXP);
+    Rcpp::traits::input_parameter< bool >::type full_cov(full_covSEXP);
+    rcpp_result_gen = Rcpp::wrap(sb_gp_predict(kernel, centres, weights, chol, chol_b, x, variance, full_cov));
+    return rcpp_result_gen;
+END_RCPP
+}
 
 static const R_CallMethodDef CallEntries[] = {
     {"_sparsebayes_sb_kernel_design", (DL_FUNC) &_sparsebayes_sb_kernel_design, 4},
-    {"_sparsebayes_sb_fit", (DL_FUNC) &_sparsebayes_sb_fit, 7},
+    {"_sparsebayes_sb_fit", (DL_FUNC) &_sparsebayes_sb_fit, 5},
     {"_sparsebayes_sb_laplace_mode", (DL_FUNC) &_sparsebayes_sb_laplace_mode, 4},
     {"_sparsebayes_sb_optimal_alpha", (DL_FUNC) &_sparsebayes_sb_optimal_alpha, 4},
-    {"_sparsebayes_sb_fit_wavelet", (DL_FUNC) &_sparsebayes_sb_fit_wavelet, 5},
+    {"_sparsebayes_sb_fit_wavelet", (DL_FUNC) &_sparsebayes_sb_fit_wavelet, 4},
     {"_sparsebayes_sb_wavelet_columns", (DL_FUNC) &_sparsebayes_sb_wavelet_columns, 3},
     {"_sparsebayes_sb_dwt", (DL_FUNC) &_sparsebayes_sb_dwt, 2},
     {"_sparsebayes_sb_all_finite", (DL_FUNC) &_sparsebayes_sb_all_finite, 1},
-    {"_sparsebayes_sb_ard_fit", (DL_FUNC) &_sparsebayes_sb_ard_fit, 7},
     {"_sparsebayes_sb_gp_objective", (DL_FUNC) &_sparsebayes_sb_gp_objective, 9},
     {"_sparsebayes_sb_gp_posterior", (DL_FUNC) &_sparsebayes_sb_gp_posterior, 8},
+    {"_sparsebayes_sb_gp_predict", (DL_FUNC) &_sparsebayes_sb_gp_predict, 8},
     {NULL, NULL, 0}
 };
 

@@ -1,4 +1,5 @@
-// Thin Rcpp glue: R objects <-> Eigen, core exceptions -> R errors.
+// Thin Rcpp glue: R objects <-> Eigen. The core's exceptions become R errors
+// in the Rcpp wrappers (RcppExports.cpp), so no entry needs a catch of its own.
 // All modelling logic lives in inst/include/sparsebayes/.
 #include <RcppEigen.h>
 
@@ -14,36 +15,57 @@
 
 namespace {
 
-sparsebayes::SolverOptions as_options(const Rcpp::List& c) {
+template <typename T>
+T setting(const Rcpp::List& list, const char* name) {
+  if (!list.containsElementNamed(name)) Rcpp::stop("internal: the solver settings lack '%s'", name);
+  return Rcpp::as<T>(list[name]);
+}
+
+// The problem (made by R's fit_basis()) and the control (an sb_control) as
+// the core's options: every field by the name it has in R.
+sparsebayes::SolverOptions as_options(const Rcpp::List& p, const Rcpp::List& c) {
   sparsebayes::SolverOptions o;
-  o.max_iterations = Rcpp::as<int>(c["max_iterations"]);
-  o.time_limit = Rcpp::as<double>(c["time_limit"]);
-  o.zero_factor = Rcpp::as<double>(c["zero_factor"]);
-  o.min_delta_log_alpha = Rcpp::as<double>(c["min_delta_log_alpha"]);
-  o.min_delta_log_beta = Rcpp::as<double>(c["min_delta_log_beta"]);
-  o.priority_addition = Rcpp::as<bool>(c["priority_addition"]);
-  o.priority_deletion = Rcpp::as<bool>(c["priority_deletion"]);
-  o.beta_update_start = Rcpp::as<int>(c["noise_update_start"]);
-  o.beta_update_frequency = Rcpp::as<int>(c["noise_update_frequency"]);
-  o.beta_max_factor = Rcpp::as<double>(c["beta_max_factor"]);
-  o.alignment_test = Rcpp::as<bool>(c["alignment_test"]);
-  o.alignment_max = Rcpp::as<double>(c["alignment_max"]);
-  o.tolerance = Rcpp::as<double>(c["tolerance"]);
-  o.smoothness = Rcpp::as<double>(c["smoothness"]);
-  o.noise_shape = Rcpp::as<double>(c["noise_shape"]);
-  o.noise_scale = Rcpp::as<double>(c["noise_scale"]);
-  o.alpha_max = Rcpp::as<double>(c["alpha_max"]);
-  if (c.containsElementNamed("n_effective")) o.n_effective = Rcpp::as<double>(c["n_effective"]);
-  if (c.containsElementNamed("per_sample_noise")) {  // joint ARD settings (fast solver, per-sample noise)
-    o.per_sample_noise = Rcpp::as<bool>(c["per_sample_noise"]);
-    o.per_sample_start = Rcpp::as<int>(c["per_sample_start"]);
-    o.lambda_min = Rcpp::as<double>(c["lambda_min"]);
-    o.lambda_max = Rcpp::as<double>(c["lambda_max"]);
-    o.eta_lambda = Rcpp::as<double>(c["eta_lambda"]);
-    o.per_sample_tolerance = Rcpp::as<double>(c["per_sample_tolerance"]);
-  }
-  if (c.containsElementNamed("case_weights")) o.case_weights = Rcpp::as<Eigen::VectorXd>(c["case_weights"]);
-  if (c.containsElementNamed("offset")) o.offset = Rcpp::as<Eigen::VectorXd>(c["offset"]);
+  o.method = setting<std::string>(p, "method");
+  o.per_sample = setting<bool>(p, "per_sample");
+  o.form = setting<std::string>(p, "form");
+  o.smoothness = setting<double>(p, "smoothness");
+  o.fixed_noise = setting<double>(p, "fixed_noise");
+  o.n_effective = setting<double>(p, "n_effective");
+  o.case_weights = setting<Eigen::VectorXd>(p, "case_weights");
+  o.offset = setting<Eigen::VectorXd>(p, "offset");
+  o.max_iterations = setting<int>(c, "max_iterations");
+  o.time_limit = setting<double>(c, "time_limit");
+  o.tolerance = setting<double>(c, "tolerance");
+  o.init_lambda = setting<double>(c, "init_lambda");
+  o.lambda_min = setting<double>(c, "lambda_min");
+  o.lambda_max = setting<double>(c, "lambda_max");
+  o.damping_lambda = setting<double>(c, "damping_lambda");
+  o.warm_start = setting<int>(c, "warm_start");
+  o.min_delta_log_alpha = setting<double>(c, "min_delta_log_alpha");
+  o.min_delta_log_beta = setting<double>(c, "min_delta_log_beta");
+  o.priority_addition = setting<bool>(c, "priority_addition");
+  o.priority_deletion = setting<bool>(c, "priority_deletion");
+  o.noise_update_start = setting<int>(c, "noise_update_start");
+  o.noise_update_frequency = setting<int>(c, "noise_update_frequency");
+  o.beta_max_factor = setting<double>(c, "beta_max_factor");
+  o.alignment_test = setting<bool>(c, "alignment_test");
+  o.alignment_max = setting<double>(c, "alignment_max");
+  o.zero_factor = setting<double>(c, "zero_factor");
+  o.noise_shape = setting<double>(c, "noise_shape");
+  o.noise_scale = setting<double>(c, "noise_scale");
+  o.patience = setting<int>(c, "patience");
+  o.alpha_min = setting<double>(c, "alpha_min");
+  o.alpha_max = setting<double>(c, "alpha_max");
+  o.damping_alpha = setting<double>(c, "damping_alpha");
+  o.noise_every = setting<int>(c, "noise_every");
+  o.init_alpha = setting<double>(c, "init_alpha");
+  o.fixed_alpha = setting<double>(c, "fixed_alpha");
+  o.studentized = setting<bool>(c, "studentized");
+  o.studentized_power = setting<double>(c, "studentized_power");
+  o.learning_rate = setting<double>(c, "learning_rate");
+  o.admm_iterations = setting<int>(c, "admm_iterations");
+  o.admm_tolerance = setting<double>(c, "admm_tolerance");
+  o.path_max = setting<int>(c, "path_max");
   return o;
 }
 
@@ -52,28 +74,35 @@ Rcpp::List as_list(const sparsebayes::FitResult& r) {
   for (std::size_t k = 0; k < r.relevant.size(); ++k) relevant[k] = static_cast<int>(r.relevant[k]) + 1;
   const std::size_t T = r.trace.size();
   Rcpp::NumericVector tr_ll(T), tr_noise(T);
-  Rcpp::IntegerVector tr_n(T), tr_action(T);
+  Rcpp::IntegerVector tr_it(T), tr_n(T), tr_action(T);
   for (std::size_t i = 0; i < T; ++i) {
+    tr_it[i] = r.trace[i].iteration;
     tr_ll[i] = r.trace[i].log_ml;
     tr_n[i] = r.trace[i].n_relevant;
     tr_noise[i] = r.trace[i].noise_variance;
     tr_action[i] = r.trace[i].action;
   }
+  Rcpp::IntegerVector path_it(r.path_iteration.begin(), r.path_iteration.end());
   return Rcpp::List::create(
       Rcpp::Named("relevant") = relevant, Rcpp::Named("mu") = r.mu, Rcpp::Named("Sigma") = r.Sigma,
-      Rcpp::Named("alpha") = r.alpha, Rcpp::Named("beta") = r.beta, Rcpp::Named("log_ml") = r.log_ml,
-      Rcpp::Named("log_posterior") = r.log_posterior, Rcpp::Named("fitted") = r.fitted, Rcpp::Named("iterations") = r.iterations,
-      Rcpp::Named("converged") = r.converged, Rcpp::Named("jitter_events") = r.jitter_events,
-      Rcpp::Named("mode_converged") = r.mode_converged, Rcpp::Named("lambda") = r.lambda,
-      Rcpp::Named("trace") = Rcpp::List::create(Rcpp::Named("logLik") = tr_ll, Rcpp::Named("relevant") = tr_n,
-                                                Rcpp::Named("noise") = tr_noise, Rcpp::Named("action") = tr_action));
+      Rcpp::Named("alpha") = r.alpha, Rcpp::Named("lambda") = r.lambda, Rcpp::Named("log_ml") = r.log_ml,
+      Rcpp::Named("log_posterior") = r.log_posterior, Rcpp::Named("fitted") = r.fitted,
+      Rcpp::Named("iterations") = r.iterations, Rcpp::Named("converged") = r.converged,
+      Rcpp::Named("jitter_events") = r.jitter_events, Rcpp::Named("mode_converged") = r.mode_converged,
+      Rcpp::Named("trace") = Rcpp::List::create(Rcpp::Named("iteration") = tr_it, Rcpp::Named("logLik") = tr_ll,
+                                                Rcpp::Named("relevant") = tr_n, Rcpp::Named("noise") = tr_noise,
+                                                Rcpp::Named("action") = tr_action),
+      Rcpp::Named("path") = Rcpp::List::create(Rcpp::Named("iteration") = path_it,
+                                               Rcpp::Named("alpha") = r.path_alpha,
+                                               Rcpp::Named("lambda") = r.path_lambda));
 }
 
 sparsebayes::Progress make_progress(int verbose) {
-  return [verbose](int it, const sparsebayes::TraceRow& row) {
-    if (verbose > 0 && (it <= 1 || it % verbose == 0))
-      Rprintf("iteration %5d  log objective %.6g  relevant %d  noise sd %.4g\n", it, row.log_ml, row.n_relevant,
-              std::sqrt(row.noise_variance));
+  if (verbose <= 0) return nullptr;
+  return [verbose](const sparsebayes::TraceRow& row) {
+    if (row.iteration <= 1 || row.iteration % verbose == 0)
+      Rprintf("iteration %5d  log objective %.6g  relevant %d  noise sd %.4g\n", row.iteration, row.log_ml,
+              row.n_relevant, std::sqrt(row.noise_variance));
   };
 }
 
@@ -84,31 +113,24 @@ sparsebayes::Progress make_progress(int verbose) {
 // [[Rcpp::export(.sb_kernel_design)]]
 Rcpp::NumericMatrix sb_kernel_design(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x, Eigen::Map<Eigen::MatrixXd> z,
                                      bool bias) {
-  try {
-    RInterruptScope interrupts;
-    const sparsebayes::Kernel k = as_kernel(kernel);
-    // Not zero-filled: the core writes every entry, block by block with interrupt checks.
-    Rcpp::NumericMatrix out = Rcpp::no_init_matrix(x.rows(), z.rows() + (bias ? 1 : 0));
-    Eigen::Map<Eigen::MatrixXd> K(out.begin(), out.nrow(), out.ncol());
-    if (bias) K.col(0).setOnes();
-    sparsebayes::fill_kernel_matrix(k, x, z, K, bias ? 1 : 0);
-    return out;
-  } catch (const std::exception& e) {
-    Rcpp::stop(e.what());
-  }
+  RInterruptScope interrupts;
+  const sparsebayes::Kernel k = as_kernel(kernel);
+  // Not zero-filled: the core writes every entry, block by block with interrupt checks.
+  Rcpp::NumericMatrix out = Rcpp::no_init_matrix(x.rows(), z.rows() + (bias ? 1 : 0));
+  Eigen::Map<Eigen::MatrixXd> K(out.begin(), out.nrow(), out.ncol());
+  if (bias) K.col(0).setOnes();
+  sparsebayes::fill_kernel_matrix(k, x, z, K, bias ? 1 : 0);
+  return out;
 }
 
+// Every fit of rvm() and ard(): the basis, the targets (gaussian: in
+// standard units), the problem and the control settings.
 // [[Rcpp::export(.sb_fit)]]
 Rcpp::List sb_fit(Eigen::Map<Eigen::MatrixXd> Phi, Eigen::Map<Eigen::VectorXd> t, std::string likelihood,
-                  std::string method, Rcpp::List control, double fixed_noise, int verbose) {
-  try {
-    RInterruptScope interrupts;
-    sparsebayes::SolverOptions opt = as_options(control);
-    opt.fixed_noise = fixed_noise;
-    return as_list(sparsebayes::fit_model(Phi, t, likelihood, method, opt, make_progress(verbose)));
-  } catch (const std::exception& e) {
-    Rcpp::stop(e.what());
-  }
+                  Rcpp::List problem, Rcpp::List control) {
+  RInterruptScope interrupts;
+  const sparsebayes::SolverOptions opt = as_options(problem, control);
+  return as_list(sparsebayes::fit_model(Phi, t, likelihood, opt, make_progress(setting<int>(control, "verbose"))));
 }
 
 // The Laplace posterior mode for fixed precisions; exported for the tests
@@ -116,17 +138,13 @@ Rcpp::List sb_fit(Eigen::Map<Eigen::MatrixXd> Phi, Eigen::Map<Eigen::VectorXd> t
 // [[Rcpp::export(.sb_laplace_mode)]]
 Rcpp::List sb_laplace_mode(Eigen::Map<Eigen::MatrixXd> Phi, Eigen::Map<Eigen::VectorXd> t, std::string likelihood,
                            Eigen::Map<Eigen::VectorXd> alpha) {
-  try {
-    RInterruptScope interrupts;
-    int jitter = 0;
-    const sparsebayes::LaplacePosterior lp = sparsebayes::laplace_mode(
-        sparsebayes::likelihood_from_name(likelihood), Phi, t, alpha, Eigen::VectorXd::Zero(Phi.cols()), jitter);
-    return Rcpp::List::create(Rcpp::Named("mu") = lp.post.mu, Rcpp::Named("Sigma") = lp.post.Sigma,
-                              Rcpp::Named("converged") = lp.converged,
-                              Rcpp::Named("log_evidence") = sparsebayes::laplace_log_evidence(lp, alpha));
-  } catch (const std::exception& e) {
-    Rcpp::stop(e.what());
-  }
+  RInterruptScope interrupts;
+  int jitter = 0;
+  const sparsebayes::LaplacePosterior lp = sparsebayes::laplace_mode(
+      sparsebayes::likelihood_from_name(likelihood), Phi, t, alpha, Eigen::VectorXd::Zero(Phi.cols()), jitter);
+  return Rcpp::List::create(Rcpp::Named("mu") = lp.post.mu, Rcpp::Named("Sigma") = lp.post.Sigma,
+                            Rcpp::Named("converged") = lp.converged,
+                            Rcpp::Named("log_evidence") = sparsebayes::laplace_log_evidence(lp, alpha));
 }
 
 // The smoothness-prior maximiser of l^(alpha) for given s, q, beta and c;
@@ -138,40 +156,26 @@ double sb_optimal_alpha(double s, double q, double beta, double c) {
 
 // Gaussian RVM on an orthonormal wavelet basis by the O(N) path; t in grid order.
 // [[Rcpp::export(.sb_fit_wavelet)]]
-Rcpp::List sb_fit_wavelet(Eigen::Map<Eigen::VectorXd> t, std::string family, Rcpp::List control, double fixed_noise,
-                          int verbose) {
-  try {
-    RInterruptScope interrupts;
-    sparsebayes::SolverOptions opt = as_options(control);
-    opt.fixed_noise = fixed_noise;
-    return as_list(sparsebayes::fit_wavelet(t, family, opt, make_progress(verbose)));
-  } catch (const std::exception& e) {
-    Rcpp::stop(e.what());
-  }
+Rcpp::List sb_fit_wavelet(Eigen::Map<Eigen::VectorXd> t, std::string family, Rcpp::List problem, Rcpp::List control) {
+  RInterruptScope interrupts;
+  const sparsebayes::SolverOptions opt = as_options(problem, control);
+  return as_list(sparsebayes::fit_wavelet(t, family, opt, make_progress(setting<int>(control, "verbose"))));
 }
 
 // Columns `index` (1-based) of the N-point wavelet synthesis basis.
 // [[Rcpp::export(.sb_wavelet_columns)]]
 Eigen::MatrixXd sb_wavelet_columns(int N, std::string family, Rcpp::IntegerVector index) {
-  try {
-    RInterruptScope interrupts;
-    std::vector<Eigen::Index> idx(index.size());
-    for (R_xlen_t j = 0; j < index.size(); ++j) idx[j] = index[j] - 1;
-    return sparsebayes::wavelet_columns(N, family, idx);
-  } catch (const std::exception& e) {
-    Rcpp::stop(e.what());
-  }
+  RInterruptScope interrupts;
+  std::vector<Eigen::Index> idx(index.size());
+  for (R_xlen_t j = 0; j < index.size(); ++j) idx[j] = index[j] - 1;
+  return sparsebayes::wavelet_columns(N, family, idx);
 }
 
 // Forward wavelet transform of a signal of N = 2^J points.
 // [[Rcpp::export(.sb_dwt)]]
 Eigen::VectorXd sb_dwt(Eigen::Map<Eigen::VectorXd> t, std::string family) {
-  try {
-    RInterruptScope interrupts;
-    return sparsebayes::dwt(t, family);
-  } catch (const std::exception& e) {
-    Rcpp::stop(e.what());
-  }
+  RInterruptScope interrupts;
+  return sparsebayes::dwt(t, family);
 }
 
 // TRUE when a double vector or matrix holds no NA, NaN or infinite value;

@@ -37,7 +37,8 @@ Rcpp::List sb_gp_objective(Rcpp::List kernel, double noise, Eigen::Map<Eigen::Ma
   }
 }
 
-// Posterior quantities for predict, hatvalues and LOO residuals.
+// Posterior quantities for predict, hatvalues and LOO residuals: the
+// predictor is (weights, chol, chol_b), plain matrices.
 // [[Rcpp::export(.sb_gp_posterior)]]
 Rcpp::List sb_gp_posterior(Rcpp::List kernel, double noise, Eigen::Map<Eigen::MatrixXd> x,
                            Eigen::Map<Eigen::VectorXd> r, Eigen::Map<Eigen::MatrixXd> z,
@@ -47,10 +48,28 @@ Rcpp::List sb_gp_posterior(Rcpp::List kernel, double noise, Eigen::Map<Eigen::Ma
     const sparsebayes::GPPosterior p = sparsebayes::sparse_gp_posterior(
         as_kernel(kernel), noise, x, r, z, case_weights, sparsebayes::gp_approx_from_name(approx), jitter);
     return Rcpp::List::create(
-        Rcpp::Named("value") = p.value, Rcpp::Named("weights") = p.weights, Rcpp::Named("var_matrix") = p.var_matrix,
-        Rcpp::Named("fitted") = p.fitted, Rcpp::Named("fitted_var") = p.fitted_var, Rcpp::Named("lambda") = p.lambda,
-        Rcpp::Named("pi_diag") = p.pi_diag, Rcpp::Named("pi_r") = p.pi_r, Rcpp::Named("qu_mean") = p.qu_mean,
-        Rcpp::Named("qu_cov") = p.qu_cov, Rcpp::Named("jitter_events") = p.jitter_events);
+        Rcpp::Named("value") = p.value, Rcpp::Named("weights") = p.weights, Rcpp::Named("chol") = p.chol,
+        Rcpp::Named("chol_b") = p.chol_b, Rcpp::Named("fitted") = p.fitted, Rcpp::Named("fitted_var") = p.fitted_var,
+        Rcpp::Named("lambda") = p.lambda, Rcpp::Named("pi_diag") = p.pi_diag, Rcpp::Named("pi_r") = p.pi_r,
+        Rcpp::Named("qu_mean") = p.qu_mean, Rcpp::Named("qu_cov") = p.qu_cov,
+        Rcpp::Named("jitter_events") = p.jitter_events);
+  } catch (const std::exception& e) {
+    Rcpp::stop(e.what());
+  }
+}
+
+// Latent predictive mean and variance (and, with full_cov, covariance) at
+// new scaled inputs from a stored posterior (sparse_gp_predict).
+// [[Rcpp::export(.sb_gp_predict)]]
+Rcpp::List sb_gp_predict(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> centres, Eigen::Map<Eigen::VectorXd> weights,
+                         Eigen::Map<Eigen::MatrixXd> chol, Eigen::Map<Eigen::MatrixXd> chol_b,
+                         Eigen::Map<Eigen::MatrixXd> x, bool variance, bool full_cov) {
+  try {
+    RInterruptScope interrupts;
+    const sparsebayes::GPPrediction p =
+        sparsebayes::sparse_gp_predict(as_kernel(kernel), centres, weights, chol, chol_b, x, variance, full_cov);
+    return Rcpp::List::create(Rcpp::Named("mean") = p.mean, Rcpp::Named("var") = p.var,
+                              Rcpp::Named("cov") = p.cov);
   } catch (const std::exception& e) {
     Rcpp::stop(e.what());
   }

@@ -1,8 +1,8 @@
 // The core's interrupt check (sparsebayes/interrupt.hpp) wired to R's: every
 // glue entry point holds one RInterruptScope while it runs the core. A user
 // interrupt throws Rcpp's InterruptedException, which unwinds the core (RAII
-// only), passes the glue's catch of std::exception untouched and is turned
-// into an R interrupt condition by the Rcpp wrapper (RcppExports.cpp).
+// only) and is turned into an R interrupt condition by the Rcpp wrapper
+// (RcppExports.cpp), as core exceptions are turned into R errors.
 #pragma once
 
 #include <RcppEigen.h>

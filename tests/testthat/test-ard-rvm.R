@@ -73,12 +73,12 @@ test_that("rvm() runs every joint ARD solver and returns the contract's fields",
   expect_equal(sh$relevance_index, sh$relevant[sh$relevant > 1] - 1L)
 })
 
-test_that("the shared-noise solvers of rvm() are unchanged and controls carry over", {
+test_that("one control class: NULL is the solver's constructor, and every solver reads either", {
   d <- sinc_outliers(n = 60, n_out = 0)
-  # MacKay's classic rule used to drift on collinear kernel columns until the
-  # cap; it now prunes a column whose removal raises the evidence and converges.
+  # The MacKay rule used to drift on collinear kernel columns until the cap;
+  # it now prunes a column whose removal raises the evidence and converges.
   expect_no_warning(a <- rvm(d$x, d$y, method = "mackay"))
-  expect_no_warning(b <- rvm(d$x, d$y, method = "mackay", control = rvm_control()))
+  expect_no_warning(b <- rvm(d$x, d$y, method = "mackay", control = ard_control()))
   expect_true(a$converged)
   a$call <- b$call <- NULL
   expect_identical(a, b)
@@ -87,6 +87,9 @@ test_that("the shared-noise solvers of rvm() are unchanged and controls carry ov
   expect_equal(f$iterations, 5)
   expect_warning(g <- rvm(d$x, d$y, control = ard_control(max_iterations = 3)), "did not converge")
   expect_equal(g$iterations, 3)
+  # a setting of the other constructor, by name
+  expect_identical(rvm_control(lambda_min = 0.01)$lambda_min, 0.01)
+  expect_identical(class(rvm_control()), class(ard_control()))
 })
 
 test_that("per-sample rvm fits predict with both noise levels and survive saveRDS", {

@@ -40,7 +40,7 @@ test_that("primal and dual objectives give the same gradient fit", {
 
 test_that("with gamma -> 0 and shared noise the fit, noise and leverage are lm's", {
   d <- linear_data(60, 24)
-  fit <- ard(d$X, d$y, scale = FALSE, control = ard_control(fixed_gamma = 1e-12, warm_start = 0, noise_every = 1,
+  fit <- ard(d$X, d$y, scale = FALSE, control = ard_control(fixed_alpha = 1e-12, warm_start = 0, noise_every = 1,
                                                              tolerance = 1e-10))
   ols <- lm(d$y ~ d$X)
   expect_equal(unname(fit$fitted.values), unname(fitted(ols)), tolerance = 1e-8)
@@ -71,7 +71,7 @@ test_that("undamped EM never decreases the log evidence", {
     expect_true(all(diff(fit$trace$logLik) >= -1e-6 * abs(fit$logLik)), info = noise)
   }
   # damping in log space keeps EM monotone as well
-  fit <- ard(d$X, d$y, noise = "sample", control = ard_control(damping_gamma = 0.5, damping_lambda = 0.3))
+  fit <- ard(d$X, d$y, noise = "sample", control = ard_control(damping_alpha = 0.5, damping_lambda = 0.3))
   expect_true(all(diff(fit$trace$logLik) >= -1e-6 * abs(fit$logLik)))
 })
 

@@ -157,7 +157,7 @@ test_that("diagnostics of ard() fits: closed forms, lm limit and plots", {
   expect_lt(ess(fit, which = "samples"), 1)
   expect_equal(ess(fit, which = "samples"), ess(1 / fit$lambda))
   # no ARD (tiny fixed precision) and shared noise: least squares
-  ls_fit <- ard(d$X, d$y, control = ard_control(fixed_gamma = 1e-10))
+  ls_fit <- ard(d$X, d$y, control = ard_control(fixed_alpha = 1e-10))
   expect_equal(unname(hatvalues(ls_fit)), unname(stats::hatvalues(lm(d$y ~ d$X))), tolerance = 1e-6)
   expect_equal(residuals(ls_fit, "loo"), unname(rstandard(lm(d$y ~ d$X), type = "predictive")), tolerance = 1e-5)
   pdf(NULL)

@@ -141,8 +141,8 @@ test_that("family and response checks", {
   fit01 <- rvm(x, rep(0:1, 10), family = "binomial")
   expect_equal(fit01$levels, c("0", "1"))
   expect_error(predict(fit01, 1, type = "prob", interval = "confidence"), "gives no standard errors")
-  expect_error(sparsebayes:::.sb_fit(matrix(1, 3, 1), c(0, 2, 1), "bernoulli", "fast", sparsebayes:::solver_settings(rvm_control()), -1, 0),
+  expect_error(sparsebayes:::.sb_fit(matrix(1, 3, 1), c(0, 2, 1), "bernoulli", sparsebayes:::solver_problem("fast"), sparsebayes:::core_settings(rvm_control())),
                "Bernoulli targets must lie in")
-  expect_error(sparsebayes:::.sb_fit(matrix(1, 3, 1), c(0, -2, 1), "poisson", "fast", sparsebayes:::solver_settings(rvm_control()), -1, 0),
+  expect_error(sparsebayes:::.sb_fit(matrix(1, 3, 1), c(0, -2, 1), "poisson", sparsebayes:::solver_problem("fast"), sparsebayes:::core_settings(rvm_control())),
                "Poisson targets must be non-negative")
 })

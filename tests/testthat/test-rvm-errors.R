@@ -43,7 +43,7 @@ test_that("rvm_control() checks every setting", {
   expect_error(rvm_control(tolerance = 0), "tolerance")
   expect_error(rvm_control(alpha_max = Inf), "alpha_max.*finite")
   expect_error(rvm_control(verbose = -2), "verbose")
-  expect_s3_class(rvm_control(), "rvm_control")
+  expect_s3_class(rvm_control(), "sb_control")
 })
 
 test_that("predict() checks its arguments and newdata", {
@@ -65,9 +65,9 @@ test_that("predict() checks its arguments and newdata", {
 })
 
 test_that("errors from the C++ core arrive as R errors", {
-  expect_error(sparsebayes:::.sb_fit(matrix(1, 3, 2), c(1, 2), "gaussian", "fast", sparsebayes:::solver_settings(rvm_control()), -1, 0),
+  expect_error(sparsebayes:::.sb_fit(matrix(1, 3, 2), c(1, 2), "gaussian", sparsebayes:::solver_problem("fast"), sparsebayes:::core_settings(rvm_control())),
                "different number of rows")
-  expect_error(sparsebayes:::.sb_fit(matrix(1, 3, 2), c(1, 2, 3), "gaussian", "nope", sparsebayes:::solver_settings(rvm_control()), -1, 0),
+  expect_error(sparsebayes:::.sb_fit(matrix(1, 3, 2), c(1, 2, 3), "gaussian", sparsebayes:::solver_problem("nope"), sparsebayes:::core_settings(rvm_control())),
                "unknown method")
   expect_error(sparsebayes:::.sb_kernel_design(list(type = "bad", width = 1, variance = 1, degree = 2, offset = 1),
                                                matrix(1), matrix(1), FALSE), "unknown kernel type")

@@ -134,7 +134,7 @@ test_that("methods report the fit", {
   expect_output(print(s), "Relevance vectors:")
   expect_lte(nrow(s$coefficients), 10)
   expect_output(print(kernel_gaussian(2)), "gaussian kernel\\(width = 2\\)")
-  expect_output(print(rvm_control()), "RVM control")
+  expect_output(print(rvm_control()), "Solver control settings \\(rvm_control")
   pdf(NULL)
   on.exit(dev.off())
   expect_identical(plot(fit), fit)

@@ -452,3 +452,117 @@ test_that("integer case weights act like replicated rows", {
   expect_error(sparse_gp(d$x, d$y, weights = rep(-1, 25)), "`weights` must be non-negative")
   expect_error(sparse_gp(d$x, d$y, weights = 1:3), "`weights` has length 3")
 })
+
+test_that("predictive variances are sums of squares: >= 0 with no clamp, far away, at the inducing and training points", {
+  # An ill-conditioned case: 60 inducing points at the 60 training inputs,
+  # no jitter, noise 1e-8. The former k** - k' V k form went to -1.7e-4
+  # (VFE), -4e-5 (FITC) and -3e-8 (exact) here before its clamp at 0.
+  set.seed(2)
+  x <- sort(runif(60, -3, 3))
+  y <- sin(2 * x) + rnorm(60, sd = 0.01)
+  at <- matrix(c(-1e4, -50, -5, seq(-3.5, 3.5, length.out = 201), 5, 50, 1e4, x))
+  for (approx in c("VFE", "FITC", "exact")) {
+    for (z in list(10, matrix(x))) {
+      if (approx == "exact" && is.matrix(z)) next
+      for (jitter in c(1e-6, 0)) {
+        fit <- sparse_gp(x, y, inducing = z, approx = approx, seed = 1, kernel = kernel_gaussian(1, 1), noise = 1e-8,
+                         optimize = "none", scale = FALSE, control = sparse_gp_control(jitter = jitter))
+        pts <- rbind(at, fit$inducing)
+        lat <- sparsebayes:::gp_latent(fit, pts)
+        info <- sprintf("%s m = %d jitter %g", approx, fit$m, jitter)
+        expect_true(all(lat$var >= 0), info = info)
+        expect_true(all(fit$fitted_var >= 0), info = info)
+        # far from the data the prior variance comes back
+        expect_equal(lat$var[abs(pts) >= 1e4], c(1, 1), tolerance = 1e-12, info = info)
+      }
+    }
+  }
+  # and on an optimised fit, in the units of y
+  fit <- sparse_gp(accel ~ times, data = MASS::mcycle, inducing = 12, seed = 1)
+  se <- predict(fit, data.frame(times = c(-1e3, seq(0, 60, by = 0.25), fit$inducing[, 1], 1e3)), se.fit = TRUE)$se.fit
+  expect_true(all(is.finite(se) & se > 0))
+})
+
+test_that("predictions from the stored factors equal the dense FITC/VFE/exact predictive (n = 30, m = 5)", {
+  d <- gp_toy(30, seed = 12)
+  z <- matrix(c(-2.4, -1.1, 0.2, 1.3, 2.6))
+  xt <- matrix(c(-6, seq(-3, 3, length.out = 13), z, 7))
+  width <- 0.9
+  variance <- 1.4
+  noise <- 0.03
+  for (w in list(NULL, rep(c(0.5, 1, 2), 10))) {
+    lam_noise <- noise / if (is.null(w)) rep(1, 30) else w
+    ybar <- if (is.null(w)) mean(d$y) else weighted.mean(d$y, w)
+    r <- d$y - ybar
+    for (approx in c("VFE", "FITC", "exact")) {
+      fit <- sparse_gp(d$x, d$y, kernel = kernel_gaussian(width, variance), inducing = z, approx = approx,
+                       noise = noise, optimize = "none", scale = FALSE, weights = w)
+      Kss <- gp_k(xt, xt, width, variance)
+      if (approx == "exact") {
+        S <- gp_k(d$x, d$x, width, variance) + diag(lam_noise)
+        Ksf <- gp_k(xt, d$x, width, variance)
+        mu <- ybar + Ksf %*% solve(S, r)
+        v <- diag(Kss) - rowSums((Ksf %*% solve(S)) * Ksf)
+      } else {
+        # straight from the notes: mu = K_*u (K_uu + K_uf Lam^-1 K_fu)^-1 K_uf Lam^-1 r,
+        # var = k** - K_*u K_uu^-1 K_u* + K_*u (K_uu + K_uf Lam^-1 K_fu)^-1 K_u*
+        Kuu <- gp_k(z, z, width, variance) + diag(1e-6 * variance, 5)
+        Kuf <- gp_k(z, d$x, width, variance)
+        Ksu <- gp_k(xt, z, width, variance)
+        Q <- t(Kuf) %*% solve(Kuu, Kuf)
+        lam <- lam_noise + if (approx == "FITC") pmax(variance - diag(Q), 0) else 0
+        M <- Kuu + Kuf %*% (t(Kuf) / lam)
+        mu <- ybar + Ksu %*% solve(M, Kuf %*% (r / lam))
+        v <- diag(Kss) - rowSums((Ksu %*% solve(Kuu)) * Ksu) + rowSums((Ksu %*% solve(M)) * Ksu)
+      }
+      lat <- sparsebayes:::gp_latent(fit, xt)
+      info <- paste(approx, if (is.null(w)) "unweighted" else "weighted")
+      expect_equal(lat$mean, drop(mu), tolerance = 1e-8, info = info)
+      expect_equal(lat$var, drop(v), tolerance = 1e-8, info = info)
+      expect_equal(predict(fit, xt, se.fit = TRUE)$se.fit, sqrt(drop(v)), tolerance = 1e-8, info = info)
+      # the training points: fitted values and their variance, the same formula
+      expect_equal(fit$fitted_var, sparsebayes:::gp_latent(fit, d$x)$var, tolerance = 1e-10, info = info)
+    }
+  }
+})
+
+test_that("predictions are identical after saveRDS/readRDS, and FITC/VFE objects hold no n x n matrix", {
+  d <- MASS::mcycle
+  nd <- data.frame(times = c(-10, 0, 14.6, 30, 57.6, 100))
+  for (approx in c("VFE", "FITC", "exact")) {
+    fit <- suppressWarnings(sparse_gp(accel ~ times, data = d, inducing = 10, approx = approx, seed = 1))
+    path <- tempfile(fileext = ".rds")
+    saveRDS(fit, path)
+    back <- readRDS(path)
+    unlink(path)
+    expect_identical(predict(back, nd, se.fit = TRUE), predict(fit, nd, se.fit = TRUE), info = approx)
+    expect_identical(predict(back, nd, interval = "prediction"), predict(fit, nd, interval = "prediction"),
+                     info = approx)
+    expect_identical(hatvalues(back), hatvalues(fit), info = approx)
+    expect_identical(residuals(back, type = "loo"), residuals(fit, type = "loo"), info = approx)
+    expect_false(any(vapply(unclass(fit), function(f) is.environment(f) || inherits(f, "externalptr"), logical(1))),
+                 info = approx)
+    n <- nrow(d)
+    big <- vapply(unclass(fit), function(f) is.matrix(f) && nrow(f) >= n && ncol(f) >= n, logical(1))
+    if (approx == "exact") {
+      expect_identical(names(which(big)), "chol")
+    } else {
+      expect_false(any(big), info = approx)
+      expect_equal(dim(fit$chol), c(10L, 10L))
+      expect_equal(dim(fit$chol_b), c(10L, 10L))
+      expect_true(all(fit$chol[upper.tri(fit$chol)] == 0) && all(fit$chol_b[upper.tri(fit$chol_b)] == 0))
+      expect_null(fit$var_matrix)
+    }
+  }
+})
+
+test_that("the prediction entry point rejects a stored posterior that does not fit", {
+  fit <- sparse_gp(gp_toy(30)$x, gp_toy(30)$y, inducing = 5, seed = 1, optimize = "none")
+  k <- unclass(fit$kernel)
+  expect_error(sparsebayes:::.sb_gp_predict(k, fit$centres, fit$weights[-1], fit$chol, fit$chol_b, matrix(0), TRUE, FALSE),
+               "weights and Cholesky factor must match")
+  expect_error(sparsebayes:::.sb_gp_predict(k, fit$centres, fit$weights, fit$chol, fit$chol_b, matrix(0, 1, 2), TRUE, FALSE),
+               "number of columns")
+  expect_error(sparsebayes:::.sb_gp_predict(k, fit$centres, fit$weights, fit$chol, fit$chol_b[-1, ], matrix(0), TRUE, FALSE),
+               "factor of B")
+})

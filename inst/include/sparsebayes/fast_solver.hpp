@@ -101,13 +101,13 @@ class FastSolver {
           if (action != kReestimate) std::fill(barred_.begin(), barred_.end(), 0);
         }
       }
-      if (!noise_fixed_ && (action == kTerminate || it <= opt_.beta_update_start ||
-                            it % opt_.beta_update_frequency == 0)) {
+      if (!noise_fixed_ && (action == kTerminate || it <= opt_.noise_update_start ||
+                            it % opt_.noise_update_frequency == 0)) {
         // Per-sample updates start after the warm start, or earlier if the
         // shared-noise fit has already terminated; once on they stay on.
-        if (opt_.per_sample_noise && (per_sample_ || it > opt_.per_sample_start || action == kTerminate)) {
+        if (opt_.per_sample && (per_sample_ || it > opt_.warm_start || action == kTerminate)) {
           // Joint ARD: lambda_i re-estimated, then everything recomputed with B = diag(1 / lambda).
-          if (update_sample_noise() > opt_.per_sample_tolerance) {
+          if (update_sample_noise() > opt_.tolerance) {
             full_statistics();
             if (action == kTerminate) action = kNoiseOnly;
           }
@@ -121,9 +121,9 @@ class FastSolver {
         }
       }
       const double noise = lik_ == Likelihood::gaussian ? (per_sample_ ? lambda_.mean() : 1.0 / beta_) : std::nan("");
-      const TraceRow row{objective_, static_cast<int>(used_.size()), noise, action};
+      const TraceRow row{it, objective_, static_cast<int>(used_.size()), noise, action};
       res.trace.push_back(row);
-      if (progress) progress(it, row);
+      if (progress) progress(row);
       if (action == kTerminate) {
         converged = true;
         break;
@@ -136,8 +136,8 @@ class FastSolver {
     res.Sigma = Sigma_;
     res.alpha = Eigen::VectorXd::Constant(M_, kInf);
     for (std::size_t k = 0; k < used_.size(); ++k) res.alpha(used_[k]) = alpha_(k);
-    res.beta = lik_ == Likelihood::gaussian ? (per_sample_ ? 1.0 / lambda_.mean() : beta_) : std::nan("");
     if (per_sample_) res.lambda = lambda_;
+    else if (lik_ == Likelihood::gaussian) res.lambda = Eigen::VectorXd::Constant(1, 1.0 / beta_);
     res.log_ml = log_ml_;
     res.log_posterior = objective_;
     res.fitted = fitted();
@@ -247,11 +247,9 @@ class FastSolver {
   }
 
   void initialise() {
-    double sd_t = std::sqrt((t_.array() - t_.mean()).square().sum() / std::max<double>(1.0, n_ - 1.0));
-    if (opt_.per_sample_noise) sd_t = robust_target_sd(t_);  // an outlier must not set the noise scale
-    var_t_ = sd_t * sd_t;
+    var_t_ = sample_variance(t_);
     noise_fixed_ = opt_.fixed_noise > 0.0 || lik_ != Likelihood::gaussian;
-    beta_ = opt_.fixed_noise > 0.0 ? 1.0 / opt_.fixed_noise : 1.0 / std::pow(std::max(1e-6, sd_t) * 0.1, 2);
+    beta_ = 1.0 / (opt_.fixed_noise > 0.0 ? opt_.fixed_noise : initial_noise_variance(t_, opt_.init_lambda));
     aligned_out_.assign(M_, 0);
     barred_.assign(M_, 0);
     fell_once_.assign(M_, 0);
@@ -296,15 +294,8 @@ class FastSolver {
     objective_ = log_ml_ + log_prior();
   }
 
-  // The smoothness prior -c sum_S 1 / (1 + alpha / beta) (pruned columns add
-  // nothing) and, with it, the inverse-gamma prior on the noise variance
-  // (eq. 60 of Schmolck & Everson, up to its constant normaliser).
   double log_prior() const {
-    const double c = opt_.smoothness;
-    if (c <= 0.0) return 0.0;
-    const double g = opt_.noise_shape, h = opt_.noise_scale;
-    return -c * (1.0 / (1.0 + alpha_.array() / beta_)).sum() + g * std::log(h) - std::lgamma(g) +
-           (g + 1.0) * std::log(beta_) - h * beta_;
+    return log_smoothness_prior(alpha_, beta_, opt_.smoothness, opt_.noise_shape, opt_.noise_scale);
   }
 
   // From the cache: O(M S^2).
@@ -324,7 +315,7 @@ class FastSolver {
     Sigma_ = p.Sigma;
     mu_ = p.mu;
     const double rss = (t_ - fitted()).squaredNorm();
-    log_ml_ = log_marginal_likelihood(p, alpha_, beta_, rss, n_);
+    log_ml_ = log_evidence(p.log_det_H, alpha_, mu_, -static_cast<double>(n_) * std::log(beta_), beta_ * rss, n_);
     const Eigen::MatrixXd CS = PhiT_PhiU_ * Sigma_;
     S_in_ = (beta_ - beta_ * beta_ * (CS.array() * PhiT_PhiU_.array()).rowwise().sum()).matrix();
     Q_in_ = beta_ * (PhiT_t_ - PhiT_PhiU_ * mu_);
@@ -429,17 +420,14 @@ class FastSolver {
     Sigma_ = p.Sigma;
     mu_ = p.mu;
     const Eigen::VectorXd r = t_ - fitted();
-    const double N = static_cast<double>(n_);
-    log_ml_ = 0.5 * (B_.array().log().sum() - r.cwiseAbs2().dot(B_) - N * kLog2Pi) -
-              0.5 * (alpha_.array() * mu_.array().square()).sum() + 0.5 * alpha_.array().log().sum() -
-              0.5 * p.log_det_H;
+    log_ml_ = log_evidence(p.log_det_H, alpha_, mu_, -B_.array().log().sum(), r.cwiseAbs2().dot(B_), n_);
     const Eigen::MatrixXd CS = PhiT_PhiU_ * Sigma_;
     S_in_ = phi_B_phi_ - (CS.array() * PhiT_PhiU_.array()).rowwise().sum().matrix();
     Q_in_ = PhiT_t_ - PhiT_PhiU_ * mu_;
   }
 
   // lambda_i <- r_i^2 + phi_i' Sigma phi_i (EM / MacKay rule of joint ARD), damped
-  // in log space and clipped; returns the relative l_inf change of log lambda.
+  // in log space and clipped (damped_noise_step); returns the relative l_inf change of log lambda.
   double update_sample_noise() {
     if (!per_sample_) {
       per_sample_ = true;
@@ -450,28 +438,15 @@ class FastSolver {
     for (Eigen::Index k = 0; k < S; ++k) PhiU.col(k) = Phi_.col(used_[k]) * inv_scale_(used_[k]);
     const Eigen::VectorXd r = t_ - fitted();
     const Eigen::VectorXd q = ((PhiU * Sigma_).array() * PhiU.array()).rowwise().sum().matrix();
-    // Bounds relative to a robust scale of the residuals (not var(t)): the
-    // smallest (floor) and largest (ceiling) squared MAD seen so far.
-    const double s2 = robust_residual_variance(r);
-    if (!(noise_scale2_lo_ > 0.0) || s2 < noise_scale2_lo_) noise_scale2_lo_ = s2;
-    if (s2 > noise_scale2_hi_) noise_scale2_hi_ = s2;
-    const double lo = opt_.lambda_min * noise_scale2_lo_, hi = opt_.lambda_max * noise_scale2_hi_;
-    double change = 0.0, biggest = 0.0;
-    for (Eigen::Index i = 0; i < n_; ++i) {
-      const double target = std::log(std::clamp(r(i) * r(i) + q(i), lo, hi));
-      const double old = std::log(lambda_(i));
-      const double now = (1.0 - opt_.eta_lambda) * old + opt_.eta_lambda * target;
-      change = std::max(change, std::abs(now - old));
-      biggest = std::max(biggest, std::abs(now));
-      lambda_(i) = std::exp(now);
-    }
+    noise_bounds_.widen(r);
+    const double change = damped_noise_step(lambda_, (r.cwiseAbs2() + q).eval(), noise_bounds_, opt_.damping_lambda);
     B_ = lambda_.cwiseInverse();
     beta_ = 1.0 / lambda_.mean();
-    return change / (1.0 + biggest);
+    return change;
   }
 
   double var_t_ = 1.0;
-  double noise_scale2_lo_ = -1.0, noise_scale2_hi_ = -1.0;  // robust residual variances behind the bounds
+  NoiseBounds noise_bounds_{opt_.lambda_min, opt_.lambda_max};
 
   void update_noise() {
     const double rss = (t_ - fitted()).squaredNorm();

@@ -1,21 +1,22 @@
 // Joint model-and-data ARD (Timans et al.): y = X theta + e with
-// theta_j ~ N(0, 1/gamma_j) and e_i ~ N(0, lambda_i) (or one shared lambda),
-// gamma and lambda chosen by maximising log p(y | gamma, lambda).
+// theta_j ~ N(0, 1/alpha_j) and e_i ~ N(0, lambda_i) (or one shared lambda),
+// alpha and lambda chosen by maximising log p(y | alpha, lambda).
 //
 // One solver loop serves five update rules (App. B.7, Algs. 1-4 of the paper):
-//   em       gamma_j <- 1 / (mu_j^2 + Sigma_jj),  lambda_i <- r_i^2 + x_i' Sigma x_i
-//   mackay   gamma_j <- (1 - gamma_j Sigma_jj) / mu_j^2, lambda as em (shared: rss / (n - sum g))
+//   em       alpha_j <- 1 / (mu_j^2 + Sigma_jj),  lambda_i <- r_i^2 + x_i' Sigma x_i
+//   mackay   alpha_j <- (1 - alpha_j Sigma_jj) / mu_j^2, lambda as em (shared: rss / (n - sum g))
 //   irls2    the same fixed point written through Pi_y = Sigma_y^-1 (Wipf & Nagarajan)
 //   irls1    a double-l1 weighted problem solved by ADMM (warm-started), then map-back rules
-//   gradient Adam on log gamma, log lambda; "primal" evaluates through Sigma_y (n x n),
+//   gradient Adam on log alpha, log lambda; "primal" evaluates through Sigma_y (n x n),
 //            "dual" through Sigma_theta (d x d)
-// The posterior is computed in the weight space (d x d, Sigma_theta = (Gamma + X' L^-1 X)^-1)
+// The posterior is computed in the weight space (d x d, Sigma_theta = (Alpha + X' L^-1 X)^-1)
 // or in the sample space (n x n, Sigma_y = L + X G^-1 X'), whichever is smaller, over the
 // columns still active. Safeguards of App. D.1: damping in log space, clipping, jitter on a
-// failed Cholesky (counted), warm start (gamma only for the first iterations), lambda updated
+// failed Cholesky (counted), warm start (alpha only for the first iterations), lambda updated
 // every K iterations, convergence by the relative l_inf change of the log parameters with
-// patience. A weight whose gamma reaches the upper clip is pruned.
-// Everything runs in standard units (columns with unit mean square, y / sd(y)).
+// patience. A weight whose alpha reaches the upper clip is pruned.
+// Runs on the columns scaled to unit mean square (targets in standard units, from R);
+// fit.hpp maps the result back to the columns as given.
 #pragma once
 
 #include <algorithm>
@@ -27,73 +28,21 @@
 
 namespace sparsebayes {
 
-struct ArdOptions {
-  std::string method = "em";  // em, mackay, irls2, irls1, gradient
-  bool per_sample = false;
-  std::string form = "auto";  // auto, primal (n x n), dual (d x d)
-  int max_iterations = 2000;
-  double time_limit = 10000.0;
-  double tolerance = 1e-5;     // relative l_inf change of log gamma and log lambda
-  int patience = 5;
-  double eta_gamma = 1.0;      // damping in log space, (0, 1]
-  double eta_lambda = 1.0;
-  double gamma_min = 1e-6, gamma_max = 1e6;    // standard units
-  double lambda_min = 0.05, lambda_max = 1e20;  // as multiples of the residuals' squared MAD
-  double n_effective = -1.0;   // > 0: sum of prior weights, the N of the shared noise rules
-  int warm_start = 0;          // iterations with lambda held at its start value
-  int noise_every = 1;         // then lambda updated every K iterations
-  double init_gamma = 1.0;
-  double init_lambda = 0.1;    // fraction of var(y)
-  double fixed_gamma = -1.0;   // > 0: every gamma held at this value (standard units)
-  double fixed_noise = -1.0;   // > 0: lambda held at this variance (standard units)
-  bool studentized = false;    // lambda_i <- r_i^2 / (1 - h_i)^p
-  double studentized_power = 2.0;
-  double learning_rate = 0.2;  // Adam, on log parameters (decaying as 1 / sqrt(1 + t / 100))
-  int admm_iterations = 50;
-  double admm_tolerance = 1e-6;
-  int path_max = 200;
-};
-
-struct ArdTraceRow {
-  double log_ml;
-  int n_relevant;
-  double noise;  // mean(lambda)
-};
-
-using ArdProgress = std::function<void(int iteration, const ArdTraceRow&)>;
-
-struct ArdResult {
-  std::vector<Eigen::Index> relevant;  // increasing, 0-based
-  Eigen::VectorXd mu;
-  Eigen::MatrixXd Sigma;
-  Eigen::VectorXd gamma;   // all d; +inf where pruned
-  Eigen::VectorXd lambda;  // n (per sample) or 1 (shared)
-  double log_ml = 0.0;
-  Eigen::VectorXd fitted;
-  int iterations = 0;
-  bool converged = false;
-  int jitter_events = 0;
-  std::vector<ArdTraceRow> trace;
-  std::vector<int> path_iteration;
-  Eigen::MatrixXd path_gamma;   // T x d
-  Eigen::MatrixXd path_lambda;  // T x (n or 1)
-};
-
 namespace ard_detail {
 
 inline Eigen::VectorXd soft(const Eigen::VectorXd& z, const Eigen::VectorXd& k) {
   return (z.array().sign() * (z.array().abs() - k.array()).max(0.0)).matrix();
 }
 
-// Thinned record of gamma and lambda: every `stride` iterations, halved when full.
+// Thinned record of alpha and lambda: every `stride` iterations, halved when full.
 struct PathRecorder {
   int max_rows = 200, stride = 1;
   std::vector<int> it;
   std::vector<Eigen::VectorXd> g, l;
-  void record(int t, const Eigen::VectorXd& gamma, const Eigen::VectorXd& lambda) {
+  void record(int t, const Eigen::VectorXd& alpha, const Eigen::VectorXd& lambda) {
     if (max_rows <= 0 || t % stride != 0) return;
     it.push_back(t);
-    g.push_back(gamma);
+    g.push_back(alpha);
     l.push_back(lambda);
     if (static_cast<int>(it.size()) > max_rows) {
       std::size_t k = 0;
@@ -114,54 +63,50 @@ struct PathRecorder {
 
 class JointArd {
  public:
-  JointArd(const Eigen::Ref<const Eigen::MatrixXd>& X, const Eigen::Ref<const Eigen::VectorXd>& y, ArdOptions opt)
-      : opt_(std::move(opt)), n_(X.rows()), d_(X.cols()) {
-    check_inputs(X, y);
+  // Phi diag(inv_scale) has unit-norm columns (see fit.hpp).
+  JointArd(const Eigen::Ref<const Eigen::MatrixXd>& Phi, const Eigen::VectorXd& inv_scale, const Eigen::VectorXd& y,
+           const SolverOptions& opt)
+      : opt_(opt), n_(Phi.rows()), d_(Phi.cols()), y_(y) {
     const std::string& m = opt_.method;
     if (m != "em" && m != "mackay" && m != "irls2" && m != "irls1" && m != "gradient")
       throw std::invalid_argument("unknown method '" + m + "'");
     if (opt_.form != "auto" && opt_.form != "primal" && opt_.form != "dual")
       throw std::invalid_argument("unknown objective form '" + opt_.form + "'");
-    if (!(opt_.gamma_min > 0.0 && opt_.gamma_min < opt_.gamma_max && opt_.lambda_min > 0.0 &&
+    if (!(opt_.alpha_min > 0.0 && opt_.alpha_min < opt_.alpha_max && opt_.lambda_min > 0.0 &&
           opt_.lambda_min < opt_.lambda_max))
       throw std::invalid_argument("the clipping bounds must satisfy 0 < min < max");
     if (opt_.studentized && (!opt_.per_sample || m == "irls1" || m == "gradient"))
       throw std::invalid_argument("the studentized noise update needs per-sample noise and method em, mackay or irls2");
-    sd_y_ = std::sqrt((y.array() - y.mean()).square().sum() / (n_ - 1.0));
-    if (!(sd_y_ > 0.0) || !std::isfinite(sd_y_))
-      throw std::invalid_argument("the response is constant (or its spread overflows); nothing to fit");
-    if (opt_.per_sample) sd_y_ = robust_target_sd(y);  // an outlier must not set the units
-    y_ = y / sd_y_;
-    col_scale_ = (X.colwise().squaredNorm().transpose() / static_cast<double>(n_)).cwiseSqrt();
-    if (!col_scale_.allFinite()) throw std::invalid_argument("column norms overflow; rescale the features");
+    if (!(sample_variance(y) > 0.0)) throw std::invalid_argument("the response is constant; nothing to fit");
+    // Unit-norm columns times sqrt(n): unit mean square, the units of alpha_min, alpha_max and init_alpha.
+    const double root_n = std::sqrt(static_cast<double>(n_));
     X_.resize(n_, d_);
     for (Eigen::Index j = 0; j < d_; ++j) {
-      if (col_scale_(j) > 0.0) {
-        X_.col(j) = X.col(j) / col_scale_(j);
+      if (Phi.col(j).squaredNorm() > 0.0) {
+        X_.col(j) = Phi.col(j) * (inv_scale(j) * root_n);
         active_.push_back(j);
       } else {
         X_.col(j).setZero();  // a zero column can never explain anything: pruned from the start
-        col_scale_(j) = 1.0;
       }
     }
     if (active_.empty()) throw std::invalid_argument("every feature column is zero");
   }
 
-  ArdResult run(const ArdProgress& progress = nullptr) {
+  FitResult run(const Progress& progress) {
     using clock = std::chrono::steady_clock;
     const auto start = clock::now();
-    const bool gamma_fixed = opt_.fixed_gamma > 0.0;
+    const bool alpha_fixed = opt_.fixed_alpha > 0.0;
     const bool noise_fixed = opt_.fixed_noise > 0.0;
-    gamma_ = Eigen::VectorXd::Constant(active_.size(), gamma_fixed ? opt_.fixed_gamma : opt_.init_gamma);
-    const double lam0 = noise_fixed ? opt_.fixed_noise : opt_.init_lambda;
+    alpha_ = Eigen::VectorXd::Constant(active_.size(), alpha_fixed ? opt_.fixed_alpha : opt_.init_alpha);
+    const double lam0 = noise_fixed ? opt_.fixed_noise : initial_noise_variance(y_, opt_.init_lambda);
     lambda_ = Eigen::VectorXd::Constant(opt_.per_sample ? n_ : 1, lam0);
     if (opt_.method == "gradient") {
-      adam_m_g_ = adam_v_g_ = Eigen::VectorXd::Zero(gamma_.size());
+      adam_m_g_ = adam_v_g_ = Eigen::VectorXd::Zero(alpha_.size());
       adam_m_l_ = adam_v_l_ = Eigen::VectorXd::Zero(lambda_.size());
     }
     ard_detail::PathRecorder path;
     path.max_rows = opt_.path_max;
-    ArdResult res;
+    FitResult res;
     int t = 0, calm = 0;
     bool converged = false;
     double last_lambda_change = noise_fixed ? 0.0 : kInf;
@@ -185,61 +130,46 @@ class JointArd {
         calm = 0;
         posterior(need_extras(t));
       }
-      const ArdTraceRow row{log_ml_, static_cast<int>(active_.size()), lambda_.mean()};
+      const TraceRow row{t, log_ml_, static_cast<int>(active_.size()), lambda_.mean(), kReestimate};
       res.trace.push_back(row);
-      path.record(t, full_gamma(), lambda_);
-      if (progress) progress(t, row);
+      path.record(t, full_alpha(), lambda_);
+      if (progress) progress(row);
       if (converged || t >= opt_.max_iterations) break;
       if (std::chrono::duration<double>(clock::now() - start).count() > opt_.time_limit) break;
 
       const bool update_lambda = !noise_fixed && lambda_due(t);
-      Eigen::VectorXd g_new = gamma_, l_new = lambda_;
+      Eigen::VectorXd g_new = alpha_, l_new = lambda_;
       if (opt_.method == "irls1") {
         irls1_step(g_new, l_new, update_lambda);
       } else if (opt_.method == "gradient") {
         adam_step(g_new, l_new, update_lambda, t);
       } else {
-        if (!gamma_fixed) g_new = gamma_rule();
+        if (!alpha_fixed) g_new = alpha_rule();
         if (update_lambda) l_new = lambda_rule();
       }
-      if (gamma_fixed) g_new = gamma_;
+      if (alpha_fixed) g_new = alpha_;
       // Damping in log space (closed-form rules only), then clipping.
       const bool damp = opt_.method != "gradient";
-      Eigen::VectorXd lg_old = gamma_.array().log(), ll_old = lambda_.array().log();
+      const Eigen::VectorXd lg_old = alpha_.array().log();
       for (Eigen::Index k = 0; k < g_new.size(); ++k) {
-        double lg = std::log(std::clamp(g_new(k), opt_.gamma_min, opt_.gamma_max));
-        if (!std::isfinite(g_new(k)) || std::isnan(g_new(k))) lg = std::log(opt_.gamma_max);
-        if (damp) lg = (1.0 - opt_.eta_gamma) * lg_old(k) + opt_.eta_gamma * lg;
-        g_new(k) = gamma_fixed ? gamma_(k) : std::exp(lg);
+        double lg = std::log(std::clamp(g_new(k), opt_.alpha_min, opt_.alpha_max));
+        if (!std::isfinite(g_new(k)) || std::isnan(g_new(k))) lg = std::log(opt_.alpha_max);
+        if (damp) lg = (1.0 - opt_.damping_alpha) * lg_old(k) + opt_.damping_alpha * lg;
+        g_new(k) = alpha_fixed ? alpha_(k) : std::exp(lg);
       }
       if (update_lambda) {
-        // Bounds relative to a robust scale of the residuals (not var(y)): the
-        // floor follows the smallest squared MAD of the residuals seen so far,
-        // the ceiling the largest, so the box only grows and EM stays monotone
-        // (a first fit pulled by a gross outlier cannot hold the floor up).
-        const double s2 = robust_residual_variance(resid_);
-        if (!(noise_scale2_lo_ > 0.0) || s2 < noise_scale2_lo_) noise_scale2_lo_ = s2;
-        if (s2 > noise_scale2_hi_) noise_scale2_hi_ = s2;
-        const double lo = opt_.lambda_min * noise_scale2_lo_, hi = opt_.lambda_max * noise_scale2_hi_;
-        for (Eigen::Index i = 0; i < l_new.size(); ++i) {
-          double v = l_new(i);
-          if (std::isnan(v)) v = lambda_(i);
-          double ll = std::log(std::clamp(v, lo, hi));
-          if (damp) ll = (1.0 - opt_.eta_lambda) * ll_old(i) + opt_.eta_lambda * ll;
-          l_new(i) = std::exp(ll);
-        }
-        const Eigen::VectorXd ll_new = l_new.array().log();
-        last_lambda_change = (ll_new - ll_old).cwiseAbs().maxCoeff() / (1.0 + ll_new.cwiseAbs().maxCoeff());
-        lambda_ = l_new;
+        noise_bounds_.widen(resid_);
+        // Damped in log space (closed-form rules only) and clipped, as every solver's noise step.
+        last_lambda_change = damped_noise_step(lambda_, l_new, noise_bounds_, damp ? opt_.damping_lambda : 1.0);
         lambda_changed_ = true;
       }
       const Eigen::VectorXd lg_new = g_new.array().log();
-      const double gamma_change =
+      const double alpha_change =
           g_new.size() ? (lg_new - lg_old).cwiseAbs().maxCoeff() / (1.0 + lg_new.cwiseAbs().maxCoeff()) : 0.0;
-      gamma_ = g_new;
+      alpha_ = g_new;
       ++t;
       const bool noise_settled = noise_fixed || t > opt_.warm_start;
-      if (noise_settled && gamma_change < opt_.tolerance && last_lambda_change < opt_.tolerance) ++calm;
+      if (noise_settled && alpha_change < opt_.tolerance && last_lambda_change < opt_.tolerance) ++calm;
       else calm = 0;
       converged = calm >= opt_.patience;
     }
@@ -249,25 +179,24 @@ class JointArd {
     res.jitter_events = jitter_events_;
     const Eigen::Index T = path.it.size();
     res.path_iteration = path.it;
-    res.path_gamma.resize(T, d_);
+    res.path_alpha.resize(T, d_);
     res.path_lambda.resize(T, lambda_.size());
     for (Eigen::Index k = 0; k < T; ++k) {
-      res.path_gamma.row(k) = path.g[k].transpose();
+      res.path_alpha.row(k) = path.g[k].transpose();
       res.path_lambda.row(k) = path.l[k].transpose();
     }
-    to_caller_units(res);
+    to_unit_norm(res);
     return res;
   }
 
  private:
-  ArdOptions opt_;
+  SolverOptions opt_;
   Eigen::Index n_, d_;
-  double sd_y_ = 1.0;
-  double noise_scale2_lo_ = -1.0, noise_scale2_hi_ = -1.0;  // robust residual variances behind the noise bounds
-  Eigen::VectorXd y_, col_scale_;
-  Eigen::MatrixXd X_;                 // standardised columns
+  Eigen::VectorXd y_;
+  NoiseBounds noise_bounds_{opt_.lambda_min, opt_.lambda_max};
+  Eigen::MatrixXd X_;                 // columns with unit mean square
   std::vector<Eigen::Index> active_;  // columns still in the model, increasing
-  Eigen::VectorXd gamma_, lambda_;    // gamma per active column
+  Eigen::VectorXd alpha_, lambda_;    // alpha per active column
   int jitter_events_ = 0;
 
   // Caches of the weight-space form: A = X_a' L^-1 X_a and b = X_a' L^-1 y.
@@ -383,12 +312,12 @@ class JointArd {
     return opt_.per_sample ? lambda_.array().log().sum() : n_ * std::log(lambda_(0));
   }
 
-  // Sigma_theta = (Gamma + A)^-1: O(d^3) per iteration, plus O(n d^2) when lambda changed.
+  // Sigma_theta = (Alpha + A)^-1: O(d^3) per iteration, plus O(n d^2) when lambda changed.
   void weight_space_posterior(int need) {
     in_sample_space_ = false;
     refresh_cache();
     Eigen::MatrixXd H = A_;
-    H.diagonal() += gamma_;
+    H.diagonal() += alpha_;
     const auto llt = robust_cholesky(H, jitter_events_);
     // Sigma = L^-T L^-1: its diagonal and x_i' Sigma x_i are squared norms of
     // columns of L^-1 and of L^-1 x_i, so the full Sigma is formed only when asked.
@@ -403,17 +332,16 @@ class JointArd {
     // y' Sigma_y^-1 y = r' L^-1 r + mu' G mu: no cancellation when lambda is tiny.
     const double fit_term = opt_.per_sample ? (resid_.array().square() / lambda_.array()).sum()
                                             : resid_.squaredNorm() / lambda_(0);
-    log_ml_ = -0.5 * (n_ * kLog2Pi + log_det_H - gamma_.array().log().sum() + log_det_lambda() + fit_term +
-                      (gamma_.array() * mu_.array().square()).sum());
+    log_ml_ = log_evidence(log_det_H, alpha_, mu_, log_det_lambda(), fit_term, n_);
     if (need & 1) q_row_ = (Xa * Linv.transpose()).rowwise().squaredNorm();
-    if (need & 2) q_col_ = (A_.array() * Sigma_.array()).rowwise().sum().matrix().cwiseProduct(gamma_);
+    if (need & 2) q_col_ = (A_.array() * Sigma_.array()).rowwise().sum().matrix().cwiseProduct(alpha_);
   }
 
   // Sigma_y = L + X_a G^-1 X_a': O(n^2 d + n^3) per iteration.
   void sample_space_posterior(int need) {
     in_sample_space_ = true;
     const Eigen::MatrixXd& Xa = active_X();
-    const Eigen::VectorXd ginv = gamma_.cwiseInverse();
+    const Eigen::VectorXd ginv = alpha_.cwiseInverse();
     Eigen::MatrixXd Sy = Xa * ginv.asDiagonal() * Xa.transpose();
     if (opt_.per_sample) Sy.diagonal() += lambda_;
     else Sy.diagonal().array() += lambda_(0);
@@ -435,17 +363,17 @@ class JointArd {
     }
   }
 
-  // sum_j (1 - gamma_j Sigma_jj): the effective number of parameters, = sum_i h_i.
+  // sum_j (1 - alpha_j Sigma_jj): the effective number of parameters, = sum_i h_i.
   double effective_parameters() const {
-    return (1.0 - gamma_.array() * diag_sigma_.array()).sum();
+    return (1.0 - alpha_.array() * diag_sigma_.array()).sum();
   }
 
-  Eigen::VectorXd gamma_rule() const {
+  Eigen::VectorXd alpha_rule() const {
     const Eigen::ArrayXd mu2 = mu_.array().square();
-    if (opt_.method == "mackay") return ((1.0 - gamma_.array() * diag_sigma_.array()).max(0.0) / mu2).matrix();
+    if (opt_.method == "mackay") return ((1.0 - alpha_.array() * diag_sigma_.array()).max(0.0) / mu2).matrix();
     if (opt_.method == "irls2") {
-      // (theta^2 + 1/gamma - q_j / gamma^2)^-1 with q_j / gamma^2 = 1/gamma - Sigma_jj
-      const Eigen::ArrayXd ginv = gamma_.array().inverse();
+      // (theta^2 + 1/alpha - q_j / alpha^2)^-1 with q_j / alpha^2 = 1/alpha - Sigma_jj
+      const Eigen::ArrayXd ginv = alpha_.array().inverse();
       const Eigen::ArrayXd qj_over = ginv - diag_sigma_.array();
       return (mu2 + ginv - qj_over).inverse().matrix();
     }
@@ -474,18 +402,18 @@ class JointArd {
     return (r2 + q_row_.array()).matrix();
   }
 
-  // Adam on log gamma and log lambda for -log p(y | gamma, lambda).
+  // Adam on log alpha and log lambda for -log p(y | alpha, lambda).
   void adam_step(Eigen::VectorXd& g_new, Eigen::VectorXd& l_new, bool update_lambda, int t) {
     // The step decays as 1 / sqrt(1 + t / 100) so that the iterates settle and the
     // relative-change rule can stop the run (a constant step keeps oscillating).
     const double b1 = 0.9, b2 = 0.999, eps = 1e-8, lr = opt_.learning_rate / std::sqrt(1.0 + t / 100.0);
     const double c1 = 1.0 - std::pow(b1, t + 1), c2 = 1.0 - std::pow(b2, t + 1);
-    if (opt_.fixed_gamma <= 0.0) {
-      const Eigen::ArrayXd grad = 0.5 * (gamma_.array() * (mu_.array().square() + diag_sigma_.array()) - 1.0);
+    if (opt_.fixed_alpha <= 0.0) {
+      const Eigen::ArrayXd grad = 0.5 * (alpha_.array() * (mu_.array().square() + diag_sigma_.array()) - 1.0);
       adam_m_g_ = b1 * adam_m_g_.array() + (1 - b1) * grad;
       adam_v_g_ = b2 * adam_v_g_.array() + (1 - b2) * grad.square();
       const Eigen::ArrayXd step = lr * (adam_m_g_.array() / c1) / ((adam_v_g_.array() / c2).sqrt() + eps);
-      g_new = (gamma_.array().log() - step).exp().matrix();
+      g_new = (alpha_.array().log() - step).exp().matrix();
     }
     if (update_lambda) {
       Eigen::ArrayXd grad;
@@ -564,7 +492,7 @@ class JointArd {
       if (primal < opt_.admm_tolerance * scale && dual < opt_.admm_tolerance * scale) break;
     }
     const Eigen::VectorXd& theta = admm_a_;  // exact zeros where the l1 penalty bites
-    if (opt_.fixed_gamma <= 0.0) {
+    if (opt_.fixed_alpha <= 0.0) {
       for (Eigen::Index k = 0; k < S; ++k)
         g_new(k) = std::abs(theta(k)) > 0.0 ? w(k) / std::abs(theta(k)) : kInf;
     }
@@ -578,29 +506,29 @@ class JointArd {
     }
   }
 
-  // Drops columns whose gamma reached the upper clip, from the current
+  // Drops columns whose alpha reached the upper clip, from the current
   // posterior; never the last one.
   static constexpr double kPruneShare = 1e-2;
   bool prune() {
-    if (opt_.fixed_gamma > 0.0) return false;
+    if (opt_.fixed_alpha > 0.0) return false;
     std::vector<Eigen::Index> keep_cols;
-    std::vector<double> keep_gamma;
+    std::vector<double> keep_alpha;
     for (std::size_t k = 0; k < active_.size(); ++k) {
-      // Pruned once gamma reaches the clip (damped updates only approach it)
+      // Pruned once alpha reaches the clip (damped updates only approach it)
       // and dropping the column costs next to nothing: the exact change of the
-      // log evidence is -(mu_j^2 / Sigma_jj + log(gamma_j Sigma_jj)) / 2.
+      // log evidence is -(mu_j^2 / Sigma_jj + log(alpha_j Sigma_jj)) / 2.
       // Also pruned below the clip when dropping it raises the evidence (cost
-      // < 0, i.e. q_j^2 < s_j: its best gamma given the others is infinite, the
+      // < 0, i.e. q_j^2 < s_j: its best alpha given the others is infinite, the
       // fast solver's deletion) and the data determine less than
-      // kPruneShare of its weight (1 - gamma_j Sigma_jj, so the gain is below
-      // kPruneShare / 2 nats): EM only crawls towards the clip (gamma grows by
+      // kPruneShare of its weight (1 - alpha_j Sigma_jj, so the gain is below
+      // kPruneShare / 2 nats): EM only crawls towards the clip (alpha grows by
       // about s_j - q_j^2 per step) and would otherwise stop with such columns
       // still in. readmit() brings back any that the final model wants.
-      const double cost = 0.5 * (mu_(k) * mu_(k) / diag_sigma_(k) + std::log(gamma_(k) * diag_sigma_(k)));
-      const bool drop_raises = cost < 0.0 && 1.0 - gamma_(k) * diag_sigma_(k) < kPruneShare;
-      if (!drop_raises && (gamma_(k) < 0.99 * opt_.gamma_max || cost > 1e-6)) {
+      const double cost = 0.5 * (mu_(k) * mu_(k) / diag_sigma_(k) + std::log(alpha_(k) * diag_sigma_(k)));
+      const bool drop_raises = cost < 0.0 && 1.0 - alpha_(k) * diag_sigma_(k) < kPruneShare;
+      if (!drop_raises && (alpha_(k) < 0.99 * opt_.alpha_max || cost > 1e-6)) {
         keep_cols.push_back(active_[k]);
-        keep_gamma.push_back(gamma_(k));
+        keep_alpha.push_back(alpha_(k));
       }
     }
     if (keep_cols.size() == active_.size()) return false;
@@ -608,7 +536,7 @@ class JointArd {
       Eigen::Index k;
       mu_.cwiseAbs().maxCoeff(&k);
       keep_cols.assign(1, active_[k]);
-      keep_gamma.assign(1, gamma_(k));
+      keep_alpha.assign(1, alpha_(k));
       if (active_.size() == 1) return false;
     }
     // Carry the optimiser states of the kept columns.
@@ -624,23 +552,23 @@ class JointArd {
       adam_v_g_ = v;
     }
     active_ = keep_cols;
-    gamma_ = Eigen::Map<const Eigen::VectorXd>(keep_gamma.data(), keep_gamma.size());
+    alpha_ = Eigen::Map<const Eigen::VectorXd>(keep_alpha.data(), keep_alpha.size());
     return true;
   }
 
-  // Pruned columns whose single-column evidence gain at the current (gamma,
-  // lambda) exceeds kReadmitGain re-enter at their best gamma given the others,
+  // Pruned columns whose single-column evidence gain at the current (alpha,
+  // lambda) exceeds kReadmitGain re-enter at their best alpha given the others,
   // s_j^2 / (q_j^2 - s_j), with s_j = x_j' Sigma_y^-1 x_j and q_j = x_j' Sigma_y^-1 y
   // (the fast solver's addition, all at once: one per round of convergence
   // took ten times the iterations for the same end point on n = 2000,
   // d = 256). A column re-enters at most kMaxReadmissions times, so add/prune
   // cycles end. Not for irls1 (its ADMM state follows the
-  // active set only downwards) or fixed gamma. Returns whether any came back.
+  // active set only downwards) or fixed alpha. Returns whether any came back.
   static constexpr double kReadmitGain = 1e-4;
   static constexpr int kMaxReadmissions = 3;
   std::vector<int> readmissions_;
   bool readmit() {
-    if (opt_.fixed_gamma > 0.0 || opt_.method == "irls1") return false;
+    if (opt_.fixed_alpha > 0.0 || opt_.method == "irls1") return false;
     if (static_cast<Eigen::Index>(active_.size()) == d_) return false;
     if (readmissions_.empty()) readmissions_.assign(d_, 0);
     std::vector<char> in(d_, 0);
@@ -658,7 +586,7 @@ class JointArd {
       const Eigen::VectorXd w = inv_lambda_vec();
       const Eigen::MatrixXd WXa = w.asDiagonal() * Xa;
       Eigen::MatrixXd H = Xa.transpose() * WXa;
-      H.diagonal() += gamma_;
+      H.diagonal() += alpha_;
       const auto llt = robust_cholesky(H, jitter_events_);
       const Eigen::VectorXd mu = llt.solve(WXa.transpose() * y_);
       const Eigen::MatrixXd C = WXa.transpose() * XP;  // S x P
@@ -666,7 +594,7 @@ class JointArd {
       s = XP.cwiseAbs2().transpose() * w - (C.array() * V.array()).colwise().sum().transpose().matrix();
       q = XP.transpose() * w.cwiseProduct(y_) - C.transpose() * mu;
     } else {  // the sample space: O(n^2 (S + P) + n^3)
-      Eigen::MatrixXd Sy = Xa * gamma_.cwiseInverse().asDiagonal() * Xa.transpose();
+      Eigen::MatrixXd Sy = Xa * alpha_.cwiseInverse().asDiagonal() * Xa.transpose();
       if (opt_.per_sample) Sy.diagonal() += lambda_;
       else Sy.diagonal().array() += lambda_(0);
       const auto llt = robust_cholesky(Sy, jitter_events_);
@@ -675,14 +603,14 @@ class JointArd {
       q = Z.transpose() * y_;
     }
     std::vector<Eigen::Index> cols = active_;
-    std::vector<double> g(gamma_.data(), gamma_.data() + gamma_.size());
+    std::vector<double> g(alpha_.data(), alpha_.data() + alpha_.size());
     bool any = false;
     for (std::size_t k = 0; k < P.size(); ++k) {
       const double sk = s(k), q2 = q(k) * q(k), theta = q2 - sk;
       if (!(sk > 0.0) || !(theta > 0.0)) continue;
       if (0.5 * (theta / sk + std::log(sk / q2)) <= kReadmitGain) continue;
       const auto pos = std::lower_bound(cols.begin(), cols.end(), P[k]);
-      g.insert(g.begin() + (pos - cols.begin()), std::clamp(sk * sk / theta, opt_.gamma_min, opt_.gamma_max));
+      g.insert(g.begin() + (pos - cols.begin()), std::clamp(sk * sk / theta, opt_.alpha_min, opt_.alpha_max));
       cols.insert(pos, P[k]);
       ++readmissions_[P[k]];
       any = true;
@@ -701,20 +629,20 @@ class JointArd {
       adam_v_g_ = v;
     }
     active_ = cols;
-    gamma_ = Eigen::Map<const Eigen::VectorXd>(g.data(), g.size());
+    alpha_ = Eigen::Map<const Eigen::VectorXd>(g.data(), g.size());
     lambda_changed_ = true;  // the weighted caches hold a sub-block only while columns leave
     return true;
   }
 
-  Eigen::VectorXd full_gamma() const {
+  Eigen::VectorXd full_alpha() const {
     Eigen::VectorXd g = Eigen::VectorXd::Constant(d_, kInf);
-    for (std::size_t k = 0; k < active_.size(); ++k) g(active_[k]) = gamma_(k);
+    for (std::size_t k = 0; k < active_.size(); ++k) g(active_[k]) = alpha_(k);
     return g;
   }
 
-  // Exact posterior of the final (gamma, lambda), in the weight space when it is
+  // Exact posterior of the final (alpha, lambda), in the weight space when it is
   // small enough, else from Sigma = G^-1 - G^-1 X' Pi_y X G^-1.
-  void final_posterior(ArdResult& res) {
+  void final_posterior(FitResult& res) {
     const Eigen::Index S = active_.size();
     if (S <= n_ || S <= 2000) {
       const std::string form = opt_.form;
@@ -731,49 +659,30 @@ class JointArd {
                                  " GB. Use method \"mackay\" or \"fast\", which prune faster, or more iterations.");
       sample_space_posterior(0);
       const Eigen::MatrixXd& Xa = active_X();
-      Eigen::MatrixXd Sy = Xa * gamma_.cwiseInverse().asDiagonal() * Xa.transpose();
+      Eigen::MatrixXd Sy = Xa * alpha_.cwiseInverse().asDiagonal() * Xa.transpose();
       if (opt_.per_sample) Sy.diagonal() += lambda_;
       else Sy.diagonal().array() += lambda_(0);
       const auto llt = robust_cholesky(Sy, jitter_events_);
-      const Eigen::MatrixXd GX = gamma_.cwiseInverse().asDiagonal() * Xa.transpose();
+      const Eigen::MatrixXd GX = alpha_.cwiseInverse().asDiagonal() * Xa.transpose();
       res.Sigma = -GX * llt.solve(GX.transpose());
-      res.Sigma.diagonal() += gamma_.cwiseInverse();
+      res.Sigma.diagonal() += alpha_.cwiseInverse();
     }
     res.relevant = active_;
     res.mu = mu_;
-    res.gamma = full_gamma();
+    res.alpha = full_alpha();
     res.lambda = lambda_;
     res.log_ml = log_ml_;
     res.fitted = y_ - resid_;
   }
 
-  void to_caller_units(ArdResult& r) const {
-    const double v = sd_y_ * sd_y_;
-    weights_to_caller_units(r.relevant, col_scale_, sd_y_, r.mu, r.Sigma, r.gamma);
-    r.lambda *= v;
-    r.fitted *= sd_y_;
-    const double shift = -static_cast<double>(n_) * std::log(sd_y_);
-    r.log_ml += shift;
-    for (auto& row : r.trace) {
-      row.log_ml += shift;
-      row.noise *= v;
-    }
-    for (Eigen::Index k = 0; k < r.path_gamma.rows(); ++k)
-      r.path_gamma.row(k) = r.path_gamma.row(k).cwiseProduct(col_scale_.cwiseAbs2().transpose()) / v;
-    r.path_lambda *= v;
+  // From unit mean-square columns to unit-norm ones: w sqrt(n), alpha / n.
+  void to_unit_norm(FitResult& r) const {
+    const double nn = static_cast<double>(n_);
+    r.mu *= std::sqrt(nn);
+    r.Sigma *= nn;
+    r.alpha /= nn;
+    r.path_alpha /= nn;
   }
 };
-
-// Entry point. fixed_noise is in the caller's units (converted here);
-// fixed_gamma applies to the standardised problem (a limit device, e.g. 1e-10).
-inline ArdResult fit_joint_ard(const Eigen::Ref<const Eigen::MatrixXd>& X, const Eigen::Ref<const Eigen::VectorXd>& y,
-                               ArdOptions opt, const ArdProgress& progress = nullptr) {
-  check_inputs(X, y);
-  const double n = static_cast<double>(y.size());
-  double sd = std::sqrt((y.array() - y.mean()).square().sum() / (n - 1.0));
-  if (opt.per_sample && sd > 0.0) sd = robust_target_sd(y);  // as in JointArd
-  if (opt.fixed_noise > 0.0 && sd > 0.0) opt.fixed_noise /= sd * sd;
-  return JointArd(X, y, opt).run(progress);
-}
 
 }  // namespace sparsebayes

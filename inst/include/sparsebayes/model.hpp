@@ -19,62 +19,76 @@ namespace sparsebayes {
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kLog2Pi = 1.8378770664093454836;
 
-// Defaults mirror SparseBayes v2 (see DESIGN.md, "Reference constants").
+// What a solver is asked to do: the problem (set by R's fitting routine) and
+// the control settings. Every setting has the name and the meaning of the R
+// setting of rvm_control()/ard_control(), which give every default: the
+// fields have no defaults here, and the glue fills each of them.
 struct SolverOptions {
-  int max_iterations = 10000;
-  double time_limit = 10000.0;          // seconds
-  double zero_factor = 1e-12;           // q^2 - s must exceed this to count as positive
-  double min_delta_log_alpha = 1e-3;    // fast: re-estimation convergence
-  double min_delta_log_beta = 1e-6;     // a larger noise change cancels termination
-  bool priority_addition = false;
-  bool priority_deletion = true;
-  int beta_update_start = 10;
-  int beta_update_frequency = 5;
-  double beta_max_factor = 1e6;         // beta <= beta_max_factor / var(t)
-  bool alignment_test = true;
-  double alignment_max = 1.0 - 1e-3;
-  double fixed_noise = -1.0;            // > 0: noise variance held fixed at this value
-  double smoothness = 0.0;              // c of the smoothness prior; 0 = classic RVM
-  double noise_shape = 1e-4;            // g, h of the inverse-gamma noise prior used with c > 0,
-  double noise_scale = 1e-4;            //   on the variance of the standardised targets
-  double tolerance = 1e-6;              // mackay: max |delta log alpha| at convergence
-  double alpha_max = 1e12;              // mackay: prune when alpha (unit-norm basis) exceeds this
-  // fast solver with per-sample noise (joint ARD): B = diag(1 / lambda_i)
-  bool per_sample_noise = false;
-  int per_sample_start = 50;            // shared noise updates before the first per-sample one
-  double lambda_min = 0.05;             // clipping of lambda_i, as multiples of the residuals' squared MAD
-  double lambda_max = 1e20;
-  double n_effective = -1.0;            // > 0: sum of prior weights, the N of the shared noise update
-  double eta_lambda = 1.0;              // damping of log lambda
-  double per_sample_tolerance = 1e-4;   // relative l_inf change of log lambda that ends the fit
-  // Bernoulli and Poisson: case weights of the log-likelihood terms and an
-  // offset of the linear predictor, one per observation (empty: none).
-  Eigen::VectorXd case_weights;
-  Eigen::VectorXd offset;
+  // The problem.
+  std::string method;          // fast, mackay, em, irls2, irls1, gradient
+  bool per_sample;             // one noise variance per sample (joint ARD) instead of one shared
+  std::string form;            // batch posterior: auto, primal (n x n), dual (d x d)
+  double smoothness;           // c of the smoothness prior; 0 = none
+  double fixed_noise;          // > 0: noise variance held at this value; <= 0: estimated
+  double n_effective;          // > 0: the N of the shared noise update (sum of prior weights)
+  Eigen::VectorXd case_weights;  // Bernoulli, Poisson: weights of the log-likelihood terms (empty: none)
+  Eigen::VectorXd offset;        //   and an offset of the linear predictor (empty: none)
+  // Every solver.
+  int max_iterations;
+  double time_limit;           // seconds
+  double tolerance;            // relative l_inf change of log alpha and log lambda at convergence
+  double init_lambda;          // initial noise variance, as a fraction of var(t)
+  double lambda_min, lambda_max;  // noise bounds, as multiples of the residuals' squared MAD
+  double damping_lambda;       // damping of log lambda, (0, 1]
+  int warm_start;              // iterations before the per-sample (batch: any) noise is re-estimated
+  // The fast solver (SparseBayes v2's constants).
+  double min_delta_log_alpha;  // re-estimation convergence
+  double min_delta_log_beta;   // a larger noise change cancels termination
+  bool priority_addition, priority_deletion;
+  int noise_update_start, noise_update_frequency;
+  double beta_max_factor;      // 1 / noise <= beta_max_factor / var(t)
+  bool alignment_test;
+  double alignment_max;
+  double zero_factor;          // q^2 - s must exceed this to count as positive
+  double noise_shape, noise_scale;  // inverse-gamma prior on the noise with the smoothness prior
+  // The batch solvers (joint ARD, App. D.1 of Timans et al.; MacKay).
+  int patience;
+  double alpha_min, alpha_max;  // clipping of the precisions (unit mean-square columns); alpha_max prunes
+  double damping_alpha;
+  int noise_every;
+  double init_alpha;
+  double fixed_alpha;          // > 0: every precision held at this value
+  bool studentized;            // lambda_i <- r_i^2 / (1 - h_i)^p
+  double studentized_power;
+  double learning_rate;        // gradient: Adam on the log parameters
+  int admm_iterations;         // irls1
+  double admm_tolerance;
+  int path_max;                // rows of the thinned alpha and lambda trajectories
 };
 
 // One row of the per-iteration trace.
 struct TraceRow {
+  int iteration;
   double log_ml;
   int n_relevant;
-  double noise_variance;
-  int action;  // see Action
+  double noise_variance;  // mean(lambda) with per-sample noise
+  int action;             // see Action
 };
 
 enum Action { kReestimate = 0, kAdd = 1, kDelete = 2, kAlignmentSkip = 3, kNoiseOnly = 4, kTerminate = 5, kRejected = 6,
              kModeSearch = 7 };
 
 // Called once per iteration; may throw to abort (e.g. on a user interrupt).
-using Progress = std::function<void(int iteration, const TraceRow&)>;
+using Progress = std::function<void(const TraceRow&)>;
 
+// What every solver returns (in the units of the basis and targets it was given).
 struct FitResult {
-  std::vector<Eigen::Index> relevant;  // 0-based columns of Phi, in order of inclusion
+  std::vector<Eigen::Index> relevant;  // 0-based columns of Phi
   Eigen::VectorXd mu;                  // posterior mean of the relevant weights
   Eigen::MatrixXd Sigma;               // posterior covariance of the relevant weights
   Eigen::VectorXd alpha;               // all M precisions; +inf for pruned columns
-  double beta = 0.0;                   // noise precision (1 / mean(lambda) with per-sample noise)
-  Eigen::VectorXd lambda;              // per-sample noise variances (fast solver, per_sample_noise)
-  double log_ml = 0.0;                 // log marginal likelihood, log p(t | alpha, beta)
+  Eigen::VectorXd lambda;              // noise variance: 1 (shared) or n (per sample); empty if none
+  double log_ml = 0.0;                 // log marginal likelihood (Laplace approximation if non-Gaussian)
   double log_posterior = 0.0;          // log_ml plus the log priors (= log_ml without a prior)
   Eigen::VectorXd fitted;              // linear predictor Phi mu
   int iterations = 0;
@@ -82,7 +96,21 @@ struct FitResult {
   int jitter_events = 0;               // Cholesky factorisations that needed jitter
   bool mode_converged = true;          // non-Gaussian: the last posterior-mode search converged
   std::vector<TraceRow> trace;
+  std::vector<int> path_iteration;     // batch solvers: thinned trajectories of alpha and lambda
+  Eigen::MatrixXd path_alpha;          // T x M
+  Eigen::MatrixXd path_lambda;         // T x (n or 1)
 };
+
+// Sample variance of t (0 for fewer than two values).
+inline double sample_variance(const Eigen::Ref<const Eigen::VectorXd>& t) {
+  if (t.size() < 2) return 0.0;
+  return (t.array() - t.mean()).square().sum() / (t.size() - 1.0);
+}
+
+// The starting noise variance: a fraction of var(t) (targets in standard units).
+inline double initial_noise_variance(const Eigen::Ref<const Eigen::VectorXd>& t, double fraction) {
+  return fraction * std::max(sample_variance(t), 1e-12);
+}
 
 // Eigen's LLT computed by the same blocked algorithm (same panels, same
 // operations, so the same factor) with an interrupt check between panels.
@@ -209,27 +237,24 @@ inline Posterior weight_posterior(const Eigen::MatrixXd& PhiU_PhiU, const Eigen:
   return p;
 }
 
-// log N(t | 0, 1/beta I + Phi_u A^-1 Phi_u^T), through the weight posterior.
-inline double log_marginal_likelihood(const Posterior& p, const Eigen::VectorXd& alpha_used, double beta,
-                                      double residual_ss, Eigen::Index n) {
-  const double N = static_cast<double>(n);
-  return 0.5 * (N * std::log(beta) - beta * residual_ss - N * kLog2Pi) -
-         0.5 * (alpha_used.array() * p.mu.array().square()).sum() + 0.5 * alpha_used.array().log().sum() -
-         0.5 * p.log_det_H;
+// log N(t | 0, L + Phi_u A^-1 Phi_u^T), L = diag(lambda), through the weight
+// posterior: log_det_H = log |Phi_u' L^-1 Phi_u + A|, weighted_rss = r' L^-1 r
+// with r = t - Phi_u mu, log_det_noise = log |L|. No cancellation when lambda is tiny.
+inline double log_evidence(double log_det_H, const Eigen::VectorXd& alpha_used, const Eigen::VectorXd& mu,
+                           double log_det_noise, double weighted_rss, Eigen::Index n) {
+  return -0.5 * (static_cast<double>(n) * kLog2Pi + log_det_H - alpha_used.array().log().sum() + log_det_noise +
+                 weighted_rss + (alpha_used.array() * mu.array().square()).sum());
 }
 
-// Maps the posterior of weights fitted on unit-norm columns (norms `scale`)
-// and targets t / sd back to the caller's units: mu = sd mu~ / scale,
-// Sigma likewise, precisions = precisions~ scale^2 / sd^2 (all columns).
+// Maps the posterior of weights fitted on columns divided by `scale` back to
+// the columns as given: mu / scale, Sigma likewise, precisions * scale^2.
 inline void weights_to_caller_units(const std::vector<Eigen::Index>& relevant, const Eigen::VectorXd& scale,
-                                    double sd, Eigen::VectorXd& mu, Eigen::MatrixXd& Sigma,
-                                    Eigen::VectorXd& precisions) {
-  const double v = sd * sd;
+                                    Eigen::VectorXd& mu, Eigen::MatrixXd& Sigma, Eigen::VectorXd& precisions) {
   Eigen::VectorXd inv_used(relevant.size());
   for (std::size_t k = 0; k < relevant.size(); ++k) inv_used(k) = 1.0 / scale(relevant[k]);
-  mu = sd * mu.cwiseProduct(inv_used);
-  Sigma = v * (inv_used.asDiagonal() * Sigma * inv_used.asDiagonal());
-  precisions = precisions.cwiseProduct(scale.cwiseAbs2()) / v;
+  mu = mu.cwiseProduct(inv_used);
+  Sigma = inv_used.asDiagonal() * Sigma * inv_used.asDiagonal();
+  precisions = precisions.cwiseProduct(scale.cwiseAbs2());
 }
 
 // Robust scale of residuals for the noise clipping bounds: the squared MAD
@@ -257,12 +282,41 @@ inline double robust_residual_variance(const Eigen::Ref<const Eigen::VectorXd>& 
   return v;
 }
 
-// Scale of the targets with per-sample noise: the robust residual sd of
-// t about its median (an outlier must not set the units), or its sd.
-inline double robust_target_sd(const Eigen::Ref<const Eigen::VectorXd>& t) {
-  const double v = robust_residual_variance(t);
-  if (v > 1e-300 && std::isfinite(v)) return std::sqrt(v);
-  return 1.0;
+// The noise bounds [lambda_min s2_lo, lambda_max s2_hi], where s2_lo and s2_hi
+// are the smallest and largest robust residual variances seen so far: the box
+// only grows, so EM stays monotone, and a first fit pulled by a gross outlier
+// cannot hold the floor up.
+class NoiseBounds {
+ public:
+  NoiseBounds(double min_factor, double max_factor) : min_factor_(min_factor), max_factor_(max_factor) {}
+  void widen(const Eigen::Ref<const Eigen::VectorXd>& residuals) {
+    const double s2 = robust_residual_variance(residuals);
+    if (!(lo_ > 0.0) || s2 < lo_) lo_ = s2;
+    if (s2 > hi_) hi_ = s2;
+  }
+  double lower() const { return min_factor_ * lo_; }
+  double upper() const { return max_factor_ * hi_; }
+
+ private:
+  double min_factor_, max_factor_, lo_ = -1.0, hi_ = -1.0;
+};
+
+// lambda <- exp((1 - eta) log lambda + eta log clip(target)): the one noise
+// step of every solver (a NaN target keeps its lambda). Returns the relative
+// l_inf change of log lambda, max |change| / (1 + max |log lambda|).
+inline double damped_noise_step(Eigen::VectorXd& lambda, const Eigen::VectorXd& target, const NoiseBounds& bounds,
+                                double eta) {
+  const double lo = bounds.lower(), hi = bounds.upper();
+  double change = 0.0, biggest = 0.0;
+  for (Eigen::Index i = 0; i < lambda.size(); ++i) {
+    const double old = std::log(lambda(i));
+    const double v = std::isnan(target(i)) ? lambda(i) : target(i);
+    const double now = (1.0 - eta) * old + eta * std::log(std::clamp(v, lo, hi));
+    change = std::max(change, std::abs(now - old));
+    biggest = std::max(biggest, std::abs(now));
+    lambda(i) = std::exp(now);
+  }
+  return change / (1.0 + biggest);
 }
 
 inline void check_inputs(const Eigen::Ref<const Eigen::MatrixXd>& Phi, const Eigen::Ref<const Eigen::VectorXd>& t) {

@@ -23,7 +23,7 @@ inline FitResult orthonormal_solve(const Eigen::VectorXd& z, double tt, Eigen::I
   const double N = static_cast<double>(n), c = opt.smoothness;
   const double var_t = std::max(tt / N, 1e-300);  // scale of the targets (they are standardised)
   const bool noise_fixed = opt.fixed_noise > 0.0;
-  double beta = noise_fixed ? 1.0 / opt.fixed_noise : 1.0 / (0.1 * 0.1);
+  double beta = 1.0 / (noise_fixed ? opt.fixed_noise : opt.init_lambda * var_t);
   Eigen::VectorXd alpha(M), mu(M), sigma(M);
   FitResult res;
   double log_ml = 0.0, log_post = 0.0, rss = 0.0, gamma_sum = 0.0;
@@ -35,19 +35,14 @@ inline FitResult orthonormal_solve(const Eigen::VectorXd& z, double tt, Eigen::I
     rss = std::max(tt - 2.0 * mu.dot(z) + mu.squaredNorm(), 0.0);
     gamma_sum = (beta * sigma.array()).sum();
     // log N(t | 0, C): C has eigenvalues 1/beta + 1/alpha_m on the columns, 1/beta elsewhere.
-    double log_det = (N - M) * -std::log(beta), quad = (tt - z.squaredNorm()) * beta, prior = 0.0;
+    double log_det = (N - M) * -std::log(beta), quad = (tt - z.squaredNorm()) * beta;
     for (Eigen::Index m = 0; m < M; ++m) {
       const double ev = 1.0 / beta + (std::isinf(alpha(m)) ? 0.0 : 1.0 / alpha(m));
       log_det += std::log(ev);
       quad += z(m) * z(m) / ev;
-      if (std::isfinite(alpha(m))) prior -= c / (1.0 + alpha(m) / beta);
     }
     log_ml = -0.5 * (N * kLog2Pi + log_det + quad);
-    log_post = log_ml;
-    if (c > 0.0) {
-      const double g = opt.noise_shape, h = opt.noise_scale;
-      log_post += prior + g * std::log(h) - std::lgamma(g) + (g + 1.0) * std::log(beta) - h * beta;
-    }
+    log_post = log_ml + log_smoothness_prior(alpha, beta, c, opt.noise_shape, opt.noise_scale);
   };
   bool converged = false;
   int it = 0;
@@ -56,9 +51,9 @@ inline FitResult orthonormal_solve(const Eigen::VectorXd& z, double tt, Eigen::I
     ++it;
     evaluate();
     const int n_rel = static_cast<int>((alpha.array() < kInf).count());
-    const TraceRow row{log_post, n_rel, 1.0 / beta, kReestimate};
+    const TraceRow row{it, log_post, n_rel, 1.0 / beta, kReestimate};
     res.trace.push_back(row);
-    if (progress) progress(it, row);
+    if (progress) progress(row);
     if (noise_fixed) {
       converged = true;
       break;
@@ -92,7 +87,7 @@ inline FitResult orthonormal_solve(const Eigen::VectorXd& z, double tt, Eigen::I
     res.mu(k) = beta * z(m) * res.Sigma(k, k);
   }
   res.alpha = alpha;
-  res.beta = beta;
+  res.lambda = Eigen::VectorXd::Constant(1, 1.0 / beta);
   res.log_ml = log_ml;
   res.log_posterior = log_post;
   res.iterations = it;

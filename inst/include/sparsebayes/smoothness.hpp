@@ -19,6 +19,16 @@ inline double smooth_gain(double a, double s, double q, double beta, double c) {
   return 0.5 * (-std::log1p(s / a) + q * q / (a + s)) - c / (1.0 + a / beta);
 }
 
+// log p(alpha | beta) + log p(1 / beta): the smoothness prior -c sum_m 1 / (1 + alpha_m / beta)
+// (a pruned column, alpha_m = inf, adds nothing) and, with it, the inverse-gamma
+// prior (shape g, scale h) on the noise variance (eq. 60 of Schmolck & Everson,
+// up to its constant normaliser). 0 without a prior (c = 0).
+inline double log_smoothness_prior(const Eigen::VectorXd& alpha, double beta, double c, double g, double h) {
+  if (c <= 0.0) return 0.0;
+  return -c * (1.0 / (1.0 + alpha.array() / beta)).sum() + g * std::log(h) - std::lgamma(g) +
+         (g + 1.0) * std::log(beta) - h * beta;
+}
+
 namespace detail {
 
 // The numerator P(a) of dl^/da (paper eqs. 46-49).
@@ -32,15 +42,21 @@ struct SmoothCubic {
   double operator()(double a) const { return ((b3 * a + b2) * a + b1) * a + b0; }
 };
 
-// A root of P between lo (P > 0) and hi (P < 0), by bisection in log a:
-// robust over the many decades a spans.
-inline double bisect_root(const SmoothCubic& P, double lo, double hi) {
+// The point where `below(a)` turns false, between lo (true) and hi (false),
+// by bisection in log a: robust over the many decades a spans.
+template <typename Below>
+double log_bisect(const Below& below, double lo, double hi) {
   for (int it = 0; it < 200 && hi / lo > 1.0 + 1e-13; ++it) {
     const double mid = std::sqrt(lo * hi);
-    if (P(mid) > 0.0) lo = mid;
+    if (below(mid)) lo = mid;
     else hi = mid;
   }
   return std::sqrt(lo * hi);
+}
+
+// A root of P between lo (P > 0) and hi (P < 0).
+inline double bisect_root(const SmoothCubic& P, double lo, double hi) {
+  return log_bisect([&P](double a) { return P(a) > 0.0; }, lo, hi);
 }
 
 }  // namespace detail
@@ -95,12 +111,7 @@ inline double smooth_noise_variance(double N, double rss, double gamma_sum, cons
     hi *= 2.0;
     if (hi > 1e300) return lo;
   }
-  for (int it = 0; it < 200 && hi / lo > 1.0 + 1e-13; ++it) {
-    const double mid = std::sqrt(lo * hi);
-    if (f(mid) > 0.0) hi = mid;
-    else lo = mid;
-  }
-  return std::sqrt(lo * hi);
+  return detail::log_bisect([&f](double v) { return !(f(v) > 0.0); }, lo, hi);
 }
 
 }  // namespace sparsebayes

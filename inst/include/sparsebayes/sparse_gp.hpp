@@ -20,6 +20,12 @@
 // the noise; those are chained through the Gaussian kernel's derivatives
 // w.r.t. log width, log variance and the inducing locations. For VFE and
 // FITC, W (n x n) is never formed and memory is O(m^2 + m * block).
+//
+// Prediction (sparse_gp_predict) works from the stored Cholesky factors
+// alone: with a = L^-1 k_u(x*), the latent mean is k_u(x*)' weights and the
+// variance (k** - |a|^2) + |LB^-1 a|^2 (VFE, FITC; the exact GP: k** -
+// |L^-1 k*|^2 with L the factor of the n x n covariance). No inverse is
+// formed; the one exception is documented at detail::inverse_factor.
 // Pure C++17 + Eigen: no R headers.
 #pragma once
 
@@ -52,13 +58,16 @@ struct GPObjective {
   int jitter_events = 0;       // factorisations that needed more than the base jitter
 };
 
-// What predict, hatvalues and LOO need, at the hyperparameters given.
+// What predict, hatvalues and LOO need, at the hyperparameters given, from
+// one factorisation. The predictor is (centres, weights, chol, chol_b): see
+// sparse_gp_predict.
 struct GPPosterior {
   double value = 0.0;
   Eigen::VectorXd weights;     // mean f* = K_*c weights, c = inducing points (training inputs for exact)
-  Eigen::MatrixXd var_matrix;  // var f* = k** - K_*c var_matrix K_c*
+  Eigen::MatrixXd chol;        // lower Cholesky factor of K_uu + jitter (VFE, FITC) or of K_ff + s2n W^-1 (exact)
+  Eigen::MatrixXd chol_b;      // lower Cholesky factor of B = I + A Lam^-1 A' (VFE, FITC; empty for exact)
   Eigen::VectorXd fitted;      // latent mean at the training inputs
-  Eigen::VectorXd fitted_var;  // latent variance at the training inputs, clamped at 0
+  Eigen::VectorXd fitted_var;  // latent variance at the training inputs
   Eigen::VectorXd lambda;      // Lam: noise (+ FITC's diagonal correction) per training point
   Eigen::VectorXd pi_diag;     // diag((Q + Lam)^-1)
   Eigen::VectorXd pi_r;        // (Q + Lam)^-1 r
@@ -67,17 +76,22 @@ struct GPPosterior {
   int jitter_events = 0;
 };
 
+// Latent predictive mean, variance and (on request) covariance at new inputs.
+struct GPPrediction {
+  Eigen::VectorXd mean;
+  Eigen::VectorXd var;
+  Eigen::MatrixXd cov;
+};
+
 namespace detail {
 
-// Cholesky of M + j scale I from j = base_jitter, growing tenfold up to 1e6
-// times (jittered_cholesky in model.hpp); throws, naming `what`, when even
-// that fails.
-inline Eigen::LLT<Eigen::MatrixXd> robust_cholesky(const Eigen::MatrixXd& M, double base_jitter, double scale,
-                                                   int& events, double& used, const char* what) {
-  Eigen::LLT<Eigen::MatrixXd> llt;
-  if (jittered_cholesky(M, base_jitter, scale, 7, llt, events, used)) return llt;
-  throw std::runtime_error(std::string("the Cholesky factorisation of ") + what +
-                           " failed even with jitter; try fewer or more spread inducing points or a larger noise");
+// Retries of jittered_cholesky (model.hpp): the jitter grows tenfold from its
+// base, up to 1e6 times it.
+constexpr int gp_jitter_attempts = 7;
+
+inline std::runtime_error gp_cholesky_failure(const char* what) {
+  return std::runtime_error(std::string("the Cholesky factorisation of ") + what +
+                            " failed even with jitter; try fewer or more spread inducing points or a larger noise");
 }
 
 inline void check_gp_inputs(const Kernel& k, double noise, const Eigen::Ref<const Eigen::MatrixXd>& x,
@@ -135,6 +149,7 @@ namespace detail {
 struct SparseFactors {
   Eigen::MatrixXd Kuu;  // as factorised, jitter included
   Eigen::MatrixXd L, LB;
+  Eigen::MatrixXd E;    // B - I = A Lam^-1 A' (+ B's jitter, if any)
   Eigen::LLT<Eigen::MatrixXd> llt_b;
   Eigen::VectorXd lam, lam_inv, c;
   double weighted_trace = 0.0;  // sum_i w_i (k_ii - Q_ii): VFE's trace term
@@ -182,14 +197,16 @@ inline SparseFactors sparse_factors(const Kernel& k, double noise, const Eigen::
   SparseFactors f;
   double used = 0.0;
   f.Kuu = kernel_matrix(k, z, z);
-  auto llt_u = robust_cholesky(f.Kuu, jitter, k.variance, f.jitter_events, used, "K_uu");
+  Eigen::LLT<Eigen::MatrixXd> llt_u;
+  if (!jittered_cholesky(f.Kuu, jitter, k.variance, gp_jitter_attempts, llt_u, f.jitter_events, used))
+    throw gp_cholesky_failure("K_uu");
   f.Kuu.diagonal().array() += used * k.variance;
   f.L = llt_u.matrixL();
   const double kd = kernel_diag_value(k);
   const bool fitc = approx == GPApprox::fitc;
   f.lam.resize(n);
   f.clamped = Eigen::Array<bool, Eigen::Dynamic, 1>::Constant(n, false);
-  Eigen::MatrixXd B = Eigen::MatrixXd::Identity(m, m);
+  f.E = Eigen::MatrixXd::Zero(m, m);
   Eigen::VectorXd Alr = Eigen::VectorXd::Zero(m);
   for (Eigen::Index start = 0; start < n; start += gp_block) {
     check_interrupt();
@@ -210,16 +227,78 @@ inline SparseFactors sparse_factors(const Kernel& k, double noise, const Eigen::
     }
     const Eigen::VectorXd isd = f.lam.segment(start, nb).cwiseInverse().cwiseSqrt();
     const Eigen::MatrixXd As = Ab * isd.asDiagonal();
-    B.selfadjointView<Eigen::Lower>().rankUpdate(As);
+    f.E.selfadjointView<Eigen::Lower>().rankUpdate(As);
     Alr.noalias() += As * (r.segment(start, nb).cwiseProduct(isd));
   }
-  B.triangularView<Eigen::StrictlyUpper>() = B.transpose();
+  f.E.triangularView<Eigen::StrictlyUpper>() = f.E.transpose();
   f.lam_inv = f.lam.cwiseInverse();
-  int dummy = 0;
-  f.llt_b = robust_cholesky(B, 0.0, 1.0, dummy, used, "B");  // B >= I: never needs jitter
+  Eigen::MatrixXd B = f.E;
+  B.diagonal().array() += 1.0;
+  // B >= I: never needs jitter unless Lam carries a NaN.
+  if (!jittered_cholesky(B, 0.0, 1.0, gp_jitter_attempts, f.llt_b, f.jitter_events, used))
+    throw gp_cholesky_failure("B = I + A Lam^-1 A'");
+  f.E.diagonal().array() += used;  // B - I as factorised
   f.LB = f.llt_b.matrixL();
   f.c = f.LB.triangularView<Eigen::Lower>().solve(Alr);
   return f;
+}
+
+// The objective from the sparse factors (see the top of this file).
+inline double sparse_value(const SparseFactors& f, double noise, const Eigen::Ref<const Eigen::VectorXd>& r,
+                           const Eigen::Ref<const Eigen::VectorXd>& wt, GPApprox approx) {
+  const double log2pi = 1.8378770664093454836;  // log(2 pi)
+  const double trace_term = (approx == GPApprox::vfe) ? f.weighted_trace : 0.0;
+  return 0.5 * r.size() * log2pi + f.LB.diagonal().array().log().sum() + 0.5 * f.lam.array().log().sum() +
+         0.5 * (r.cwiseProduct(f.lam_inv).dot(r) - f.c.squaredNorm()) + 0.5 * trace_term / noise +
+         replication_term(noise, wt);
+}
+
+// What the exact GP needs: K_ff, the noise per point, the factor of
+// Sigma = K_ff + s2n W^-1 (+ jitter on failure) and a = Sigma^-1 r.
+struct ExactFactors {
+  Eigen::MatrixXd K;
+  Eigen::VectorXd noise_i;
+  Eigen::LLT<Eigen::MatrixXd> llt;
+  Eigen::MatrixXd L;
+  Eigen::VectorXd a;
+  double used = 0.0;  // jitter added, relative to the kernel variance
+  int jitter_events = 0;
+};
+
+inline ExactFactors exact_factors(const Kernel& k, double noise, const Eigen::Ref<const Eigen::MatrixXd>& x,
+                                  const Eigen::Ref<const Eigen::VectorXd>& r,
+                                  const Eigen::Ref<const Eigen::VectorXd>& wt) {
+  ExactFactors f;
+  f.K = kernel_matrix(k, x, x);
+  f.noise_i = point_noise(noise, wt, x.rows());
+  Eigen::MatrixXd S = f.K;
+  S.diagonal() += f.noise_i;
+  if (!jittered_cholesky(S, 0.0, k.variance, gp_jitter_attempts, f.llt, f.jitter_events, f.used))
+    throw gp_cholesky_failure("the covariance matrix K_ff + noise");
+  f.L = f.llt.matrixL();
+  f.a = f.llt.solve(r);
+  return f;
+}
+
+inline double exact_value(const ExactFactors& f, double noise, const Eigen::Ref<const Eigen::VectorXd>& r,
+                          const Eigen::Ref<const Eigen::VectorXd>& wt) {
+  const double log2pi = 1.8378770664093454836;
+  return 0.5 * r.size() * log2pi + f.L.diagonal().array().log().sum() + 0.5 * r.dot(f.a) +
+         replication_term(noise, wt);
+}
+
+// L^-1 for a lower Cholesky factor L of Sigma: the one explicit inverse in
+// this file, and only for the exact GP. Two of its quantities are, by
+// definition, elements of Sigma^-1 that no solve with a right-hand side
+// yields: diag(Sigma^-1) = column sums of squares of L^-1 (leverages and LOO
+// residuals, R&W eq. 5.12) and the gradient's W = Sigma^-1 - a a', whose
+// every element meets dK elementwise (R&W Algorithm 5.1).
+inline Eigen::MatrixXd inverse_factor(const Eigen::MatrixXd& L) {
+  const Eigen::Index n = L.rows();
+  Eigen::MatrixXd Li = Eigen::MatrixXd::Identity(n, n);
+  L.triangularView<Eigen::Lower>().solveInPlace(Li);
+  Li.triangularView<Eigen::StrictlyUpper>().setZero();
+  return Li;
 }
 
 }  // namespace detail
@@ -236,26 +315,22 @@ inline GPObjective sparse_gp_objective(const Kernel& k, double noise, const Eige
   if (gradient && k.type != KernelType::gaussian)
     throw std::invalid_argument("gradients are available for the gaussian kernel only");
   const Eigen::Index n = x.rows();
-  const double log2pi = 1.8378770664093454836;  // log(2 pi)
   GPObjective out;
-  double used = 0.0;
 
   if (approx == GPApprox::exact) {
-    Eigen::MatrixXd K = kernel_matrix(k, x, x);
-    Eigen::MatrixXd S = K;
-    const Eigen::VectorXd noise_i = detail::point_noise(noise, wt, n);
-    S.diagonal() += noise_i;
-    auto llt = detail::robust_cholesky(S, 0.0, k.variance, out.jitter_events, used, "the covariance matrix");
-    const Eigen::MatrixXd L = llt.matrixL();
-    const Eigen::VectorXd a = llt.solve(r);
-    out.value = 0.5 * n * log2pi + L.diagonal().array().log().sum() + 0.5 * r.dot(a) +
-                detail::replication_term(noise, wt);
+    const detail::ExactFactors f = detail::exact_factors(k, noise, x, r, wt);
+    out.jitter_events = f.jitter_events;
+    out.value = detail::exact_value(f, noise, r, wt);
     if (gradient) {
-      Eigen::MatrixXd W = llt.solve(Eigen::MatrixXd::Identity(n, n));
-      W.noalias() -= a * a.transpose();
-      out.d_log_noise = 0.5 * W.diagonal().dot(noise_i) + detail::replication_slope(wt);
+      // W = Sigma^-1 - a a' = L^-T L^-1 - a a'
+      const Eigen::MatrixXd Li = detail::inverse_factor(f.L);
+      Eigen::MatrixXd W = Eigen::MatrixXd::Zero(n, n);
+      W.selfadjointView<Eigen::Lower>().rankUpdate(Li.transpose());
+      W.triangularView<Eigen::StrictlyUpper>() = W.transpose();
+      W.noalias() -= f.a * f.a.transpose();
+      out.d_log_noise = 0.5 * W.diagonal().dot(f.noise_i) + detail::replication_slope(wt);
       W *= 0.5;
-      detail::gaussian_kernel_chain(k, x, x, K, W, out.d_log_width, out.d_log_variance, nullptr, 0.0);
+      detail::gaussian_kernel_chain(k, x, x, f.K, W, out.d_log_width, out.d_log_variance, nullptr, 0.0);
     }
     return out;
   }
@@ -264,9 +339,11 @@ inline GPObjective sparse_gp_objective(const Kernel& k, double noise, const Eige
   const double kd = detail::kernel_diag_value(k);
   detail::SparseFactors f = detail::sparse_factors(k, noise, x, r, z, wt, approx, jitter);
   out.jitter_events = f.jitter_events;
+  out.value = detail::sparse_value(f, noise, r, wt, approx);
+  if (!gradient) return out;
+
   const Eigen::MatrixXd& L = f.L;
   const Eigen::MatrixXd& LB = f.LB;
-  const Eigen::VectorXd& lam = f.lam;
   const Eigen::VectorXd& lam_inv = f.lam_inv;
   const Eigen::VectorXd& c = f.c;
   const auto LT = L.transpose().triangularView<Eigen::Upper>();
@@ -274,11 +351,6 @@ inline GPObjective sparse_gp_objective(const Kernel& k, double noise, const Eige
   const auto LBT = LB.transpose().triangularView<Eigen::Upper>();
   const double trace_term = (approx == GPApprox::vfe) ? f.weighted_trace : 0.0;
   const Eigen::VectorXd wts = wt.size() ? Eigen::VectorXd(wt) : Eigen::VectorXd::Ones(n);
-  out.value = 0.5 * n * log2pi + LB.diagonal().array().log().sum() + 0.5 * lam.array().log().sum() +
-              0.5 * (r.cwiseProduct(lam_inv).dot(r) - c.squaredNorm()) + 0.5 * trace_term / noise +
-              detail::replication_term(noise, wt);
-  if (!gradient) return out;
-
   // Pass 2: with a = Sigma^-1 r, w = diag(Sigma^-1) - a^2, P = K_uu^-1 K_uf =
   // L^-T A: P Sigma^-1 = L^-T LB^-T V (V = LB^-1 A Lam^-1), P a = L^-T LB^-T c.
   // G_uf = P W - P/s2n (VFE) or P (W - diag w) (FITC) is chained block by
@@ -321,9 +393,12 @@ inline GPObjective sparse_gp_objective(const Kernel& k, double noise, const Eige
     g_diag = 0.5 * wts.sum() / noise;
     g_noise -= 0.5 * trace_term / (noise * noise);
   }
-  // P Sigma^-1 P' = L^-T (I - B^-1) L^-1; P W P' = that - Pa Pa'.
-  const Eigen::MatrixXd IminusBinv = Eigen::MatrixXd::Identity(m, m) - f.llt_b.solve(Eigen::MatrixXd::Identity(m, m));
-  Eigen::MatrixXd PWP = LT.solve(LT.solve(IminusBinv).transpose()).transpose();
+  // P Sigma^-1 P' = L^-T (I - B^-1) L^-1 with I - B^-1 = B^-1 (B - I) = B^-1 E:
+  // a solve against E, without B^-1 and without the cancellation of I - B^-1
+  // when E is small; P W P' = that - Pa Pa'.
+  Eigen::MatrixXd BiE = f.llt_b.solve(f.E);
+  BiE = 0.5 * (BiE + BiE.transpose()).eval();
+  Eigen::MatrixXd PWP = LT.solve(LT.solve(BiE).transpose()).transpose();
   PWP.noalias() -= Pa * Pa.transpose();
   // G_uu = -PWP/2 + PdP/(2 s2n) (VFE) or -PWP/2 + P diag(w) P'/2 (FITC).
   Eigen::MatrixXd Guu = -0.5 * PWP + (approx == GPApprox::vfe ? 0.5 / noise : 0.5) * PdP;
@@ -334,7 +409,9 @@ inline GPObjective sparse_gp_objective(const Kernel& k, double noise, const Eige
   return out;
 }
 
-// Posterior quantities at the given hyperparameters (see GPPosterior).
+
+// Posterior quantities at the given hyperparameters (see GPPosterior), from
+// one factorisation.
 inline GPPosterior sparse_gp_posterior(const Kernel& k, double noise, const Eigen::Ref<const Eigen::MatrixXd>& x,
                                        const Eigen::Ref<const Eigen::VectorXd>& r,
                                        const Eigen::Ref<const Eigen::MatrixXd>& z,
@@ -343,46 +420,43 @@ inline GPPosterior sparse_gp_posterior(const Kernel& k, double noise, const Eige
   const Eigen::Index n = x.rows();
   const double kd = detail::kernel_diag_value(k);
   GPPosterior out;
-  out.value = sparse_gp_objective(k, noise, x, r, z, wt, approx, jitter, false).value;
-  double used = 0.0;
 
   if (approx == GPApprox::exact) {
-    const Eigen::MatrixXd K = kernel_matrix(k, x, x);
-    Eigen::MatrixXd S = K;
-    const Eigen::VectorXd noise_i = detail::point_noise(noise, wt, n);
-    S.diagonal() += noise_i;
-    auto llt = detail::robust_cholesky(S, 0.0, k.variance, out.jitter_events, used, "the covariance matrix");
-    out.var_matrix = llt.solve(Eigen::MatrixXd::Identity(n, n));  // (K + s2n W^-1)^-1
-    out.weights = out.var_matrix * r;
-    out.lambda = noise_i.array() + used * k.variance;
-    out.pi_diag = out.var_matrix.diagonal();
-    out.pi_r = out.weights;
-    out.fitted = K * out.weights;
-    out.fitted_var = (kd - (K * out.var_matrix).cwiseProduct(K).rowwise().sum().array()).cwiseMax(0.0).matrix();
+    const detail::ExactFactors f = detail::exact_factors(k, noise, x, r, wt);
+    out.jitter_events = f.jitter_events;
+    out.value = detail::exact_value(f, noise, r, wt);
+    out.chol = f.L;
+    out.weights = f.a;  // Sigma^-1 r
+    out.lambda = f.noise_i.array() + f.used * k.variance;
+    out.pi_r = f.a;
+    out.pi_diag = detail::inverse_factor(f.L).colwise().squaredNorm().transpose();
+    out.fitted = f.K * f.a;
+    // k_ii - |L^-1 K_:i|^2, as at new inputs
+    const Eigen::MatrixXd LK = f.L.triangularView<Eigen::Lower>().solve(f.K);
+    out.fitted_var = (kd - LK.colwise().squaredNorm().array()).matrix().transpose();
     return out;
   }
 
-  const Eigen::Index m = z.rows();
   const detail::SparseFactors f = detail::sparse_factors(k, noise, x, r, z, wt, approx, jitter);
   out.jitter_events = f.jitter_events;
+  out.value = detail::sparse_value(f, noise, r, wt, approx);
+  out.chol = f.L;
+  out.chol_b = f.LB;
   const auto LT = f.L.transpose().triangularView<Eigen::Upper>();
   const auto LBlow = f.LB.triangularView<Eigen::Lower>();
   const auto LBT = f.LB.transpose().triangularView<Eigen::Upper>();
   out.lambda = f.lam;
-  // mean weights L^-T LB^-T c; var matrix K_uu^-1 - (K_uu + K_uf Lam^-1 K_fu)^-1 = L^-T (I - B^-1) L^-1.
+  // mean weights L^-T LB^-T c
   const Eigen::VectorXd LBTc = LBT.solve(f.c);
   out.weights = LT.solve(LBTc);
-  const Eigen::MatrixXd Binv = f.llt_b.solve(Eigen::MatrixXd::Identity(m, m));
-  const Eigen::MatrixXd IminusBinv = Eigen::MatrixXd::Identity(m, m) - Binv;
-  out.var_matrix = LT.solve(LT.solve(IminusBinv).transpose()).transpose();
-  out.var_matrix = 0.5 * (out.var_matrix + out.var_matrix.transpose());
-  // q(u): mean L LB^-T c, covariance L B^-1 L' (Titsias 2009 for VFE; the
-  // FITC posterior of u likewise).
+  // q(u): mean L LB^-T c, covariance L B^-1 L' = R'R with R = LB^-1 L'
+  // (Titsias 2009 for VFE; the FITC posterior of u likewise).
   out.qu_mean = f.L * LBTc;
-  out.qu_cov = f.L * Binv * f.L.transpose();
+  const Eigen::MatrixXd R = LBlow.solve(f.L.transpose());
+  out.qu_cov = R.transpose() * R;
   // Per training point, block by block: Pi r = r/Lam - V'c and
   // diag(Pi) = 1/Lam - colsum(V^2) with V = LB^-1 A Lam^-1; the latent mean
-  // A' LB^-T c and variance k_ii - ||A_i||^2 + ||LB^-1 A_i||^2.
+  // A' LB^-T c and variance (k_ii - |A_i|^2) + |LB^-1 A_i|^2.
   out.pi_r.resize(n);
   out.pi_diag.resize(n);
   out.fitted.resize(n);
@@ -398,7 +472,71 @@ inline GPPosterior sparse_gp_posterior(const Kernel& k, double noise, const Eige
     out.pi_diag.segment(start, nb) = li - V.colwise().squaredNorm().transpose();
     out.fitted.segment(start, nb) = Ab.transpose() * LBTc;
     out.fitted_var.segment(start, nb) =
-        (kd - Ab.colwise().squaredNorm().array() + LBA.colwise().squaredNorm().array()).cwiseMax(0.0).matrix().transpose();
+        ((kd - Ab.colwise().squaredNorm().array()) + LBA.colwise().squaredNorm().array()).matrix().transpose();
+  }
+  return out;
+}
+
+// Latent predictive mean and variance at new inputs xs (rows) from a stored
+// posterior: centres c (inducing points, or the training inputs for exact),
+// weights, chol = L and chol_b = LB (empty for exact), all as returned by
+// sparse_gp_posterior. With A = L^-1 K_c*:
+//   mean = K_*c weights,
+//   var  = (k** - |A|^2) + |LB^-1 A|^2   (VFE, FITC)   or   k** - |A|^2   (exact),
+// column by column. Both parts are sums of squares: k** - |A|^2 is the
+// conditional variance of f* given u (>= 0: the Schur complement of the
+// positive definite [K_uu + jitter, k_u; k_u', k**]) and |LB^-1 A|^2 =
+// k_*u (K_uu + K_uf Lam^-1 K_fu)^-1 k_u* >= 0, so no clamp is applied; the
+// only negative values possible are rounding in the first part of order
+// 1e-16 k** where it is itself zero to working precision (see the tests).
+// full_cov also returns the covariance between the rows of xs.
+inline GPPrediction sparse_gp_predict(const Kernel& k, const Eigen::Ref<const Eigen::MatrixXd>& centres,
+                                      const Eigen::Ref<const Eigen::VectorXd>& weights,
+                                      const Eigen::Ref<const Eigen::MatrixXd>& chol,
+                                      const Eigen::Ref<const Eigen::MatrixXd>& chol_b,
+                                      const Eigen::Ref<const Eigen::MatrixXd>& xs, bool variance, bool full_cov) {
+  const Eigen::Index c = centres.rows(), q = xs.rows();
+  if (k.type != KernelType::gaussian && k.type != KernelType::laplace && k.type != KernelType::cauchy)
+    throw std::invalid_argument("sparse GPs support the gaussian, laplace and cauchy kernels");
+  if (xs.cols() != centres.cols())
+    throw std::invalid_argument("new inputs must have the training inputs' number of columns");
+  if (weights.size() != c || chol.rows() != c || chol.cols() != c)
+    throw std::invalid_argument("the stored posterior is inconsistent: weights and Cholesky factor must match the centres");
+  const bool sparse = chol_b.size() > 0;
+  if (sparse && (chol_b.rows() != c || chol_b.cols() != c))
+    throw std::invalid_argument("the stored posterior is inconsistent: the factor of B must be m x m");
+  const double kd = detail::kernel_diag_value(k);
+  const auto Llow = chol.triangularView<Eigen::Lower>();
+  const auto LBlow = chol_b.triangularView<Eigen::Lower>();
+  GPPrediction out;
+  out.mean.resize(q);
+  if (variance || full_cov) out.var.resize(q);
+  if (full_cov) {
+    Eigen::MatrixXd A = kernel_matrix(k, centres, xs);
+    out.mean.noalias() = A.transpose() * weights;
+    Llow.solveInPlace(A);
+    out.cov = kernel_matrix(k, xs, xs);
+    out.cov.noalias() -= A.transpose() * A;
+    if (sparse) {
+      LBlow.solveInPlace(A);
+      out.cov.noalias() += A.transpose() * A;
+    }
+    out.var = out.cov.diagonal();
+    return out;
+  }
+  for (Eigen::Index start = 0; start < q; start += detail::gp_block) {
+    check_interrupt();
+    const Eigen::Index nb = std::min(detail::gp_block, q - start);
+    Eigen::MatrixXd A = kernel_matrix(k, centres, xs.middleRows(start, nb));
+    out.mean.segment(start, nb).noalias() = A.transpose() * weights;
+    if (!variance) continue;
+    Llow.solveInPlace(A);
+    Eigen::ArrayXd v = kd - A.colwise().squaredNorm().transpose().array();
+    if (sparse) {
+      LBlow.solveInPlace(A);
+      v += A.colwise().squaredNorm().transpose().array();
+    }
+    out.var.segment(start, nb) = v.matrix();
   }
   return out;
 }
