@@ -29,8 +29,10 @@ strict_of <- function(maker, noise) {
 # (intercept with its own precision), so they are compared with each other.
 fit_one <- function(case, solver, noise, strict) {
   m <- sub("-joint|-rvm", "", solver)
-  ctl <- if (strict) strict_of(if (solver %in% c("mackay", "fast-rvm") || case$kind == "kernel") rvm_control
-                               else ard_control, noise)
+  # strict runs start from the defaults of the same constructor as the
+  # default run: rvm_control() for rvm(method = "fast"), ard_control() else
+  rvm_fast <- m == "fast" && (case$kind == "kernel" || solver == "fast-rvm")
+  ctl <- if (strict) strict_of(if (rvm_fast) rvm_control else ard_control, noise)
   run <- function() {
     if (case$kind == "feature") {
       if (solver %in% c("mackay", "fast-rvm"))

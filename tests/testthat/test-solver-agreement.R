@@ -59,12 +59,13 @@ test_that("feature basis, per-sample noise: each solver reaches its strict optim
     expect_lt(abs(fits[[m]]$logLik - ard(d$X, d$y, method = m, noise = "sample",
                                          control = strict_ard_sample)$logLik), 0.5)
   }
-  # The same support, but the per-sample noise has several optima: the fast
-  # solver's is higher than EM's by more than half a nat (-20.97 vs -21.72).
+  # The same support, but the per-sample noise has several optima and the
+  # three solvers stop at three of them: -20.97 (fast), -21.49 (EM), -22.82
+  # (MacKay), each its own strict fixed point.
   expect_equal(fits$em$relevant, fits$fast$relevant)
   expect_gte(jaccard(fits$mackay$relevant, fits$fast$relevant), 0.9)
-  expect_gt(fits$fast$logLik - fits$em$logLik, 0.5)
-  expect_lt(fits$fast$logLik - fits$em$logLik, 1)
+  expect_gt(fits$fast$logLik - fits$em$logLik, 0.25)
+  expect_gt(fits$em$logLik - fits$mackay$logLik, 1)
 })
 
 test_that("kernel basis, shared noise: no solver stops early; the batch solvers share an optimum the fast solver beats", {
@@ -103,7 +104,7 @@ test_that("kernel basis, per-sample noise: no solver stops early; fast, MacKay a
     expect_lt(abs(fits[[m]]$logLik - rvm(d$x, d$y, method = m, noise = "sample",
                                          control = strict_ard_sample)$logLik), 0.5)
   }
-  # 132.7 (fast), 135.2 (MacKay), 142.0 (EM): local optima of (alpha, lambda)
+  # 132.7 (fast), 134.9 (MacKay), 138.0 (EM): local optima of (alpha, lambda)
   expect_gt(fits$mackay$logLik - fits$fast$logLik, 1)
   expect_gt(fits$em$logLik - fits$mackay$logLik, 1)
 })
@@ -115,7 +116,7 @@ test_that("n = 2000, d = 256: the fast solver and EM/MacKay reach different loca
   fast <- ard(X, y, method = "fast")
   em <- ard(X, y, method = "em")
   mk <- ard(X, y, method = "mackay")
-  # EM and MacKay share one optimum (109.40, 90 features) ...
+  # EM and MacKay share one optimum (109.43, 92 features) ...
   expect_lt(abs(em$logLik - mk$logLik), 0.01)
   expect_gte(jaccard(em$relevant, mk$relevant), 0.9)
   # ... the fast solver another, a nat higher with 20 more weak features
