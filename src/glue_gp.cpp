@@ -17,24 +17,20 @@
 Rcpp::List sb_gp_objective(Rcpp::List kernel, double noise, Eigen::Map<Eigen::MatrixXd> x,
                            Eigen::Map<Eigen::VectorXd> r, Eigen::Map<Eigen::MatrixXd> z,
                            Eigen::Map<Eigen::VectorXd> case_weights, std::string approx, double jitter, bool gradient) {
-  try {
-    RInterruptScope interrupts;
-    const sparsebayes::GPObjective o = sparsebayes::sparse_gp_objective(
-        as_kernel(kernel), noise, x, r, z, case_weights, sparsebayes::gp_approx_from_name(approx), jitter, gradient);
-    Rcpp::NumericVector g;
-    if (gradient) {
-      const Eigen::Index nz = o.d_inducing.size();
-      g = Rcpp::NumericVector(3 + nz);
-      g[0] = o.d_log_width;
-      g[1] = o.d_log_variance;
-      g[2] = o.d_log_noise;
-      for (Eigen::Index i = 0; i < nz; ++i) g[3 + i] = o.d_inducing.data()[i];
-    }
-    return Rcpp::List::create(Rcpp::Named("value") = o.value, Rcpp::Named("gradient") = g,
-                              Rcpp::Named("jitter_events") = o.jitter_events);
-  } catch (const std::exception& e) {
-    Rcpp::stop(e.what());
+  RInterruptScope interrupts;
+  const sparsebayes::GPObjective o = sparsebayes::sparse_gp_objective(
+      as_kernel(kernel), noise, x, r, z, case_weights, sparsebayes::gp_approx_from_name(approx), jitter, gradient);
+  Rcpp::NumericVector g;
+  if (gradient) {
+    const Eigen::Index nz = o.d_inducing.size();
+    g = Rcpp::NumericVector(3 + nz);
+    g[0] = o.d_log_width;
+    g[1] = o.d_log_variance;
+    g[2] = o.d_log_noise;
+    for (Eigen::Index i = 0; i < nz; ++i) g[3 + i] = o.d_inducing.data()[i];
   }
+  return Rcpp::List::create(Rcpp::Named("value") = o.value, Rcpp::Named("gradient") = g,
+                            Rcpp::Named("jitter_events") = o.jitter_events);
 }
 
 // Posterior quantities for predict, hatvalues and LOO residuals: the
@@ -43,19 +39,15 @@ Rcpp::List sb_gp_objective(Rcpp::List kernel, double noise, Eigen::Map<Eigen::Ma
 Rcpp::List sb_gp_posterior(Rcpp::List kernel, double noise, Eigen::Map<Eigen::MatrixXd> x,
                            Eigen::Map<Eigen::VectorXd> r, Eigen::Map<Eigen::MatrixXd> z,
                            Eigen::Map<Eigen::VectorXd> case_weights, std::string approx, double jitter) {
-  try {
-    RInterruptScope interrupts;
-    const sparsebayes::GPPosterior p = sparsebayes::sparse_gp_posterior(
-        as_kernel(kernel), noise, x, r, z, case_weights, sparsebayes::gp_approx_from_name(approx), jitter);
-    return Rcpp::List::create(
-        Rcpp::Named("value") = p.value, Rcpp::Named("weights") = p.weights, Rcpp::Named("chol") = p.chol,
-        Rcpp::Named("chol_b") = p.chol_b, Rcpp::Named("fitted") = p.fitted, Rcpp::Named("fitted_var") = p.fitted_var,
-        Rcpp::Named("lambda") = p.lambda, Rcpp::Named("pi_diag") = p.pi_diag, Rcpp::Named("pi_r") = p.pi_r,
-        Rcpp::Named("qu_mean") = p.qu_mean, Rcpp::Named("qu_cov") = p.qu_cov,
-        Rcpp::Named("jitter_events") = p.jitter_events);
-  } catch (const std::exception& e) {
-    Rcpp::stop(e.what());
-  }
+  RInterruptScope interrupts;
+  const sparsebayes::GPPosterior p = sparsebayes::sparse_gp_posterior(
+      as_kernel(kernel), noise, x, r, z, case_weights, sparsebayes::gp_approx_from_name(approx), jitter);
+  return Rcpp::List::create(
+      Rcpp::Named("value") = p.value, Rcpp::Named("weights") = p.weights, Rcpp::Named("chol") = p.chol,
+      Rcpp::Named("chol_b") = p.chol_b, Rcpp::Named("fitted") = p.fitted, Rcpp::Named("fitted_var") = p.fitted_var,
+      Rcpp::Named("lambda") = p.lambda, Rcpp::Named("pi_diag") = p.pi_diag, Rcpp::Named("pi_r") = p.pi_r,
+      Rcpp::Named("qu_mean") = p.qu_mean, Rcpp::Named("qu_cov") = p.qu_cov,
+      Rcpp::Named("jitter_events") = p.jitter_events);
 }
 
 // Latent predictive mean and variance (and, with full_cov, covariance) at
@@ -64,13 +56,9 @@ Rcpp::List sb_gp_posterior(Rcpp::List kernel, double noise, Eigen::Map<Eigen::Ma
 Rcpp::List sb_gp_predict(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> centres, Eigen::Map<Eigen::VectorXd> weights,
                          Eigen::Map<Eigen::MatrixXd> chol, Eigen::Map<Eigen::MatrixXd> chol_b,
                          Eigen::Map<Eigen::MatrixXd> x, bool variance, bool full_cov) {
-  try {
-    RInterruptScope interrupts;
-    const sparsebayes::GPPrediction p =
-        sparsebayes::sparse_gp_predict(as_kernel(kernel), centres, weights, chol, chol_b, x, variance, full_cov);
-    return Rcpp::List::create(Rcpp::Named("mean") = p.mean, Rcpp::Named("var") = p.var,
-                              Rcpp::Named("cov") = p.cov);
-  } catch (const std::exception& e) {
-    Rcpp::stop(e.what());
-  }
+  RInterruptScope interrupts;
+  const sparsebayes::GPPrediction p =
+      sparsebayes::sparse_gp_predict(as_kernel(kernel), centres, weights, chol, chol_b, x, variance, full_cov);
+  return Rcpp::List::create(Rcpp::Named("mean") = p.mean, Rcpp::Named("var") = p.var,
+                            Rcpp::Named("cov") = p.cov);
 }

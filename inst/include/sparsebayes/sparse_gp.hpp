@@ -176,8 +176,7 @@ inline double case_weight(const Eigen::Ref<const Eigen::VectorXd>& wt, Eigen::In
 // log s2n.
 inline double replication_term(double noise, const Eigen::Ref<const Eigen::VectorXd>& wt) {
   if (!wt.size()) return 0.0;
-  const double log2pi = 1.8378770664093454836;
-  return 0.5 * (wt.sum() - wt.size()) * (log2pi + std::log(noise)) + 0.5 * wt.array().log().sum();
+  return 0.5 * (wt.sum() - wt.size()) * (kLog2Pi + std::log(noise)) + 0.5 * wt.array().log().sum();
 }
 inline double replication_slope(const Eigen::Ref<const Eigen::VectorXd>& wt) {
   return wt.size() ? 0.5 * (wt.sum() - wt.size()) : 0.0;
@@ -246,9 +245,8 @@ inline SparseFactors sparse_factors(const Kernel& k, double noise, const Eigen::
 // The objective from the sparse factors (see the top of this file).
 inline double sparse_value(const SparseFactors& f, double noise, const Eigen::Ref<const Eigen::VectorXd>& r,
                            const Eigen::Ref<const Eigen::VectorXd>& wt, GPApprox approx) {
-  const double log2pi = 1.8378770664093454836;  // log(2 pi)
   const double trace_term = (approx == GPApprox::vfe) ? f.weighted_trace : 0.0;
-  return 0.5 * r.size() * log2pi + f.LB.diagonal().array().log().sum() + 0.5 * f.lam.array().log().sum() +
+  return 0.5 * r.size() * kLog2Pi + f.LB.diagonal().array().log().sum() + 0.5 * f.lam.array().log().sum() +
          0.5 * (r.cwiseProduct(f.lam_inv).dot(r) - f.c.squaredNorm()) + 0.5 * trace_term / noise +
          replication_term(noise, wt);
 }
@@ -282,8 +280,7 @@ inline ExactFactors exact_factors(const Kernel& k, double noise, const Eigen::Re
 
 inline double exact_value(const ExactFactors& f, double noise, const Eigen::Ref<const Eigen::VectorXd>& r,
                           const Eigen::Ref<const Eigen::VectorXd>& wt) {
-  const double log2pi = 1.8378770664093454836;
-  return 0.5 * r.size() * log2pi + f.L.diagonal().array().log().sum() + 0.5 * r.dot(f.a) +
+  return 0.5 * r.size() * kLog2Pi + f.L.diagonal().array().log().sum() + 0.5 * r.dot(f.a) +
          replication_term(noise, wt);
 }
 
