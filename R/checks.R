@@ -127,6 +127,8 @@ control_from_list <- function(control, maker, maker_name) {
   nm <- names(control)
   if (length(control) && (is.null(nm) || any(!nzchar(nm)) || anyDuplicated(nm)))
     stop_arg("control", sprintf("must be made by %s() or be a list of named settings.", maker_name))
+  # Checked here although a maker with `...` checks names too: do.call()
+  # would partially match a short name (max_iter) to a formal first.
   known <- if ("..." %in% names(formals(maker))) names(control_settings(maker)) else names(formals(maker))
   unknown <- setdiff(nm, known)
   if (length(unknown))

@@ -219,7 +219,8 @@ print.sb_control <- function(x, ...) {
   cat(sprintf("Solver control settings (%s())\n", maker))
   cat(strwrap(line(own), width = 0.9 * getOption("width"), exdent = 2), sep = "\n")
   other <- setdiff(names(x), own)
-  changed <- other[!vapply(other, function(k) identical(x[[k]], control_settings(get(maker))[[k]]), TRUE)]
+  defaults <- control_settings(get(maker, mode = "function"))
+  changed <- other[!vapply(other, function(k) identical(x[[k]], defaults[[k]]), TRUE)]
   if (length(changed)) cat(strwrap(paste("and", line(changed)), width = 0.9 * getOption("width"), exdent = 2),
                            sep = "\n")
   cat(sprintf("(%d settings in all; `unclass(x)` lists them)\n", length(x)))

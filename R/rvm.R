@@ -211,13 +211,13 @@ rvm.default <- function(x = NULL, y, kernel = "gaussian", bias = TRUE, scale = T
   }
   wavelet <- if (shortcut) list(family = kernel$family, order = wavelet_grid_order(x))
   call <- generic_call(match.call(), "rvm")
-  names <- if (!is.null(colnames(Phi))) colnames(Phi)
-           else if (is.null(kernel)) paste0("b", seq_len(ncol(Phi)))
-           else basis_names_of(kernel, bias, n)
+  basis_names <- if (!is.null(colnames(Phi))) colnames(Phi)
+                 else if (is.null(kernel)) paste0("b", seq_len(ncol(Phi)))
+                 else basis_names_of(kernel, bias, n)
   fit_one <- function(target) {
     res <- fit_basis(Phi, target, family, method, noise, smoothness, if (method == "gradient") objective else "auto",
                      control, wo$weights, wo$offset, wavelet)
-    core <- model_fields(res, target, names, family, method, noise, control)
+    core <- model_fields(res, target, basis_names, family, method, noise, control)
     relevance_index <- integer(0)
     if (!is.null(kernel)) {
       parts <- column_parts(list(relevant = core$relevant, bias = bias, x = x))

@@ -17,6 +17,18 @@ feature_design <- function() {
   list(X = X, y = drop(X[, 1:8] %*% rnorm(8)) + rnorm(200, sd = 0.5))
 }
 
+# The per-sample noise fits of fast, MacKay and EM by `fit(method, control)`,
+# each converged with its defaults and within 0.5 nats of its strict run.
+per_sample_fits <- function(fit) {
+  fits <- list()
+  for (m in c("fast", "mackay", "em")) {
+    fits[[m]] <- fit(m, NULL)
+    expect_true(fits[[m]]$converged, label = m)
+    expect_lt(abs(fits[[m]]$logLik - fit(m, strict_ard_sample)$logLik), 0.5, label = m)
+  }
+  fits
+}
+
 test_that("feature basis, shared noise: every solver reaches its strict optimum, and they share it", {
   d <- feature_design()
   fits <- list()
@@ -52,13 +64,7 @@ test_that("feature basis, shared noise: every solver reaches its strict optimum,
 
 test_that("feature basis, per-sample noise: each solver reaches its strict optimum; fast and EM stop at different noise optima", {
   d <- feature_design()
-  fits <- list()
-  for (m in c("fast", "mackay", "em")) {
-    fits[[m]] <- ard(d$X, d$y, method = m, noise = "sample")
-    expect_true(fits[[m]]$converged, label = m)
-    expect_lt(abs(fits[[m]]$logLik - ard(d$X, d$y, method = m, noise = "sample",
-                                         control = strict_ard_sample)$logLik), 0.5)
-  }
+  fits <- per_sample_fits(function(m, control) ard(d$X, d$y, method = m, noise = "sample", control = control))
   # The same support, but the per-sample noise has several optima and the
   # three solvers stop at three of them: -20.97 (fast), -21.49 (EM), -22.82
   # (MacKay), each its own strict fixed point.
@@ -97,13 +103,7 @@ test_that("kernel basis, shared noise: no solver stops early; the batch solvers 
 
 test_that("kernel basis, per-sample noise: no solver stops early; fast, MacKay and EM stop at three different optima", {
   d <- sinc_data()
-  fits <- list()
-  for (m in c("fast", "mackay", "em")) {
-    fits[[m]] <- rvm(d$x, d$y, method = m, noise = "sample")
-    expect_true(fits[[m]]$converged, label = m)
-    expect_lt(abs(fits[[m]]$logLik - rvm(d$x, d$y, method = m, noise = "sample",
-                                         control = strict_ard_sample)$logLik), 0.5)
-  }
+  fits <- per_sample_fits(function(m, control) rvm(d$x, d$y, method = m, noise = "sample", control = control))
   # 132.7 (fast), 134.9 (MacKay), 138.0 (EM): local optima of (alpha, lambda)
   expect_gt(fits$mackay$logLik - fits$fast$logLik, 1)
   expect_gt(fits$em$logLik - fits$mackay$logLik, 1)

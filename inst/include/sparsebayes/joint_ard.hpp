@@ -153,7 +153,7 @@ class JointArd {
       const Eigen::VectorXd lg_old = alpha_.array().log();
       for (Eigen::Index k = 0; k < g_new.size(); ++k) {
         double lg = std::log(std::clamp(g_new(k), opt_.alpha_min, opt_.alpha_max));
-        if (!std::isfinite(g_new(k)) || std::isnan(g_new(k))) lg = std::log(opt_.alpha_max);
+        if (!std::isfinite(g_new(k))) lg = std::log(opt_.alpha_max);
         if (damp) lg = (1.0 - opt_.damping_alpha) * lg_old(k) + opt_.damping_alpha * lg;
         g_new(k) = alpha_fixed ? alpha_(k) : std::exp(lg);
       }
@@ -337,15 +337,21 @@ class JointArd {
     if (need & 2) q_col_ = (A_.array() * Sigma_.array()).rowwise().sum().matrix().cwiseProduct(alpha_);
   }
 
-  // Sigma_y = L + X_a G^-1 X_a': O(n^2 d + n^3) per iteration.
-  void sample_space_posterior(int need) {
+  // The Cholesky factor of Sigma_y = L + X_a A^-1 X_a' (n x n) over the active columns.
+  Eigen::LLT<Eigen::MatrixXd> sample_covariance_factor() {
+    const Eigen::MatrixXd& Xa = active_X();
+    Eigen::MatrixXd Sy = Xa * alpha_.cwiseInverse().asDiagonal() * Xa.transpose();
+    if (opt_.per_sample) Sy.diagonal() += lambda_;
+    else Sy.diagonal().array() += lambda_(0);
+    return robust_cholesky(Sy, jitter_events_);
+  }
+
+  // Through Sigma_y: O(n^2 d + n^3) per iteration. Returns its factor.
+  Eigen::LLT<Eigen::MatrixXd> sample_space_posterior(int need) {
     in_sample_space_ = true;
     const Eigen::MatrixXd& Xa = active_X();
     const Eigen::VectorXd ginv = alpha_.cwiseInverse();
-    Eigen::MatrixXd Sy = Xa * ginv.asDiagonal() * Xa.transpose();
-    if (opt_.per_sample) Sy.diagonal() += lambda_;
-    else Sy.diagonal().array() += lambda_(0);
-    const auto llt = robust_cholesky(Sy, jitter_events_);
+    const auto llt = sample_covariance_factor();
     const Eigen::VectorXd Piy = llt.solve(y_);
     const Eigen::MatrixXd PiX = llt.solve(Xa);
     mu_ = ginv.cwiseProduct(Xa.transpose() * Piy);
@@ -361,6 +367,7 @@ class JointArd {
       const Eigen::VectorXd lam = opt_.per_sample ? lambda_ : Eigen::VectorXd::Constant(n_, lambda_(0));
       q_row_ = lam - lam.cwiseAbs2().cwiseProduct(Pi.diagonal());
     }
+    return llt;
   }
 
   // sum_j (1 - alpha_j Sigma_jj): the effective number of parameters, = sum_i h_i.
@@ -594,10 +601,7 @@ class JointArd {
       s = XP.cwiseAbs2().transpose() * w - (C.array() * V.array()).colwise().sum().transpose().matrix();
       q = XP.transpose() * w.cwiseProduct(y_) - C.transpose() * mu;
     } else {  // the sample space: O(n^2 (S + P) + n^3)
-      Eigen::MatrixXd Sy = Xa * alpha_.cwiseInverse().asDiagonal() * Xa.transpose();
-      if (opt_.per_sample) Sy.diagonal() += lambda_;
-      else Sy.diagonal().array() += lambda_(0);
-      const auto llt = robust_cholesky(Sy, jitter_events_);
+      const auto llt = sample_covariance_factor();
       const Eigen::MatrixXd Z = llt.solve(XP);
       s = (XP.array() * Z.array()).colwise().sum().transpose();
       q = Z.transpose() * y_;
@@ -657,12 +661,8 @@ class JointArd {
                                  " iterations: their posterior covariance would need " +
                                  std::to_string(static_cast<long long>(static_cast<double>(S) * S * 8.0 / 1073741824.0)) +
                                  " GB. Use method \"mackay\" or \"fast\", which prune faster, or more iterations.");
-      sample_space_posterior(0);
+      const auto llt = sample_space_posterior(0);  // one factorisation serves mu and Sigma
       const Eigen::MatrixXd& Xa = active_X();
-      Eigen::MatrixXd Sy = Xa * alpha_.cwiseInverse().asDiagonal() * Xa.transpose();
-      if (opt_.per_sample) Sy.diagonal() += lambda_;
-      else Sy.diagonal().array() += lambda_(0);
-      const auto llt = robust_cholesky(Sy, jitter_events_);
       const Eigen::MatrixXd GX = alpha_.cwiseInverse().asDiagonal() * Xa.transpose();
       res.Sigma = -GX * llt.solve(GX.transpose());
       res.Sigma.diagonal() += alpha_.cwiseInverse();
