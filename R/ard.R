@@ -24,8 +24,18 @@
 #'   intercept absorbs the centring). With `scale = FALSE` they refer to the
 #'   columns as given. The solver itself is invariant to the scale of each
 #'   column, so `scale` matters only through the centring.
-#' @param noise `"shared"` (one noise variance) or `"sample"` (one per
-#'   sample: data ARD).
+#' @param noise `"shared"` (one noise variance), `"sample"` (one per
+#'   sample: data ARD) or `"student"` (one per sample with an inverse-gamma
+#'   prior, `lambda_i ~ InvGamma(nu / 2, nu s^2 / 2)`: Student-t noise with
+#'   `nu` and `s^2` estimated, Tipping and Lawrence 2005). With `"sample"`
+#'   every stationary point has `lambda_i (1 - h_i) = r_i^2`, so at
+#'   convergence the inliers' variances follow their own squared residuals
+#'   down to the floor `lambda_min`; `"student"` keeps them near `s^2`
+#'   (`lambda_i >= nu s^2 / (nu + 1)`) and still down-weights outliers
+#'   (`lambda_i ~ r_i^2 / (nu + 1)`). The `lambda_i` are integrated out by
+#'   mean field; `lambda` reports `1 / E[1 / lambda_i]`, the variance the
+#'   weight posterior uses, `student` holds `c(df, scale)` and `logLik` is
+#'   the variational bound on the evidence.
 #' @param method The update rules (App. B.7 and C of the paper): `"em"`
 #'   (Alg. 1, monotone), `"mackay"` (Alg. 2, fixed point), `"irls2"` (Alg. 3,
 #'   the l2-reweighted surrogate; algebraically the same fixed point as EM,
@@ -124,7 +134,7 @@ ard.formula <- function(formula, data, subset, weights, na.action, offset, ...) 
 
 #' @rdname ard
 #' @export
-ard.default <- function(x, y, intercept = TRUE, scale = TRUE, noise = c("shared", "sample"),
+ard.default <- function(x, y, intercept = TRUE, scale = TRUE, noise = c("shared", "sample", "student"),
                         method = c("em", "mackay", "irls2", "irls1", "gradient", "fast"),
                         objective = c("primal", "dual"), prior = "none", control = NULL,
                         weights = NULL, offset = NULL, ...) {
@@ -136,7 +146,7 @@ ard.default <- function(x, y, intercept = TRUE, scale = TRUE, noise = c("shared"
   check_flag(intercept)
   check_flag(scale)
   check_ard_prior(prior)
-  check_studentized(control, noise, method)
+  check_noise_control(control, noise, method)
   x <- check_numeric_matrix(x, "x")
   if (is.null(colnames(x))) colnames(x) <- paste0("x", seq_len(ncol(x)))
   y <- check_response(y, nrow(x))
@@ -168,7 +178,10 @@ check_ard_prior <- function(prior) {
   stop_arg("prior", "must be \"none\" here: the smoothness prior needs rvm(method = \"fast\") with shared noise.")
 }
 
-check_studentized <- function(control, noise, method) {
+# The settings that need a particular noise model or solver.
+check_noise_control <- function(control, noise, method) {
+  if (identical(control$schedule, "paper") && method == "fast")
+    stop_arg("control", "has schedule = \"paper\", which is for the batch solvers (method \"em\", \"mackay\", ...).")
   if (!isTRUE(control$studentized)) return(invisible())
   if (noise != "sample") stop_arg("control", "has studentized = TRUE, which needs noise = \"sample\".")
   if (!method %in% c("em", "mackay", "irls2"))

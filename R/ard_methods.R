@@ -18,7 +18,10 @@
 #'   `"mean"`, the mean of the learned variances `lambda` (conservative: a
 #'   few large outlier variances can only widen the intervals), or
 #'   `"trimmed"`, the mean of the `lambda_i` between their 5% and 95%
-#'   quantiles. Both equal the noise variance for shared noise.
+#'   quantiles. Both equal the noise variance for shared noise. Student-t
+#'   noise ignores it: a new observation's noise is `t_nu(0, s^2)` (the
+#'   prior of its `lambda`), and the prediction interval uses the t
+#'   quantile with `nu` degrees of freedom on `sqrt(se^2 + s^2)`.
 #' @param offset Fits with an `offset`: the offset of the rows of `newdata`
 #'   (required then; without `newdata` the training offset is used).
 #' @param ... Unused.
@@ -44,8 +47,18 @@ predict.sb_ard <- function(object, newdata = NULL, se.fit = FALSE, interval = c(
   fit <- as.vector(Xr %*% object$weights) + off
   if (!want_var) return(fit)
   se <- sqrt(pmax(rowSums((Xr %*% object$Sigma) * Xr), 0))
-  out <- gaussian_prediction(fit, se, base_noise(object$lambda, noise_level), se.fit, interval, level)
+  noise <- new_point_noise(object, noise_level)
+  out <- gaussian_prediction(fit, se, noise$variance, se.fit, interval, level, noise$df)
   if (is.null(newdata)) pad_training(object, out) else out
+}
+
+# The noise of a new observation: lambda_b (base_noise()), or for Student-t
+# noise its scale s^2 with nu degrees of freedom (the prior of lambda, as no
+# residual of the new point is seen).
+new_point_noise <- function(object, noise_level = "mean") {
+  if (identical(object$noise, "student") && is.finite(object$student[["df"]] %||% NA))
+    return(list(variance = object$student[["scale"]], df = object$student[["df"]]))
+  list(variance = base_noise(object$lambda, noise_level), df = Inf)
 }
 
 # lambda_b: the mean, or the mean within the 5% and 95% quantiles, of the
@@ -74,19 +87,34 @@ ard_new_design <- function(object, newdata) {
 
 #' @export
 print.sb_ard <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
-  cat("Joint ARD regression (", if (x$noise == "sample") "per-sample noise" else "shared noise", ")\n", sep = "")
+  cat("Joint ARD regression (", noise_model_name(x$noise), ")\n", sep = "")
   cat("Call: ", paste(deparse(x$call, width.cutoff = 70L), collapse = "\n  "), "\n", sep = "")
   cat(sprintf("%d of %d weights relevant (n = %d); %s; log evidence %s\n", length(x$relevant), x$n_basis,
               length(x$y), noise_label(x, digits), format(x$logLik, digits = digits + 2L)))
-  cat(sprintf("Solver: %s, %d iterations%s\n", x$method, x$iterations, if (x$converged) "" else " (NOT converged)"))
+  cat(solver_label(x), "\n", sep = "")
   invisible(x)
 }
 
-# "noise sd 0.31" or "noise variance: median 0.09, 12 samples down-weighted".
+noise_model_name <- function(noise) {
+  c(shared = "shared noise", sample = "per-sample noise", student = "Student-t noise")[[noise]]
+}
+
+# "Solver: em, 120 iterations", with "(NOT converged)" or the paper's schedule.
+solver_label <- function(x) {
+  sprintf("Solver: %s, %d iterations%s", x$method, x$iterations,
+          if (identical(x$schedule, "paper")) " (the paper's schedule: a fixed budget)"
+          else if (x$converged) "" else " (NOT converged)")
+}
+
+# "noise sd 0.31", "noise sd: median 0.30, 12 samples down-weighted", or for
+# Student-t noise its scale and degrees of freedom as well.
 noise_label <- function(x, digits) {
   if (length(x$lambda) == 1L) return(sprintf("noise sd %s", format(sqrt(x$lambda), digits = digits)))
-  sprintf("noise sd: median %s, %d samples down-weighted", format(sqrt(stats::median(x$lambda)), digits = digits),
-          down_weighted(x$lambda))
+  student <- if (!is.null(x$student) && is.finite(x$student[["df"]]))
+    sprintf(" (t scale %s, df %s)", format(sqrt(x$student[["scale"]]), digits = digits),
+            format(x$student[["df"]], digits = digits))
+  sprintf("noise sd: median %s%s, %d samples down-weighted", format(sqrt(stats::median(x$lambda)), digits = digits),
+          student %||% "", down_weighted(x$lambda))
 }
 
 # Samples whose variance exceeds 10 times the median: the outliers data ARD

@@ -108,6 +108,19 @@
 #'   previous solution).
 #' @param path_max Keep the trajectories of `alpha` and `lambda` at no more
 #'   than this many iterations (thinned evenly); 0 keeps none.
+#' @param schedule Batch solvers: `"converge"` iterates to a stationary
+#'   point of the evidence (the tolerance and patience above) and warns if
+#'   the budget runs out first. `"paper"` is the regime of the joint-ARD
+#'   paper's experiments (App. D.1): moving averages of `alpha` and `lambda`
+#'   themselves (not their logs) with `eta = 5e-3`, both starting at 0.1
+#'   in standard units, `lambda` held for 100 iterations and then updated
+#'   every 5th, and a fixed budget of 1000 iterations that is part of the
+#'   estimator: the whole budget runs, the fit stops short of the optimum
+#'   by design and no warning is given (`fit$schedule` says which ran).
+#'   Settings given in the call override the preset.
+#' @param student_df `noise = "student"`: `NULL` estimates the degrees of
+#'   freedom `nu` of the Student-t noise (in `[0.5, 1e4]`, by maximum
+#'   likelihood with the scale); a number holds `nu` there.
 #' @param ... Any other setting of the class, by name (e.g.
 #'   `rvm_control(lambda_min = 0.01)` for the per-sample noise of `"fast"`).
 #' @return An object of class `"sb_control"`: a named list of every setting.
@@ -137,8 +150,23 @@ ard_control <- function(max_iterations = 10000L, tolerance = 1e-4, patience = 5L
                         lambda_max = 1e20, warm_start = 50L, noise_every = 5L, init_alpha = 1, init_lambda = 0.1,
                         fixed_alpha = NULL, noise_variance = NULL, studentized = FALSE, studentized_power = 2,
                         learning_rate = 0.2, admm_iterations = 50L, admm_tolerance = 1e-6, path_max = 200L,
-                        time_limit = 10000, verbose = FALSE, ...) {
-  new_control(c(as.list(environment()), list(...)), "ard_control")
+                        schedule = "converge", student_df = NULL, time_limit = 10000, verbose = FALSE, ...) {
+  settings <- as.list(environment())
+  if (identical(schedule, "paper")) {  # the preset fills what the call does not set
+    preset <- paper_schedule()
+    unset <- setdiff(names(preset), names(match.call())[-1L])
+    settings[unset] <- preset[unset]
+  }
+  new_control(c(settings, list(...)), "ard_control")
+}
+
+# The regime of the joint-ARD paper's experiments (App. D.1 of Timans et
+# al.): moving averages of alpha and lambda themselves with eta = 5e-3,
+# alpha and lambda starting at 0.1 (standard units), lambda held for the
+# first 100 iterations and then updated every 5th, and a fixed budget.
+paper_schedule <- function() {
+  list(damping_alpha = 5e-3, damping_lambda = 5e-3, init_alpha = 0.1, init_lambda = 0.1, warm_start = 100L,
+       noise_every = 5L, max_iterations = 1000L)
 }
 
 # Every setting of the class: each constructor's own, then the other's
@@ -201,6 +229,9 @@ new_control <- function(settings, maker_name) {
   check_number(s$admm_iterations, "admm_iterations", lower = 1, upper = 1e6, integer = TRUE)
   check_number(s$admm_tolerance, "admm_tolerance", lower = 0, open_lower = TRUE)
   check_number(s$path_max, "path_max", lower = 0, upper = 1e6, integer = TRUE)
+  if (!(is.character(s$schedule) && length(s$schedule) == 1L && s$schedule %in% c("converge", "paper")))
+    stop_arg("schedule", "must be \"converge\" or \"paper\".")
+  if (!is.null(s$student_df)) check_number(s$student_df, "student_df", lower = 0, open_lower = TRUE)
   if (isTRUE(s$verbose)) s$verbose <- 10L
   if (isFALSE(s$verbose)) s$verbose <- 0L
   check_number(s$verbose, "verbose", lower = 0, integer = TRUE)
@@ -240,6 +271,7 @@ solver_control <- function(control, method, maker_name = if (method == "fast") "
 core_settings <- function(control) {
   s <- unclass(control)
   s$fixed_alpha <- s$fixed_alpha %||% -1
+  s$student_df <- s$student_df %||% -1
   s$noise_variance <- NULL
   attributes(s) <- list(names = names(s))
   s

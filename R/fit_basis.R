@@ -1,6 +1,6 @@
 # The one fitting routine. Every model of rvm() and ard() is
 #   y = Phi w + e,  w_j ~ N(0, 1 / alpha_j),  e_i ~ N(0, lambda_i)
-# (lambda shared or per sample; binomial and poisson likelihoods by the
+# (lambda shared, per sample, or per sample with a Student-t prior; binomial and poisson likelihoods by the
 # Laplace approximation), fitted on a basis Phi that the front door built
 # (kernel, dictionary, wavelets, features) by a solver named by `method`.
 # fit_basis() puts a gaussian problem in standard units (standard_units()),
@@ -13,7 +13,7 @@ fit_basis <- function(Phi, y, family, method, noise = "shared", smoothness = 0, 
                       control, weights = NULL, offset = NULL, wavelet = NULL) {
   gaussian <- family$family == "gaussian"
   n <- length(y)
-  st <- if (gaussian) standard_units(Phi, y, weights, offset, robust = noise == "sample",
+  st <- if (gaussian) standard_units(Phi, y, weights, offset, robust = noise != "shared",
                                      const = if (!is.null(wavelet)) c(1, 1 / sqrt(n)))
   problem <- solver_problem(method, noise, objective, smoothness,
                             fixed_noise = if (gaussian) fixed_noise_std(control$noise_variance, st) else -1,
@@ -30,7 +30,7 @@ fit_basis <- function(Phi, y, family, method, noise = "shared", smoothness = 0, 
   }
   if (gaussian) {
     res <- caller_units(res, st, Phi)
-    if (noise == "sample" && length(res$lambda) == 1L)  # never reached a per-sample update
+    if (noise != "shared" && length(res$lambda) == 1L)  # never reached a per-sample update
       res$lambda <- rep(res$lambda, n) / (weights %||% 1)
   } else {
     res$lambda <- NA_real_
@@ -50,8 +50,8 @@ fit_basis <- function(Phi, y, family, method, noise = "shared", smoothness = 0, 
 # targets by standard_units().
 solver_problem <- function(method, noise = "shared", objective = "auto", smoothness = 0, fixed_noise = -1,
                            n_effective = -1, case_weights = NULL, offset = NULL) {
-  list(method = method, per_sample = noise == "sample", form = objective, smoothness = smoothness,
-       fixed_noise = fixed_noise, n_effective = n_effective, case_weights = case_weights %||% numeric(0),
+  list(method = method, per_sample = noise != "shared", student = noise == "student", form = objective,
+       smoothness = smoothness, fixed_noise = fixed_noise, n_effective = n_effective, case_weights = case_weights %||% numeric(0),
        offset = offset %||% numeric(0))
 }
 
@@ -80,12 +80,15 @@ model_fields <- function(res, y, names, family, method, noise, control) {
        linear.predictors = eta, residuals = y - fitted, logLik = res$log_ml,
        log_posterior = res$log_posterior, trace = trace, path = path, converged = res$converged,
        iterations = res$iterations, jitter_events = res$jitter_events, y = y, n_basis = length(res$alpha),
-       studentized = isTRUE(control$studentized), control = control)
+       studentized = isTRUE(control$studentized), control = control,
+       schedule = if (method %in% c("em", "mackay", "irls2", "irls1", "gradient")) control$schedule else NA_character_,
+       student = if (noise == "student") c(df = res$noise_df, scale = res$noise_scale))
 }
 
-# Non-convergence is a warning (and `converged = FALSE`), never silent.
+# Non-convergence is a warning (and `converged = FALSE`), never silent; the
+# paper's schedule runs a fixed budget by design, so it is not warned about.
 warn_not_converged <- function(fit, res) {
-  if (!fit$converged)
+  if (!fit$converged && !identical(fit$schedule, "paper"))
     warning(sprintf("the %s solver did not converge in %d iterations; see `control = %s()`.", fit$method,
                     fit$iterations, attr(fit$control, "maker") %||% "rvm_control"), call. = FALSE)
   if (!isTRUE(res$mode_converged))

@@ -167,7 +167,7 @@ check_basis_memory <- function(n, M) {
 check_fit_memory <- function(n, M, method, noise = "shared", family = "gaussian", parts = 1L) {
   n <- as.double(n)
   M <- as.double(M)
-  joint <- method %in% c("em", "irls2", "irls1", "gradient") || (method == "mackay" && noise == "sample")
+  joint <- method %in% c("em", "irls2", "irls1", "gradient") || (method == "mackay" && noise != "shared")
   work <- if (joint) {
     2 * n * M + 6 * min(M, n)^2 + n * min(M, n) + 200 * M
   } else if (method == "mackay") {

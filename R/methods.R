@@ -148,16 +148,20 @@ predict_gaussian <- function(object, x, se.fit, interval, level, variance = "aug
   var_f <- lp$var
   if (variance == "augmented" && inherits(object$kernel, "sparsebayes_kernel") && !is_wavelet(object$kernel))
     var_f <- var_f + augmentation_variance(object, lp$x, lp$Phi)
-  gaussian_prediction(fit, sqrt(var_f), base_noise(object$lambda, noise_level), se.fit, interval, level)
+  noise <- new_point_noise(object, noise_level)
+  gaussian_prediction(fit, sqrt(var_f), noise$variance, se.fit, interval, level, noise$df)
 }
 
 # What predict.lm returns, for a Gaussian predictive mean `fit` with
 # standard error `se` and noise variance `noise`: the fit, or a matrix
-# fit/lwr/upr with an interval, in a list with se.fit when asked.
-gaussian_prediction <- function(fit, se, noise, se.fit, interval, level) {
+# fit/lwr/upr with an interval, in a list with se.fit when asked. Student-t
+# noise (`noise_df` < Inf): the prediction interval takes the t quantile
+# for the sum, exact when se = 0 and Gaussian as nu grows.
+gaussian_prediction <- function(fit, se, noise, se.fit, interval, level, noise_df = Inf) {
   out <- fit
   if (interval != "none") {
-    q <- stats::qnorm((1 + level) / 2)
+    q <- if (interval == "prediction" && is.finite(noise_df)) stats::qt((1 + level) / 2, noise_df)
+         else stats::qnorm((1 + level) / 2)
     width <- q * if (interval == "prediction") sqrt(se^2 + noise) else se
     out <- cbind(fit = fit, lwr = fit - width, upr = fit + width)
   }
@@ -210,8 +214,7 @@ print.sb_rvm <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
   cat(sprintf("%d of %d basis functions relevant (n = %d); %s; log evidence %s\n",
               length(x$relevant), x$n_basis, length(x$y), fit_quality(x, digits),
               format(x$logLik, digits = digits + 2L)))
-  cat(sprintf("Solver: %s, %d iterations%s\n", x$method, x$iterations,
-              if (x$converged) "" else " (NOT converged)"))
+  cat(solver_label(x), "\n", sep = "")
   invisible(x)
 }
 

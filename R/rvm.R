@@ -50,6 +50,10 @@
 #'   is relevant (leverage near 1) drift slowly towards `lambda_min`, so they
 #'   often stop at `max_iterations` (raise `tolerance` in [ard_control()] to
 #'   stop earlier).
+#'   `"student"`: per-sample variances with a Student-t prior, as in
+#'   [ard()] (every solver; `lambda_i = (nu s^2 + E_i) / (nu + 1)` with
+#'   `E_i = r_i^2 + phi_i' Sigma phi_i`, and `nu`, `s^2` by maximum
+#'   likelihood), which keeps inliers at a common level at the optimum.
 #' @param objective `method = "gradient"`: `"primal"` or `"dual"` form of
 #'   the objective (see [ard()]).
 #' @param family `NULL` (the default: [stats::gaussian()] for a numeric
@@ -163,7 +167,7 @@ rvm.formula <- function(formula, data, subset, weights, na.action, offset, ...) 
 #' @export
 rvm.default <- function(x = NULL, y, kernel = "gaussian", bias = TRUE, scale = TRUE, family = NULL,
                         prior = "none", method = c("fast", "mackay", "em", "irls2", "irls1", "gradient"),
-                        noise = c("shared", "sample"), objective = c("primal", "dual"), basis = NULL,
+                        noise = c("shared", "sample", "student"), objective = c("primal", "dual"), basis = NULL,
                         control = NULL, weights = NULL, offset = NULL, ...) {
   method <- match_arg(method)
   noise <- match_arg(noise)
@@ -172,9 +176,9 @@ rvm.default <- function(x = NULL, y, kernel = "gaussian", bias = TRUE, scale = T
   control <- solver_control(control, method)
   family <- resolve_family(family, y)
   gaussian <- family$family == "gaussian"
-  if (!gaussian && (noise == "sample" || !method %in% c("fast", "mackay")))
+  if (!gaussian && (noise != "shared" || !method %in% c("fast", "mackay")))
     stop_arg("family", sprintf("must be gaussian for method = \"%s\" with noise = \"%s\".", method, noise))
-  check_studentized(control, noise, method)
+  check_noise_control(control, noise, method)
   if (is.null(basis)) {
     if (is.null(x)) stop_arg("x", "is NULL; give inputs or a `basis` matrix.")
     x <- check_numeric_matrix(x, "x")

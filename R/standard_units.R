@@ -111,6 +111,7 @@ caller_units <- function(res, st, Phi) {
     lam <- full
   }
   res$lambda <- lam
+  if (!is.null(res$noise_scale)) res$noise_scale <- res$noise_scale * v  # Student-t noise
   j <- as.integer(st$const[1L])
   if (j > 0L) {
     k <- match(j, relevant)

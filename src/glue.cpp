@@ -27,6 +27,7 @@ sparsebayes::SolverOptions as_options(const Rcpp::List& p, const Rcpp::List& c) 
   sparsebayes::SolverOptions o;
   o.method = setting<std::string>(p, "method");
   o.per_sample = setting<bool>(p, "per_sample");
+  o.student = setting<bool>(p, "student");
   o.form = setting<std::string>(p, "form");
   o.smoothness = setting<double>(p, "smoothness");
   o.fixed_noise = setting<double>(p, "fixed_noise");
@@ -40,6 +41,8 @@ sparsebayes::SolverOptions as_options(const Rcpp::List& p, const Rcpp::List& c) 
   o.lambda_min = setting<double>(c, "lambda_min");
   o.lambda_max = setting<double>(c, "lambda_max");
   o.damping_lambda = setting<double>(c, "damping_lambda");
+  o.student_df = setting<double>(c, "student_df");
+  o.schedule = setting<std::string>(c, "schedule");
   o.warm_start = setting<int>(c, "warm_start");
   o.min_delta_log_alpha = setting<double>(c, "min_delta_log_alpha");
   o.min_delta_log_beta = setting<double>(c, "min_delta_log_beta");
@@ -86,7 +89,8 @@ Rcpp::List as_list(const sparsebayes::FitResult& r) {
   return Rcpp::List::create(
       Rcpp::Named("relevant") = relevant, Rcpp::Named("mu") = r.mu, Rcpp::Named("Sigma") = r.Sigma,
       Rcpp::Named("alpha") = r.alpha, Rcpp::Named("lambda") = r.lambda, Rcpp::Named("log_ml") = r.log_ml,
-      Rcpp::Named("log_posterior") = r.log_posterior, Rcpp::Named("fitted") = r.fitted,
+      Rcpp::Named("log_posterior") = r.log_posterior, Rcpp::Named("noise_df") = r.noise_df,
+      Rcpp::Named("noise_scale") = r.noise_scale, Rcpp::Named("fitted") = r.fitted,
       Rcpp::Named("iterations") = r.iterations, Rcpp::Named("converged") = r.converged,
       Rcpp::Named("jitter_events") = r.jitter_events, Rcpp::Named("mode_converged") = r.mode_converged,
       Rcpp::Named("trace") = Rcpp::List::create(Rcpp::Named("iteration") = tr_it, Rcpp::Named("logLik") = tr_ll,

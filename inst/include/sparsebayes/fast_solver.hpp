@@ -23,6 +23,7 @@
 
 #include "likelihood.hpp"
 #include "smoothness.hpp"
+#include "student_noise.hpp"
 
 namespace sparsebayes {
 
@@ -138,7 +139,12 @@ class FastSolver {
     for (std::size_t k = 0; k < used_.size(); ++k) res.alpha(used_[k]) = alpha_(k);
     if (per_sample_) res.lambda = lambda_;
     else if (lik_ == Likelihood::gaussian) res.lambda = Eigen::VectorXd::Constant(1, 1.0 / beta_);
-    res.log_ml = log_ml_;
+    if (opt_.student && student_.started()) {
+      res.noise_df = student_.df();
+      res.noise_scale = student_.scale();
+    }
+    // Student-t noise: the bound on log p(y | alpha, nu, s2), its evidence.
+    res.log_ml = per_sample_ ? objective_ : log_ml_;
     res.log_posterior = objective_;
     res.fitted = fitted();
     res.mode_converged = mode_converged_;
@@ -294,7 +300,9 @@ class FastSolver {
     objective_ = log_ml_ + log_prior();
   }
 
+  // The smoothness prior, or the Student-t noise's terms of the bound (0 until its first step).
   double log_prior() const {
+    if (per_sample_) return student_.log_bound_terms(lambda_);
     return log_smoothness_prior(alpha_, beta_, opt_.smoothness, opt_.noise_shape, opt_.noise_scale);
   }
 
@@ -439,7 +447,9 @@ class FastSolver {
     const Eigen::VectorXd r = t_ - fitted();
     const Eigen::VectorXd q = ((PhiU * Sigma_).array() * PhiU.array()).rowwise().sum().matrix();
     noise_bounds_.widen(r);
-    const double change = damped_noise_step(lambda_, (r.cwiseAbs2() + q).eval(), noise_bounds_, opt_.damping_lambda);
+    const Eigen::VectorXd E = r.cwiseAbs2() + q;
+    const double change = damped_noise_step(lambda_, opt_.student ? student_.targets(E) : E, noise_bounds_,
+                                            opt_.damping_lambda);
     B_ = lambda_.cwiseInverse();
     beta_ = 1.0 / lambda_.mean();
     return change;
@@ -447,6 +457,7 @@ class FastSolver {
 
   double var_t_ = 1.0;
   NoiseBounds noise_bounds_{opt_.lambda_min, opt_.lambda_max};
+  StudentNoise student_{opt_.student_df};
 
   void update_noise() {
     const double rss = (t_ - fitted()).squaredNorm();

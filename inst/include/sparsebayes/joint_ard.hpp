@@ -24,7 +24,7 @@
 #include <string>
 #include <vector>
 
-#include "model.hpp"
+#include "student_noise.hpp"
 
 namespace sparsebayes {
 
@@ -75,8 +75,11 @@ class JointArd {
     if (!(opt_.alpha_min > 0.0 && opt_.alpha_min < opt_.alpha_max && opt_.lambda_min > 0.0 &&
           opt_.lambda_min < opt_.lambda_max))
       throw std::invalid_argument("the clipping bounds must satisfy 0 < min < max");
-    if (opt_.studentized && (!opt_.per_sample || m == "irls1" || m == "gradient"))
+    if (opt_.studentized && (!opt_.per_sample || opt_.student || m == "irls1" || m == "gradient"))
       throw std::invalid_argument("the studentized noise update needs per-sample noise and method em, mackay or irls2");
+    if (opt_.student && !opt_.per_sample) throw std::invalid_argument("Student-t noise is per-sample noise");
+    if (opt_.schedule != "converge" && opt_.schedule != "paper")
+      throw std::invalid_argument("unknown schedule '" + opt_.schedule + "'");
     if (!(sample_variance(y) > 0.0)) throw std::invalid_argument("the response is constant; nothing to fit");
     // Unit-norm columns times sqrt(n): unit mean square, the units of alpha_min, alpha_max and init_alpha.
     const double root_n = std::sqrt(static_cast<double>(n_));
@@ -147,20 +150,24 @@ class JointArd {
         if (!alpha_fixed) g_new = alpha_rule();
         if (update_lambda) l_new = lambda_rule();
       }
+      // Student-t noise: q(lambda) and (nu, s2) in closed form for every method.
+      if (update_lambda && opt_.student) l_new = student_.targets(resid_.cwiseAbs2() + q_row_);
       if (alpha_fixed) g_new = alpha_;
-      // Damping in log space (closed-form rules only), then clipping.
-      const bool damp = opt_.method != "gradient";
+      // Damping in log space (closed-form rules only; the paper's schedule damps
+      // alpha itself), then clipping.
+      const bool damp = opt_.method != "gradient", linear = opt_.schedule == "paper";
       const Eigen::VectorXd lg_old = alpha_.array().log();
       for (Eigen::Index k = 0; k < g_new.size(); ++k) {
-        double lg = std::log(std::clamp(g_new(k), opt_.alpha_min, opt_.alpha_max));
-        if (!std::isfinite(g_new(k))) lg = std::log(opt_.alpha_max);
-        if (damp) lg = (1.0 - opt_.damping_alpha) * lg_old(k) + opt_.damping_alpha * lg;
+        const double a = std::isfinite(g_new(k)) ? std::clamp(g_new(k), opt_.alpha_min, opt_.alpha_max) : opt_.alpha_max;
+        double lg = std::log(a);
+        if (damp && linear) lg = std::log((1.0 - opt_.damping_alpha) * alpha_(k) + opt_.damping_alpha * a);
+        else if (damp) lg = (1.0 - opt_.damping_alpha) * lg_old(k) + opt_.damping_alpha * lg;
         g_new(k) = alpha_fixed ? alpha_(k) : std::exp(lg);
       }
       if (update_lambda) {
         noise_bounds_.widen(resid_);
-        // Damped in log space (closed-form rules only) and clipped, as every solver's noise step.
-        last_lambda_change = damped_noise_step(lambda_, l_new, noise_bounds_, damp ? opt_.damping_lambda : 1.0);
+        // Damped (closed-form rules only) and clipped, as every solver's noise step.
+        last_lambda_change = damped_noise_step(lambda_, l_new, noise_bounds_, damp ? opt_.damping_lambda : 1.0, linear);
         lambda_changed_ = true;
       }
       const Eigen::VectorXd lg_new = g_new.array().log();
@@ -169,11 +176,16 @@ class JointArd {
       alpha_ = g_new;
       ++t;
       const bool noise_settled = noise_fixed || t > opt_.warm_start;
-      if (noise_settled && alpha_change < opt_.tolerance && last_lambda_change < opt_.tolerance) ++calm;
+      // The paper's schedule runs its whole budget: the budget is part of that estimator.
+      if (noise_settled && alpha_change < opt_.tolerance && last_lambda_change < opt_.tolerance && !linear) ++calm;
       else calm = 0;
       converged = calm >= opt_.patience;
     }
     final_posterior(res);
+    if (opt_.student && student_.started()) {
+      res.noise_df = student_.df();
+      res.noise_scale = student_.scale();
+    }
     res.iterations = t;
     res.converged = converged;
     res.jitter_events = jitter_events_;
@@ -194,6 +206,7 @@ class JointArd {
   Eigen::Index n_, d_;
   Eigen::VectorXd y_;
   NoiseBounds noise_bounds_{opt_.lambda_min, opt_.lambda_max};
+  StudentNoise student_{opt_.student_df};
   Eigen::MatrixXd X_;                 // columns with unit mean square
   std::vector<Eigen::Index> active_;  // columns still in the model, increasing
   Eigen::VectorXd alpha_, lambda_;    // alpha per active column
@@ -332,7 +345,7 @@ class JointArd {
     // y' Sigma_y^-1 y = r' L^-1 r + mu' G mu: no cancellation when lambda is tiny.
     const double fit_term = opt_.per_sample ? (resid_.array().square() / lambda_.array()).sum()
                                             : resid_.squaredNorm() / lambda_(0);
-    log_ml_ = log_evidence(log_det_H, alpha_, mu_, log_det_lambda(), fit_term, n_);
+    log_ml_ = log_evidence(log_det_H, alpha_, mu_, log_det_lambda(), fit_term, n_) + student_.log_bound_terms(lambda_);
     if (need & 1) q_row_ = (Xa * Linv.transpose()).rowwise().squaredNorm();
     if (need & 2) q_col_ = (A_.array() * Sigma_.array()).rowwise().sum().matrix().cwiseProduct(alpha_);
   }
@@ -359,7 +372,7 @@ class JointArd {
     diag_sigma_ = ginv - qc.cwiseProduct(ginv.cwiseAbs2());
     resid_ = y_ - Xa * mu_;
     const double log_det = 2.0 * llt.matrixLLT().diagonal().array().log().sum();
-    log_ml_ = -0.5 * (n_ * kLog2Pi + log_det + y_.dot(Piy));
+    log_ml_ = -0.5 * (n_ * kLog2Pi + log_det + y_.dot(Piy)) + student_.log_bound_terms(lambda_);
     if (need & 2) q_col_ = qc;
     if (need & 1) {
       // x_i' Sigma x_i = lambda_i - lambda_i^2 [Pi_y]_ii

@@ -27,6 +27,7 @@ struct SolverOptions {
   // The problem.
   std::string method;          // fast, mackay, em, irls2, irls1, gradient
   bool per_sample;             // one noise variance per sample (joint ARD) instead of one shared
+  bool student;                //   with a Student-t prior on them (student_noise.hpp)
   std::string form;            // batch posterior: auto, primal (n x n), dual (d x d)
   double smoothness;           // c of the smoothness prior; 0 = none
   double fixed_noise;          // > 0: noise variance held at this value; <= 0: estimated
@@ -40,6 +41,7 @@ struct SolverOptions {
   double init_lambda;          // initial noise variance, as a fraction of var(t)
   double lambda_min, lambda_max;  // noise bounds, as multiples of the residuals' squared MAD
   double damping_lambda;       // damping of log lambda, (0, 1]
+  double student_df;           // > 0: the Student-t noise's degrees of freedom held there; <= 0: estimated
   int warm_start;              // iterations before the per-sample (batch: any) noise is re-estimated
   // The fast solver (SparseBayes v2's constants).
   double min_delta_log_alpha;  // re-estimation convergence
@@ -52,6 +54,7 @@ struct SolverOptions {
   double zero_factor;          // q^2 - s must exceed this to count as positive
   double noise_shape, noise_scale;  // inverse-gamma prior on the noise with the smoothness prior
   // The batch solvers (joint ARD, App. D.1 of Timans et al.; MacKay).
+  std::string schedule;        // "converge"; "paper": damping of alpha and lambda themselves, the whole budget run
   int patience;
   double alpha_min, alpha_max;  // clipping of the precisions (unit mean-square columns); alpha_max prunes
   double damping_alpha;
@@ -88,6 +91,8 @@ struct FitResult {
   Eigen::MatrixXd Sigma;               // posterior covariance of the relevant weights
   Eigen::VectorXd alpha;               // all M precisions; +inf for pruned columns
   Eigen::VectorXd lambda;              // noise variance: 1 (shared) or n (per sample); empty if none
+  double noise_df = std::nan("");      // Student-t noise: degrees of freedom nu and scale s2
+  double noise_scale = std::nan("");
   double log_ml = 0.0;                 // log marginal likelihood (Laplace approximation if non-Gaussian)
   double log_posterior = 0.0;          // log_ml plus the log priors (= log_ml without a prior)
   Eigen::VectorXd fitted;              // linear predictor Phi mu
@@ -302,16 +307,18 @@ class NoiseBounds {
 };
 
 // lambda <- exp((1 - eta) log lambda + eta log clip(target)): the one noise
-// step of every solver (a NaN target keeps its lambda). Returns the relative
-// l_inf change of log lambda, max |change| / (1 + max |log lambda|).
+// step of every solver (a NaN target keeps its lambda); `linear` damps lambda
+// itself, (1 - eta) lambda + eta clip(target) (the joint-ARD paper's moving
+// average). Returns the relative l_inf change of log lambda,
+// max |change| / (1 + max |log lambda|).
 inline double damped_noise_step(Eigen::VectorXd& lambda, const Eigen::VectorXd& target, const NoiseBounds& bounds,
-                                double eta) {
+                                double eta, bool linear = false) {
   const double lo = bounds.lower(), hi = bounds.upper();
   double change = 0.0, biggest = 0.0;
   for (Eigen::Index i = 0; i < lambda.size(); ++i) {
     const double old = std::log(lambda(i));
-    const double v = std::isnan(target(i)) ? lambda(i) : target(i);
-    const double now = (1.0 - eta) * old + eta * std::log(std::clamp(v, lo, hi));
+    const double v = std::clamp(std::isnan(target(i)) ? lambda(i) : target(i), lo, hi);
+    const double now = linear ? std::log((1.0 - eta) * lambda(i) + eta * v) : (1.0 - eta) * old + eta * std::log(v);
     change = std::max(change, std::abs(now - old));
     biggest = std::max(biggest, std::abs(now));
     lambda(i) = std::exp(now);

@@ -1,0 +1,175 @@
+# Student-t noise (noise = "student") and the joint-ARD paper's schedule
+# (ard_control(schedule = "paper")).
+
+# The generator of the joint-ARD paper's synthetic study (App. D.2): sparse
+# N(0, 1) weights, N(0, I) features, noise sd 0.2; contamination by
+# contaminate() (shifts of about 3 sd(y) on 10% of the points).
+sparse_data <- function(seed, n = 500, d = 50, support = 10, sigma = 0.2, rate = 0) {
+  set.seed(seed)
+  theta <- numeric(d)
+  theta[sample.int(d, support)] <- rnorm(support)
+  X <- matrix(rnorm(n * d), n, d)
+  y <- drop(X %*% theta) + rnorm(n, sd = sigma)
+  yc <- contaminate(y, rate = rate, amplitude = 3, seed = seed)
+  list(X = X, y = as.numeric(yc), outliers = attr(yc, "outliers"))
+}
+
+top_k_recall <- function(fit, truth) mean(truth %in% order(fit$lambda, decreasing = TRUE)[seq_along(truth)])
+
+# The bound on the evidence recomputed from the fit (no intercept, no input
+# scaling, so the caller's units are the solver's up to the response scale):
+# log N(y | 0, L + X A^-1 X') - n (log a - digamma(a)) / 2 - sum KL(q(1/lambda_i) || p),
+# q = Gamma(a, a lambda_i), a = (nu + 1) / 2, p = Gamma(nu / 2, nu s2 / 2).
+student_bound <- function(fit, X, y) {
+  n <- length(y)
+  rel <- fit$relevant
+  Xr <- X[, rel, drop = FALSE]
+  C <- diag(fit$lambda) + Xr %*% diag(1 / fit$alpha[rel], length(rel)) %*% t(Xr)
+  L <- chol(C)
+  z <- backsolve(L, y, transpose = TRUE)
+  log_n <- -0.5 * (n * log(2 * pi) + 2 * sum(log(diag(L))) + sum(z^2))
+  nu <- fit$student[["df"]]
+  a <- (nu + 1) / 2
+  b <- a * fit$lambda
+  a0 <- nu / 2
+  b0 <- nu * fit$student[["scale"]] / 2
+  kl <- sum((a - a0) * digamma(a) - lgamma(a) + lgamma(a0) + a0 * (log(b) - log(b0)) + a * (b0 - b) / b)
+  log_n - 0.5 * n * (log(a) - digamma(a)) - kl
+}
+
+heavy_tailed <- function(seed, n = 150) {
+  set.seed(seed)
+  X <- matrix(rnorm(n * 6), n, 6)
+  list(X = X, y = drop(X[, 1:3] %*% c(2, -1, 0.5)) + 0.3 * rt(n, df = 3))
+}
+
+test_that("Student-t noise keeps the inliers at one level at convergence, where per-sample noise collapses them", {
+  for (seed in 1:3) {
+    dat <- sparse_data(seed)
+    for (method in c("em", "fast")) {
+      fit <- ard(dat$X, dat$y, intercept = FALSE, method = method, noise = "student")
+      expect_true(fit$converged)
+      expect_gte(ess(fit, which = "samples"), 0.85)
+      expect_length(fit$lambda, 500)
+      expect_named(fit$student, c("df", "scale"))
+    }
+    free <- ard(dat$X, dat$y, intercept = FALSE, method = "em", noise = "sample")
+    expect_lt(ess(free, which = "samples"), 0.6)  # lambda_i (1 - h_i) = r_i^2 at its optimum
+  }
+})
+
+test_that("Student-t noise finds outliers at least as well as per-sample noise", {
+  for (seed in 1:3) {
+    dat <- sparse_data(seed, rate = 0.1)
+    student <- ard(dat$X, dat$y, intercept = FALSE, noise = "student")
+    sample <- ard(dat$X, dat$y, intercept = FALSE, noise = "sample")
+    expect_gte(top_k_recall(student, dat$outliers), 0.8)
+    expect_gte(top_k_recall(student, dat$outliers), top_k_recall(sample, dat$outliers))
+    expect_lt(student$student[["df"]], 10)  # the contamination makes the tails heavy
+  }
+})
+
+test_that("logLik of Student-t noise is the variational bound, and EM raises it at every step", {
+  dat <- heavy_tailed(3, n = 120)
+  for (method in c("em", "mackay", "fast")) {
+    fit <- ard(dat$X, dat$y, intercept = FALSE, scale = FALSE, noise = "student", method = method)
+    expect_equal(as.numeric(logLik(fit)), student_bound(fit, dat$X, dat$y), tolerance = 1e-8)
+  }
+  fit <- ard(dat$X, dat$y, intercept = FALSE, scale = FALSE, noise = "student", method = "em")
+  after_warm_start <- fit$trace$logLik[fit$trace$iteration > ard_control()$warm_start + 1]
+  expect_gte(min(diff(after_warm_start)), -1e-8)
+})
+
+test_that("every solver reaches the same Student-t optimum", {
+  dat <- heavy_tailed(5)
+  fits <- lapply(c(em = "em", mackay = "mackay", irls2 = "irls2", fast = "fast", gradient = "gradient"), function(m)
+    ard(dat$X, dat$y, noise = "student", method = m))
+  ll <- vapply(fits, function(f) as.numeric(logLik(f)), 0)
+  expect_lt(max(ll) - min(ll), 0.05)
+  df <- vapply(fits, function(f) f$student[["df"]], 0)
+  expect_lt(max(df) / min(df), 1.05)
+  irls1 <- suppressWarnings(ard(dat$X, dat$y, noise = "student", method = "irls1"))
+  expect_lt(max(ll) - as.numeric(logLik(irls1)), 3)  # its ADMM steps stop short
+})
+
+test_that("the degrees of freedom are estimated from the tails, or held where given", {
+  nus <- vapply(1:4, function(seed) {
+    dat <- heavy_tailed(seed, n = 600)
+    ard(dat$X, dat$y, noise = "student")$student[["df"]]
+  }, 0)
+  expect_true(all(nus > 1.5 & nus < 8))  # t(3) noise
+  set.seed(1)
+  X <- matrix(rnorm(400 * 3), 400, 3)
+  gauss <- ard(X, drop(X %*% c(1, 0, -1)) + rnorm(400), noise = "student")
+  expect_gt(gauss$student[["df"]], 30)  # Gaussian noise: the Gaussian limit
+  dat <- heavy_tailed(1)
+  fixed <- ard(dat$X, dat$y, noise = "student", control = ard_control(student_df = 4))
+  expect_equal(fixed$student[["df"]], 4)
+})
+
+test_that("Student-t fits are equivariant and predict with t intervals", {
+  dat <- heavy_tailed(2)
+  fit <- ard(dat$X, dat$y, noise = "student")
+  moved <- ard(dat$X, 10 * dat$y + 1000, noise = "student")
+  expect_equal(fitted(moved), 10 * fitted(fit) + 1000, tolerance = 1e-6)
+  expect_equal(moved$lambda, 100 * fit$lambda, tolerance = 1e-6)
+  expect_equal(moved$student[["scale"]], 100 * fit$student[["scale"]], tolerance = 1e-6)
+  expect_equal(moved$student[["df"]], fit$student[["df"]], tolerance = 1e-6)
+  new <- dat$X[1:5, ]
+  p <- predict(fit, new, interval = "prediction", se.fit = TRUE)
+  nu <- fit$student[["df"]]
+  half <- stats::qt(0.975, nu) * sqrt(p$se.fit^2 + fit$student[["scale"]])
+  expect_equal(unname(p$fit[, "upr"] - p$fit[, "fit"]), unname(half))
+  expect_output(print(fit), "Student-t noise")
+  expect_output(print(fit), "t scale")
+  k <- rvm(dat$X[, 1, drop = FALSE], dat$y, noise = "student")
+  expect_length(k$lambda, length(dat$y))
+  expect_true(all(is.finite(predict(k, dat$X[1:3, 1, drop = FALSE], interval = "prediction"))))
+})
+
+test_that("Student-t noise and the schedule refuse what they cannot do", {
+  dat <- heavy_tailed(1)
+  expect_error(ard(dat$X, dat$y, noise = "student", control = ard_control(studentized = TRUE)),
+               "needs noise = \"sample\"")
+  expect_error(ard(dat$X, dat$y, method = "fast", noise = "sample", control = ard_control(schedule = "paper")),
+               "batch solvers")
+  expect_error(ard_control(schedule = "fixed"), "schedule")
+  expect_error(ard_control(student_df = -1), "student_df")
+  expect_error(ard_control(student_df = NA), "student_df")
+  expect_error(rvm(dat$X[, 1, drop = FALSE], dat$y > 0, noise = "student"), "must be gaussian")
+  expect_error(rvm(dat$X[, 1, drop = FALSE], dat$y, noise = "student", prior = "BIC"), "noise = \"shared\"")
+  expect_error(ard(dat$X, dat$y, noise = "t"), "noise")
+})
+
+test_that("the paper's schedule runs its whole budget, damps alpha and lambda themselves, and keeps inliers", {
+  ctl <- ard_control(schedule = "paper")
+  expect_equal(ctl[c("damping_alpha", "damping_lambda", "init_alpha", "init_lambda", "warm_start", "noise_every",
+                     "max_iterations")],
+               list(damping_alpha = 5e-3, damping_lambda = 5e-3, init_alpha = 0.1, init_lambda = 0.1,
+                    warm_start = 100L, noise_every = 5L, max_iterations = 1000L))
+  expect_equal(ard_control(schedule = "paper", max_iterations = 300)$max_iterations, 300L)  # the call wins
+  dat <- sparse_data(1)
+  expect_silent(fit <- ard(dat$X, dat$y, intercept = FALSE, noise = "sample", control = ctl))
+  expect_equal(fit$iterations, 1000L)
+  expect_false(fit$converged)
+  expect_identical(fit$schedule, "paper")
+  expect_output(print(fit), "the paper's schedule")
+  expect_gte(ess(fit, which = "samples"), 0.9)
+  expect_identical(ard(dat$X, dat$y, intercept = FALSE)$schedule, "converge")
+})
+
+test_that("the studentized update moves the StarsCYG slope inside the paper's schedule", {
+  skip_if_not_installed("robustbase")
+  data(starsCYG, package = "robustbase", envir = environment())
+  slope <- function(control) {
+    f <- ard(log.light ~ log.Te, data = starsCYG, method = "em", noise = "sample", control = control)
+    unname(diff(predict(f, data.frame(log.Te = c(4, 5)))))
+  }
+  em <- slope(ard_control(schedule = "paper"))
+  studentized <- slope(ard_control(schedule = "paper", studentized = TRUE, studentized_power = 4))
+  expect_lt(em, 0)  # pulled by the four giants
+  expect_gt(studentized - em, 0.15)
+  # At convergence both share a fixed point once h_i -> 0: no power moves it.
+  at_optimum <- c(slope(ard_control()), slope(ard_control(studentized = TRUE, studentized_power = 4)))
+  expect_lt(abs(diff(at_optimum)), 0.01)
+})
