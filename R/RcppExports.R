@@ -33,6 +33,14 @@
     .Call(`_sparsebayes_sb_all_finite`, x)
 }
 
+.sb_column_moments <- function(x) {
+    .Call(`_sparsebayes_sb_column_moments`, x)
+}
+
+.sb_scale_columns <- function(x, center, scale, intercept) {
+    .Call(`_sparsebayes_sb_scale_columns`, x, center, scale, intercept)
+}
+
 .sb_gp_objective <- function(kernel, noise, x, r, z, case_weights, approx, jitter, gradient) {
     .Call(`_sparsebayes_sb_gp_objective`, kernel, noise, x, r, z, case_weights, approx, jitter, gradient)
 }

@@ -151,13 +151,16 @@ ard.default <- function(x, y, intercept = TRUE, scale = TRUE, noise = c("shared"
   if (is.null(colnames(x))) colnames(x) <- paste0("x", seq_len(ncol(x)))
   y <- check_response(y, nrow(x))
   wo <- check_weights_offset(weights, offset, nrow(x))
-  if (intercept) {
-    if ("(Intercept)" %in% colnames(x)) stop_arg("x", "already has an \"(Intercept)\" column; use intercept = FALSE.")
-    x <- cbind(`(Intercept)` = 1, x)
-  }
-  check_fit_memory(nrow(x), ncol(x), method, noise)  # xs below is the basis
-  scaling <- input_scaling(x, scale, keep_constant = TRUE)  # the intercept stays a column of ones
-  xs <- apply_scaling(x, scaling)
+  if (intercept && "(Intercept)" %in% colnames(x))
+    stop_arg("x", "already has an \"(Intercept)\" column; use intercept = FALSE.")
+  check_fit_memory(nrow(x), ncol(x) + intercept, method, noise)  # xs below is the basis
+  # The scaling of cbind(1, x) without forming it: the intercept stays a
+  # column of ones (center 0, scale 1, as input_scaling() gives a constant
+  # column with keep_constant).
+  scaling <- input_scaling(x, scale, keep_constant = TRUE)
+  if (intercept && !is.null(scaling))
+    scaling <- list(center = c(`(Intercept)` = 0, scaling$center), scale = c(`(Intercept)` = 1, scaling$scale))
+  xs <- scaled_design(x, scaling, intercept)
   res <- fit_basis(xs, y, stats::gaussian(), method, noise, objective = if (method == "gradient") objective else "auto",
                    control = control, weights = wo$weights, offset = wo$offset)
   fit <- c(list(call = generic_call(match.call(), "ard")),

@@ -83,7 +83,8 @@ standard_units <- function(Phi, y, weights = NULL, offset = NULL, const = NULL, 
   # Shared noise: weights act as replicates for the noise (the solvers' N is
   # sum(w)) and the evidence is that of the replicated rows; per-sample
   # noise: weights are relative precisions.
-  list(y = sw * r / scale, Phi = if (!is.null(Phi)) Phi[keep, , drop = FALSE] * sw,
+  # Without weights every row is kept with sw = 1: Phi as it is, not two n x d copies.
+  list(y = sw * r / scale, Phi = if (is.null(weights)) Phi else if (!is.null(Phi)) Phi[keep, , drop = FALSE] * sw,
        n = n, keep = keep, weights = weights, offset = offset, sw = sw, shift = shift, scale = scale,
        const = const, log_jacobian = -sum(keep) * log(scale) + sum(log(w[keep])) / 2,
        n_effective = if (!is.null(weights) && !robust) sum(w[keep]) else -1)

@@ -118,6 +118,31 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// sb_column_moments
+Rcpp::NumericMatrix sb_column_moments(Rcpp::NumericMatrix x);
+RcppExport SEXP _sparsebayes_sb_column_moments(SEXP xSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type x(xSEXP);
+    rcpp_result_gen = Rcpp::wrap(sb_column_moments(x));
+    return rcpp_result_gen;
+END_RCPP
+}
+// sb_scale_columns
+Rcpp::NumericMatrix sb_scale_columns(Rcpp::NumericMatrix x, Rcpp::NumericVector center, Rcpp::NumericVector scale, bool intercept);
+RcppExport SEXP _sparsebayes_sb_scale_columns(SEXP xSEXP, SEXP centerSEXP, SEXP scaleSEXP, SEXP interceptSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type x(xSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type center(centerSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type scale(scaleSEXP);
+    Rcpp::traits::input_parameter< bool >::type intercept(interceptSEXP);
+    rcpp_result_gen = Rcpp::wrap(sb_scale_columns(x, center, scale, intercept));
+    return rcpp_result_gen;
+END_RCPP
+}
 // sb_gp_objective
 Rcpp::List sb_gp_objective(Rcpp::List kernel, double noise, Eigen::Map<Eigen::MatrixXd> x, Eigen::Map<Eigen::VectorXd> r, Eigen::Map<Eigen::MatrixXd> z, Eigen::Map<Eigen::VectorXd> case_weights, std::string approx, double jitter, bool gradient);
 RcppExport SEXP _sparsebayes_sb_gp_objective(SEXP kernelSEXP, SEXP noiseSEXP, SEXP xSEXP, SEXP rSEXP, SEXP zSEXP, SEXP case_weightsSEXP, SEXP approxSEXP, SEXP jitterSEXP, SEXP gradientSEXP) {
@@ -183,6 +208,8 @@ static const R_CallMethodDef CallEntries[] = {
     {"_sparsebayes_sb_wavelet_columns", (DL_FUNC) &_sparsebayes_sb_wavelet_columns, 3},
     {"_sparsebayes_sb_dwt", (DL_FUNC) &_sparsebayes_sb_dwt, 2},
     {"_sparsebayes_sb_all_finite", (DL_FUNC) &_sparsebayes_sb_all_finite, 1},
+    {"_sparsebayes_sb_column_moments", (DL_FUNC) &_sparsebayes_sb_column_moments, 1},
+    {"_sparsebayes_sb_scale_columns", (DL_FUNC) &_sparsebayes_sb_scale_columns, 4},
     {"_sparsebayes_sb_gp_objective", (DL_FUNC) &_sparsebayes_sb_gp_objective, 9},
     {"_sparsebayes_sb_gp_posterior", (DL_FUNC) &_sparsebayes_sb_gp_posterior, 8},
     {"_sparsebayes_sb_gp_predict", (DL_FUNC) &_sparsebayes_sb_gp_predict, 8},

@@ -15,7 +15,7 @@
 // failed Cholesky (counted), warm start (alpha only for the first iterations), lambda updated
 // every K iterations, convergence by the relative l_inf change of the log parameters with
 // patience. A weight whose alpha reaches the upper clip is pruned.
-// Runs on the columns scaled to unit mean square (targets in standard units, from R);
+// Runs on the columns scaled to unit mean square (applied on the fly; targets in standard units, from R);
 // fit.hpp maps the result back to the columns as given.
 #pragma once
 
@@ -32,6 +32,28 @@ namespace ard_detail {
 
 inline Eigen::VectorXd soft(const Eigen::VectorXd& z, const Eigen::VectorXd& k) {
   return (z.array().sign() * (z.array().abs() - k.array()).max(0.0)).matrix();
+}
+
+// In-place inverse of a lower-triangular matrix (zero above the diagonal), by
+// halves: [A 0; B C]^-1 = [A^-1 0; -C^-1 B A^-1, C^-1]. About S^3/3 flops;
+// a solve against the identity does not see that the result is triangular
+// and takes S^3, which made it the largest cost of an EM iteration.
+inline void invert_lower(Eigen::Ref<Eigen::MatrixXd> L) {
+  const Eigen::Index n = L.rows();
+  if (n <= 32) {
+    Eigen::MatrixXd inv = Eigen::MatrixXd::Identity(n, n);
+    L.triangularView<Eigen::Lower>().solveInPlace(inv);
+    L = inv;
+    return;
+  }
+  const Eigen::Index h = n / 2;
+  auto B = L.bottomLeftCorner(n - h, h);
+  // B <- -C^-1 B A^-1 by two triangular solves with the blocks not yet inverted.
+  L.bottomRightCorner(n - h, n - h).triangularView<Eigen::Lower>().solveInPlace(B);
+  L.topLeftCorner(h, h).triangularView<Eigen::Lower>().template solveInPlace<Eigen::OnTheRight>(B);
+  B = -B;
+  invert_lower(L.topLeftCorner(h, h));
+  invert_lower(L.bottomRightCorner(n - h, n - h));
 }
 
 // Thinned record of alpha and lambda: every `stride` iterations, halved when full.
@@ -66,7 +88,7 @@ class JointArd {
   // Phi diag(inv_scale) has unit-norm columns (see fit.hpp).
   JointArd(const Eigen::Ref<const Eigen::MatrixXd>& Phi, const Eigen::VectorXd& inv_scale, const Eigen::VectorXd& y,
            const SolverOptions& opt)
-      : opt_(opt), n_(Phi.rows()), d_(Phi.cols()), y_(y) {
+      : opt_(opt), n_(Phi.rows()), d_(Phi.cols()), y_(y), Phi_(Phi) {
     const std::string& m = opt_.method;
     if (m != "em" && m != "mackay" && m != "irls2" && m != "irls1" && m != "gradient")
       throw std::invalid_argument("unknown method '" + m + "'");
@@ -82,15 +104,15 @@ class JointArd {
       throw std::invalid_argument("unknown schedule '" + opt_.schedule + "'");
     if (!(sample_variance(y) > 0.0)) throw std::invalid_argument("the response is constant; nothing to fit");
     // Unit-norm columns times sqrt(n): unit mean square, the units of alpha_min, alpha_max and init_alpha.
+    // Applied on the fly (xcol()), not copied: a copy of an n x d design costs
+    // more than the whole shared-noise fit at n = 20000, d = 500.
     const double root_n = std::sqrt(static_cast<double>(n_));
-    X_.resize(n_, d_);
+    x_scale_ = Eigen::VectorXd::Zero(d_);
     for (Eigen::Index j = 0; j < d_; ++j) {
       if (Phi.col(j).squaredNorm() > 0.0) {
-        X_.col(j) = Phi.col(j) * (inv_scale(j) * root_n);
+        x_scale_(j) = inv_scale(j) * root_n;
         active_.push_back(j);
-      } else {
-        X_.col(j).setZero();  // a zero column can never explain anything: pruned from the start
-      }
+      }  // else a zero column (scale 0) can never explain anything: pruned from the start
     }
     if (active_.empty()) throw std::invalid_argument("every feature column is zero");
   }
@@ -207,7 +229,10 @@ class JointArd {
   Eigen::VectorXd y_;
   NoiseBounds noise_bounds_{opt_.lambda_min, opt_.lambda_max};
   StudentNoise student_{opt_.student_df};
-  Eigen::MatrixXd X_;                 // columns with unit mean square
+  // The columns with unit mean square, x_j = Phi_j x_scale_j (x_scale_j = 0 for a zero column).
+  Eigen::Ref<const Eigen::MatrixXd> Phi_;  // the caller's basis: it outlives the solver (see fit.hpp)
+  Eigen::VectorXd x_scale_;
+  auto xcol(Eigen::Index j) const { return Phi_.col(j) * x_scale_(j); }
   std::vector<Eigen::Index> active_;  // columns still in the model, increasing
   Eigen::VectorXd alpha_, lambda_;    // alpha per active column
   int jitter_events_ = 0;
@@ -227,6 +252,12 @@ class JointArd {
   Eigen::VectorXd q_col_;  // x_j' Pi_y x_j, when asked for
   bool in_sample_space_ = false;
   Eigen::MatrixXd Sigma_;  // weight space only
+  // Buffers of the weight-space posterior, kept across iterations: freeing and
+  // allocating S x S blocks each iteration cost more (in page faults) than the
+  // factorisation itself at S = 500.
+  Eigen::MatrixXd H_, Linv_;
+  Eigen::LLT<Eigen::MatrixXd> llt_;
+  Eigen::VectorXd xv_;
 
   // Adam state
   Eigen::VectorXd adam_m_g_, adam_v_g_, adam_m_l_, adam_v_l_;
@@ -256,13 +287,28 @@ class JointArd {
   const Eigen::MatrixXd& active_X() {
     if (xa_cols_ != active_) {
       Xa_.resize(n_, active_.size());
-      for (std::size_t k = 0; k < active_.size(); ++k) Xa_.col(k) = X_.col(active_[k]);
+      for (std::size_t k = 0; k < active_.size(); ++k) Xa_.col(k) = xcol(active_[k]);
       xa_cols_ = active_;
     }
     return Xa_;
   }
   Eigen::MatrixXd Xa_;
   std::vector<Eigen::Index> xa_cols_;
+
+  // X_a v read from the active columns in place, four per pass over the result.
+  const Eigen::VectorXd& active_times(const Eigen::VectorXd& v) {
+    Eigen::VectorXd& out = xv_;
+    out.setZero(n_);
+    const std::size_t S = active_.size();
+    std::size_t k = 0;
+    for (; k + 4 <= S; k += 4)
+      out += (v(k) * x_scale_(active_[k])) * Phi_.col(active_[k]) +
+             (v(k + 1) * x_scale_(active_[k + 1])) * Phi_.col(active_[k + 1]) +
+             (v(k + 2) * x_scale_(active_[k + 2])) * Phi_.col(active_[k + 2]) +
+             (v(k + 3) * x_scale_(active_[k + 3])) * Phi_.col(active_[k + 3]);
+    for (; k < S; ++k) out += (v(k) * x_scale_(active_[k])) * Phi_.col(active_[k]);
+    return out;
+  }
 
   bool use_sample_space() const {
     if (opt_.form == "primal") return true;
@@ -277,6 +323,9 @@ class JointArd {
 
   void refresh_cache() {
     const Eigen::Index S = active_.size();
+    // Shared noise: A_ and b_ change only with the active set and the noise,
+    // which EM holds fixed between noise updates (most iterations).
+    if (!opt_.per_sample && !lambda_changed_ && cache_cols_ == active_) return;
     // X'X of all d columns is cached only when it is small next to the data (d x d
     // may not fit when d > n): otherwise the products are formed over the active columns.
     if (!opt_.per_sample && d_ > std::max<Eigen::Index>(n_, 4096)) {
@@ -285,8 +334,16 @@ class JointArd {
       b_.noalias() = Xa.transpose() * y_ / lambda_(0);
     } else if (!opt_.per_sample) {
       if (XtX_.size() == 0) {
-        XtX_.noalias() = X_.transpose() * X_;
-        Xty_.noalias() = X_.transpose() * y_;
+        // Phi'Phi scaled by the column scales (X is never formed); its lower
+        // triangle by a symmetric rank update, half the flops of the general
+        // product (this is the O(n d^2) cost of a shared-noise fit), then mirrored.
+        XtX_ = Eigen::MatrixXd::Zero(d_, d_);
+        XtX_.selfadjointView<Eigen::Lower>().rankUpdate(Phi_.transpose());
+        for (Eigen::Index j = 0; j < d_; ++j) {
+          XtX_.col(j).tail(d_ - j) = XtX_.col(j).tail(d_ - j).cwiseProduct(x_scale_.tail(d_ - j)) * x_scale_(j);
+          XtX_.col(j).head(j) = XtX_.row(j).head(j).transpose();
+        }
+        Xty_.noalias() = x_scale_.asDiagonal() * (Phi_.transpose() * y_);
       }
       A_.resize(S, S);
       b_.resize(S);
@@ -329,24 +386,27 @@ class JointArd {
   void weight_space_posterior(int need) {
     in_sample_space_ = false;
     refresh_cache();
-    Eigen::MatrixXd H = A_;
-    H.diagonal() += alpha_;
-    const auto llt = robust_cholesky(H, jitter_events_);
+    H_ = A_;
+    H_.diagonal() += alpha_;
+    robust_cholesky(H_, jitter_events_, llt_);
+    const Eigen::LLT<Eigen::MatrixXd>& llt = llt_;
     // Sigma = L^-T L^-1: its diagonal and x_i' Sigma x_i are squared norms of
     // columns of L^-1 and of L^-1 x_i, so the full Sigma is formed only when asked.
-    const Eigen::Index S = H.rows();
-    const Eigen::MatrixXd Linv = llt.matrixL().solve(Eigen::MatrixXd::Identity(S, S));
+    Linv_ = llt.matrixL();
+    const Eigen::MatrixXd& Linv = Linv_;
+    ard_detail::invert_lower(Linv_);
     mu_ = llt.solve(b_);
     diag_sigma_ = Linv.colwise().squaredNorm().transpose();
     if (need & 6) Sigma_.noalias() = Linv.transpose() * Linv;
-    const Eigen::MatrixXd& Xa = active_X();
-    resid_ = y_ - Xa * mu_;
+    // Shared noise needs no copy of the active columns (A_ comes from X'X).
+    if (opt_.per_sample) resid_ = y_ - active_X() * mu_;
+    else resid_ = y_ - active_times(mu_);
     const double log_det_H = 2.0 * llt.matrixLLT().diagonal().array().log().sum();
     // y' Sigma_y^-1 y = r' L^-1 r + mu' G mu: no cancellation when lambda is tiny.
     const double fit_term = opt_.per_sample ? (resid_.array().square() / lambda_.array()).sum()
                                             : resid_.squaredNorm() / lambda_(0);
     log_ml_ = log_evidence(log_det_H, alpha_, mu_, log_det_lambda(), fit_term, n_) + student_.log_bound_terms(lambda_);
-    if (need & 1) q_row_ = (Xa * Linv.transpose()).rowwise().squaredNorm();
+    if (need & 1) q_row_ = (active_X() * Linv.transpose()).rowwise().squaredNorm();
     if (need & 2) q_col_ = (A_.array() * Sigma_.array()).rowwise().sum().matrix().cwiseProduct(alpha_);
   }
 
@@ -595,13 +655,35 @@ class JointArd {
     for (Eigen::Index j : active_) in[j] = 1;
     std::vector<Eigen::Index> P;
     for (Eigen::Index j = 0; j < d_; ++j)
-      if (!in[j] && readmissions_[j] < kMaxReadmissions && X_.col(j).squaredNorm() > 0.0) P.push_back(j);
+      if (!in[j] && readmissions_[j] < kMaxReadmissions && x_scale_(j) > 0.0) P.push_back(j);
     if (P.empty()) return false;
-    Eigen::MatrixXd XP(n_, P.size());
-    for (std::size_t k = 0; k < P.size(); ++k) XP.col(k) = X_.col(P[k]);
-    const Eigen::MatrixXd& Xa = active_X();
-    const Eigen::Index S = active_.size();
+    const Eigen::Index S = active_.size(), nP = P.size();
     Eigen::VectorXd s, q;
+    if (!opt_.per_sample && XtX_.size() > 0 && S <= n_) {  // shared noise, X'X cached: its blocks, O(S^2 (S + P))
+      const double w = 1.0 / lambda_(0);
+      Eigen::MatrixXd H(S, S), C(S, nP);
+      Eigen::VectorXd b(S);
+      for (Eigen::Index k = 0; k < S; ++k) {
+        b(k) = Xty_(active_[k]) * w;
+        for (Eigen::Index l = 0; l < S; ++l) H(k, l) = XtX_(active_[k], active_[l]) * w;
+      }
+      for (Eigen::Index m = 0; m < nP; ++m)
+        for (Eigen::Index k = 0; k < S; ++k) C(k, m) = XtX_(active_[k], P[m]) * w;
+      H.diagonal() += alpha_;
+      const auto llt = robust_cholesky(H, jitter_events_);
+      const Eigen::VectorXd mu = llt.solve(b);
+      const Eigen::MatrixXd V = llt.solve(C);
+      s.resize(nP);
+      q.resize(nP);
+      for (Eigen::Index m = 0; m < nP; ++m) {
+        s(m) = XtX_(P[m], P[m]) * w - C.col(m).dot(V.col(m));
+        q(m) = Xty_(P[m]) * w - C.col(m).dot(mu);
+      }
+      return readmit_from(P, s, q);
+    }
+    Eigen::MatrixXd XP(n_, nP);
+    for (Eigen::Index k = 0; k < nP; ++k) XP.col(k) = xcol(P[k]);
+    const Eigen::MatrixXd& Xa = active_X();
     if (S <= n_) {  // Woodbury in the weight space: O(n S (S + P))
       const Eigen::VectorXd w = inv_lambda_vec();
       const Eigen::MatrixXd WXa = w.asDiagonal() * Xa;
@@ -619,6 +701,11 @@ class JointArd {
       s = (XP.array() * Z.array()).colwise().sum().transpose();
       q = Z.transpose() * y_;
     }
+    return readmit_from(P, s, q);
+  }
+
+  // Readmits the pruned columns P whose gain from s and q passes the test above.
+  bool readmit_from(const std::vector<Eigen::Index>& P, const Eigen::VectorXd& s, const Eigen::VectorXd& q) {
     std::vector<Eigen::Index> cols = active_;
     std::vector<double> g(alpha_.data(), alpha_.data() + alpha_.size());
     bool any = false;

@@ -179,14 +179,20 @@ inline bool jittered_cholesky(const Eigen::MatrixXd& M, double base, double scal
 
 // Cholesky factor of a symmetric positive-definite H, retried with a growing
 // jitter (1e-10 to 1e-2) scaled to H's diagonal when it fails; each retry is
-// counted.
-inline Eigen::LLT<Eigen::MatrixXd> robust_cholesky(const Eigen::MatrixXd& H, int& jitter_events) {
-  Eigen::LLT<Eigen::MatrixXd> llt;
+// counted. This form writes into `llt`, whose storage a solver can keep from
+// one iteration to the next (see JointArd::weight_space_posterior).
+inline void robust_cholesky(const Eigen::MatrixXd& H, int& jitter_events, Eigen::LLT<Eigen::MatrixXd>& llt) {
   double used = 0.0;
   const double scale = std::max(H.diagonal().cwiseAbs().mean(), 1e-300);
-  if (jittered_cholesky(H, 0.0, scale, 10, llt, jitter_events, used)) return llt;
+  if (jittered_cholesky(H, 0.0, scale, 10, llt, jitter_events, used)) return;
   throw std::runtime_error("the posterior precision matrix is not positive definite even with jitter; "
                            "the basis is probably degenerate (duplicated or constant columns)");
+}
+
+inline Eigen::LLT<Eigen::MatrixXd> robust_cholesky(const Eigen::MatrixXd& H, int& jitter_events) {
+  Eigen::LLT<Eigen::MatrixXd> llt;
+  robust_cholesky(H, jitter_events, llt);
+  return llt;
 }
 
 // Columns per panel so that one panel of an O(rows * cols * width) product
