@@ -117,6 +117,13 @@ noise_label <- function(x, digits) {
           student %||% "", down_weighted(x$lambda))
 }
 
+# ", Student-t with df 4.2 and scale sd 0.31", or "" for other noise models.
+student_label <- function(student, digits) {
+  if (is.null(student) || !is.finite(student[["df"]])) return("")
+  sprintf(", Student-t with df %s and scale sd %s", format(student[["df"]], digits = digits),
+          format(sqrt(student[["scale"]]), digits = digits))
+}
+
 # Samples whose variance exceeds 10 times the median: the outliers data ARD
 # has set aside.
 down_weighted <- function(lambda) sum(lambda > 10 * stats::median(lambda))
@@ -132,7 +139,7 @@ down_weighted <- function(lambda) sum(lambda > 10 * stats::median(lambda))
 #'   with `call`, `method`, `noise`, `n`, `d`, `n_relevant`, `sigma` (the
 #'   noise sd, shared noise) or `lambda_summary` (quantiles of the per-sample
 #'   variances) and `down_weighted` (samples whose variance exceeds ten times
-#'   the median), `logLik`, `iterations`, `converged`, `jitter_events`,
+#'   the median), `student` (Student-t noise: `c(df, scale)`), `logLik`, `iterations`, `converged`, `jitter_events`,
 #'   `rmse` and `r_squared` (training), and `coefficients`, a matrix of the
 #'   largest posterior weights with their posterior sd and z value.
 #' @examples
@@ -146,7 +153,7 @@ summary.sb_ard <- function(object, n_weights = 10L, ...) {
                  d = object$n_basis, n_relevant = length(object$relevant),
                  sigma = if (per_sample) NA_real_ else sqrt(object$lambda),
                  lambda_summary = if (per_sample) stats::quantile(object$lambda, c(0, 0.25, 0.5, 0.75, 1)),
-                 down_weighted = if (per_sample) down_weighted(object$lambda) else 0L,
+                 down_weighted = if (per_sample) down_weighted(object$lambda) else 0L, student = object$student,
                  logLik = object$logLik, iterations = object$iterations, converged = object$converged,
                  jitter_events = object$jitter_events,
                  rmse = sqrt(mean(object$residuals^2)),
@@ -162,7 +169,7 @@ print.summary.sb_ard <- function(x, digits = max(3L, getOption("digits") - 3L), 
   if (x$noise == "shared") {
     cat(sprintf("Noise:              shared, sd %s\n", format(x$sigma, digits = digits)))
   } else {
-    cat("Noise:              per sample; variances\n")
+    cat(sprintf("Noise:              per sample%s; variances\n", student_label(x$student, digits)))
     print(x$lambda_summary, digits = digits)
     cat(sprintf("Down-weighted:      %d samples (variance > 10 x median)\n", x$down_weighted))
   }

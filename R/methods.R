@@ -270,7 +270,7 @@ summary.sb_rvm <- function(object, n_weights = 10L, ...) {
                  n_basis = object$n_basis, n_relevant = length(object$relevant),
                  sigma = sqrt(mean(object$lambda)),
                  down_weighted = if (length(object$lambda) > 1L) down_weighted(object$lambda),
-                 logLik = object$logLik, iterations = object$iterations,
+                 student = object$student, logLik = object$logLik, iterations = object$iterations,
                  converged = object$converged,
                  rmse = if (gaussian) sqrt(mean(object$residuals^2)) else NA_real_,
                  r_squared = if (gaussian) 1 - sum(object$residuals^2) / sum((y - mean(y))^2) else NA_real_,
@@ -310,8 +310,8 @@ print.summary.sb_rvm <- function(x, digits = max(3L, getOption("digits") - 3L), 
   cat(sprintf("Relevance vectors:  %d of %d basis functions (n = %d)\n", x$n_relevant, x$n_basis, x$n))
   if (x$family == "gaussian") {
     cat(sprintf("Noise sd:           %s%s\n", format(x$sigma, digits = digits),
-                if (is.null(x$down_weighted)) "" else sprintf(" (root mean of per-sample variances; %d samples down-weighted)",
-                                                              x$down_weighted)))
+                if (is.null(x$down_weighted)) "" else sprintf(" (root mean of per-sample variances%s; %d samples down-weighted)",
+                                                              student_label(x$student, digits), x$down_weighted)))
     cat(sprintf("Training RMSE:      %s   (R-squared %s)\n", format(x$rmse, digits = digits),
                 format(x$r_squared, digits = digits)))
   } else {

@@ -122,8 +122,11 @@ test_that("Student-t fits are equivariant and predict with t intervals", {
   expect_equal(unname(p$fit[, "upr"] - p$fit[, "fit"]), unname(half))
   expect_output(print(fit), "Student-t noise")
   expect_output(print(fit), "t scale")
+  expect_output(print(summary(fit)), "Student-t with df")
   k <- rvm(dat$X[, 1, drop = FALSE], dat$y, noise = "student")
   expect_length(k$lambda, length(dat$y))
+  expect_output(print(summary(k)), "Student-t with df")
+  expect_identical(update(k, noise = "sample")$noise, "sample")
   expect_true(all(is.finite(predict(k, dat$X[1:3, 1, drop = FALSE], interval = "prediction"))))
 })
 
