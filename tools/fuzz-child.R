@@ -52,6 +52,8 @@ kernel_arg <- function() pick(list("gaussian", "laplace", "cauchy", "linear", "l
 hostile_number_safe <- function() pick(list(NULL, 0.01, 1, 3, 100))
 control_arg <- function(maker) {
   if (runif(1) < 0.6) return(maker(max_iterations = 200L))
+  if (runif(1) < 0.2) return(maker(max_iterations = 200L, schedule = pick(list("paper", "converge")),
+                                   student_df = pick(list(NULL, 0.5, 3, 1e6))))
   pick(list(list(max_iterations = hostile_number()), list(bogus = 1), "control", NULL,
             tryCatch(maker(max_iterations = hostile_number()), error = function(e) maker()),
             edited_control(maker)))
@@ -77,7 +79,7 @@ case_rvm <- function() {
   valid <- list(x = matrix(rnorm(n * p), n, p), y = rnorm(n) * 10^sample(-5:5, 1L),
                 kernel = pick(list("gaussian", "laplace", "cauchy", "linear", "tpspline", "lspline")),
                 method = pick(list("fast", "fast", "mackay")), control = rvm_control(max_iterations = 300L))
-  if (has("ard") && runif(1) < 0.3) valid$noise <- pick(list("shared", "sample"))
+  if (has("ard") && runif(1) < 0.3) valid$noise <- pick(list("shared", "sample", "student"))
   fam <- pick(list("gaussian", "gaussian", "binomial", "poisson"))
   if (fam == "binomial") valid$y <- factor(sample(c("a", "b", "c")[seq_len(pick(list(2L, 2L, 3L)))], n, TRUE))
   if (fam == "poisson") { valid$y <- rpois(n, 3); valid$family <- "poisson" }
@@ -95,7 +97,7 @@ case_ard <- function() {
   n <- pick(list(3L, 5L, 20L, 50L)); p <- pick(list(1L, 2L, 5L, 12L))
   valid <- list(x = matrix(rnorm(n * p), n, p), y = rnorm(n) * 10^sample(-5:5, 1L),
                 method = pick(list("em", "mackay", "irls2", "irls1", "gradient", "fast")),
-                noise = pick(list("shared", "sample")))
+                noise = pick(list("shared", "sample", "student")))
   hostile <- list(x = function() inputs(n, p), y = function() response(n),
                   method = function() pick(list("nope", NA, 1)), noise = function() pick(list("x", NA, 2)),
                   control = function() control_arg(ard_control))
