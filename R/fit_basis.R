@@ -81,7 +81,7 @@ model_fields <- function(res, y, names, family, method, noise, control) {
        log_posterior = res$log_posterior, trace = trace, path = path, converged = res$converged,
        iterations = res$iterations, jitter_events = res$jitter_events, y = y, n_basis = length(res$alpha),
        studentized = isTRUE(control$studentized), control = control,
-       schedule = if (method %in% c("em", "mackay", "irls2", "irls1", "gradient")) control$schedule else NA_character_,
+       schedule = if (method == "fast") NA_character_ else control$schedule,  # the batch solvers' setting
        student = if (noise == "student") c(df = res$noise_df, scale = res$noise_scale))
 }
 

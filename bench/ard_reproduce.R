@@ -15,6 +15,7 @@
 #   * mcycle (Fig. 1): 10-fold cross-validated RMSE and NLL of a degree-11
 #     polynomial with six injected outliers, joint vs model-only ARD.
 library(sparsebayes)
+source(file.path("bench", "boston_protocol.R"))
 
 args <- commandArgs(trailingOnly = TRUE)
 trials_boston <- if (length(args) >= 1L) as.integer(args[1L]) else 20L
@@ -83,9 +84,8 @@ cat(sprintf("  done after %.0f s\n", as.numeric(difftime(Sys.time(), started, un
 
 ## ---- Section 5.3: Boston as an RVM ---------------------------------------
 
-# One trial: a random 20% test split, standardised inputs and training
-# targets, the training targets contaminated at each rate (App. D.2,
-# amplitude 3), and every solver fitted on the same data. Metrics are on the
+# One trial: a split of bench/boston_protocol.R, the training targets
+# contaminated at each rate, and every solver fitted on the same data. Metrics are on the
 # original medv scale with the predictive variance lambda_b + x' Sigma x,
 # lambda_b = mean(lambda) (App. D).
 # "shared" is the classic RVM (one noise level, fast sequential solver): the
@@ -103,32 +103,25 @@ boston_models <- list(
 rates <- c(0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3)
 
 boston_trial <- function(t) {
-  B <- MASS::Boston
-  set.seed(t)
-  test <- sample.int(nrow(B), round(0.2 * nrow(B)))
-  x <- scale(as.matrix(B[-test, -14]))
-  x_test <- scale(as.matrix(B[test, -14]), attr(x, "scaled:center"), attr(x, "scaled:scale"))
-  y <- B$medv[-test]
-  centre <- mean(y)
-  spread <- stats::sd(y)
+  s <- boston_split(t)
+  spread <- s$spread
   out <- list()
   for (rate in rates) {
-    ys <- contaminate((y - centre) / spread, rate = rate, amplitude = 3, seed = 100 * t + round(100 * rate),
-                      scale = 1)
+    ys <- boston_targets(s, rate)
     for (name in names(boston_models)) {
       spec <- boston_models[[name]]
       secs <- system.time(fit <- suppressWarnings(
-        rvm(x, as.numeric(ys), kernel = "gaussian", scale = FALSE, method = spec$method, noise = spec$noise)))[[3]]
-      pr <- predict(fit, x_test, se.fit = TRUE, variance = "rvm")
-      mu <- centre + spread * pr$fit
+        rvm(s$x, as.numeric(ys), kernel = "gaussian", scale = FALSE, method = spec$method, noise = spec$noise)))[[3]]
+      pr <- predict(fit, s$x_test, se.fit = TRUE, variance = "rvm")
+      mu <- s$centre + spread * pr$fit
       v <- spread^2 * (pr$se.fit^2 + mean(fit$lambda))
       # the trimmed plug-in of App. D: mean of the lambda_i between their 5% and 95% quantiles
       lam <- rep_len(fit$lambda, length(ys))
       q <- stats::quantile(lam, c(0.05, 0.95), names = FALSE)
       v_trim <- spread^2 * (pr$se.fit^2 + mean(lam[lam >= q[1] & lam <= q[2]]))
       out[[length(out) + 1L]] <- data.frame(
-        trial = t, rate = rate, model = name, rmse = sqrt(mean((B$medv[test] - mu)^2)),
-        nll = nll(B$medv[test], mu, v), nll_trimmed = nll(B$medv[test], mu, v_trim), ess_w = ess(fit), ess_s = ess(fit, which = "samples"),
+        trial = t, rate = rate, model = name, rmse = sqrt(mean((s$y_test - mu)^2)),
+        nll = nll(s$y_test, mu, v), nll_trimmed = nll(s$y_test, mu, v_trim), ess_w = ess(fit), ess_s = ess(fit, which = "samples"),
         relevant = length(fit$relevant), outlier_recall = top_k_recall(fit$lambda * (spec$noise != "shared"),
                                                                         attr(ys, "outliers")),
         iterations = fit$iterations, converged = fit$converged, seconds = secs)

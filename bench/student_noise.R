@@ -14,6 +14,7 @@
 #   10% (amplitude 3), test RMSE on the medv scale over random 80/20 splits;
 #   "oracle" is the classic RVM refitted without the injected outliers.
 library(sparsebayes)
+source(file.path("bench", "boston_protocol.R"))
 args <- commandArgs(trailingOnly = TRUE)
 splits <- if (length(args) >= 1L) as.integer(args[1L]) else 20L
 paper_splits <- if (length(args) >= 2L) as.integer(args[2L]) else 10L
@@ -58,26 +59,19 @@ print(aggregate(cbind(ess_samples, recall, converged) ~ model + rate, synthetic,
       digits = 3)
 
 ## ---- Boston RVM ---------------------------------------------------------
-boston_split <- function(t, rate, names) {
-  B <- MASS::Boston
-  set.seed(t)
-  test <- sample.int(nrow(B), round(0.2 * nrow(B)))
-  x <- scale(as.matrix(B[-test, -14]))
-  x_test <- scale(as.matrix(B[test, -14]), attr(x, "scaled:center"), attr(x, "scaled:scale"))
-  y <- B$medv[-test]
-  centre <- mean(y)
-  spread <- stats::sd(y)
-  ys <- contaminate((y - centre) / spread, rate = rate, amplitude = 3, seed = 100 * t + round(100 * rate), scale = 1)
+boston_fits <- function(t, rate, names) {
+  s <- boston_split(t)
+  ys <- boston_targets(s, rate)
   clean <- setdiff(seq_along(ys), attr(ys, "outliers"))
   do.call(rbind, lapply(c(names, "oracle"), function(name) {
     # oracle: the classic RVM on the training points without the injected outliers
     m <- if (name == "oracle") models$shared else models[[name]]
     keep <- if (name == "oracle") clean else seq_along(ys)
     secs <- system.time(fit <- suppressWarnings(
-      rvm(x[keep, ], as.numeric(ys)[keep], scale = FALSE, method = m$method, noise = m$noise,
+      rvm(s$x[keep, ], as.numeric(ys)[keep], scale = FALSE, method = m$method, noise = m$noise,
           control = m$control)))[[3]]
-    mu <- centre + spread * predict(fit, x_test)
-    data.frame(split = t, rate = rate, model = name, rmse = sqrt(mean((B$medv[test] - mu)^2)), seconds = secs,
+    mu <- s$centre + s$spread * predict(fit, s$x_test)
+    data.frame(split = t, rate = rate, model = name, rmse = sqrt(mean((s$y_test - mu)^2)), seconds = secs,
                converged = fit$converged, iterations = fit$iterations, relevant = length(fit$relevant),
                ess_samples = ess(fit, which = "samples"), ess_weights = ess(fit), width = fit$kernel$width)
   }))
@@ -85,7 +79,7 @@ boston_split <- function(t, rate, names) {
 boston <- do.call(rbind, lapply(c(0, 0.1), function(rate) do.call(rbind, lapply(seq_len(splits), function(t) {
   nm <- names(models)
   if (t > paper_splits) nm <- setdiff(nm, "paper_em")
-  r <- boston_split(t, rate, nm)
+  r <- boston_fits(t, rate, nm)
   cat(sprintf("  rate %.1f split %d done after %.0f s\n", rate, t,
               as.numeric(difftime(Sys.time(), started, units = "secs"))))
   r

@@ -163,16 +163,18 @@ class JointArd {
       if (std::chrono::duration<double>(clock::now() - start).count() > opt_.time_limit) break;
 
       const bool update_lambda = !noise_fixed && lambda_due(t);
+      // Student-t noise: q(lambda) and (nu, s2) in closed form for every
+      // method, in place of the method's own lambda step.
+      const bool method_lambda = update_lambda && !opt_.student;
       Eigen::VectorXd g_new = alpha_, l_new = lambda_;
       if (opt_.method == "irls1") {
-        irls1_step(g_new, l_new, update_lambda);
+        irls1_step(g_new, l_new, method_lambda);
       } else if (opt_.method == "gradient") {
-        adam_step(g_new, l_new, update_lambda, t);
+        adam_step(g_new, l_new, method_lambda, t);
       } else {
         if (!alpha_fixed) g_new = alpha_rule();
-        if (update_lambda) l_new = lambda_rule();
+        if (method_lambda) l_new = lambda_rule();
       }
-      // Student-t noise: q(lambda) and (nu, s2) in closed form for every method.
       if (update_lambda && opt_.student) l_new = student_.targets(resid_.cwiseAbs2() + q_row_);
       if (alpha_fixed) g_new = alpha_;
       // Damping in log space (closed-form rules only; the paper's schedule damps
