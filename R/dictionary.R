@@ -62,26 +62,28 @@ wavelet_grid_order <- function(x) {
   order(x[, 1L])
 }
 
-# Basis columns of one sub-dictionary at the training inputs.
-part_basis <- function(kernel, x, xs) {
-  if (!is_wavelet(kernel)) return(kernel_design(kernel, xs, xs))
+# Basis columns of one sub-dictionary at the training inputs, for kernels
+# centred on the (scaled) `centres`.
+part_basis <- function(kernel, x, xs, centres = xs) {
+  if (!is_wavelet(kernel)) return(kernel_design(kernel, xs, centres))
   ord <- wavelet_grid_order(x)
   W <- .sb_wavelet_columns(nrow(x), kernel$family, seq_len(nrow(x)))
   W[order(ord), , drop = FALSE]  # row i is input i's grid point
 }
 
-# The full design of a dictionary at the training inputs.
-dictionary_basis <- function(kernels, x, xs, bias) {
-  if (length(kernels) == 1L && !is_wavelet(kernels[[1L]])) return(kernel_design(kernels[[1L]], xs, xs, bias))
-  check_basis_memory(nrow(x), bias + length(kernels) * nrow(x))
-  do.call(cbind, c(if (bias) list(1), lapply(kernels, part_basis, x = x, xs = xs)))
+# The full design of a dictionary at the training inputs, kernels centred
+# on the (scaled) `centres`.
+dictionary_basis <- function(kernels, x, xs, bias, centres = xs) {
+  if (length(kernels) == 1L && !is_wavelet(kernels[[1L]])) return(kernel_design(kernels[[1L]], xs, centres, bias))
+  check_basis_memory(nrow(x), bias + length(kernels) * nrow(centres))
+  do.call(cbind, c(if (bias) list(1), lapply(kernels, part_basis, x = x, xs = xs, centres = centres)))
 }
 
 # For design columns j: the sub-dictionary (0 for the bias) and the index
-# within it (training row, or wavelet coefficient).
+# within it (training row or centre, or wavelet coefficient).
 column_parts <- function(object, j = object$relevant) {
   k <- j - object$bias
-  n <- nrow(object$x)
+  n <- nrow(basis_centres(object))
   data.frame(part = ifelse(k <= 0, 0L, (k - 1L) %/% n + 1L), index = ifelse(k <= 0, 0L, (k - 1L) %% n + 1L))
 }
 
@@ -106,7 +108,7 @@ dictionary_design <- function(object, x, xs) {
     Phi[, j] <- if (p == 0L) 1 else if (is_wavelet(kernels[[p]])) {
       wavelet_at(kernels[[p]], object$x, parts$index[j], x)
     } else {
-      centres <- apply_scaling(object$x[parts$index[j], , drop = FALSE], object$scaling)
+      centres <- apply_scaling(basis_centres(object)[parts$index[j], , drop = FALSE], object$scaling)
       kernel_design(kernels[[p]], xs, centres)
     }
   }

@@ -19,6 +19,12 @@
 #' `"symmlet8"` name the wavelet dictionaries of [kernel_wavelet()]). A list
 #' of kernels is an overcomplete dictionary: their bases side by side.
 #'
+#' Kernel matrices (every basis of [rvm()], and [kernel_matrix()]) are
+#' evaluated in tiles on `getOption("sparsebayes.threads")` threads, by
+#' default what R allows ([parallelly::availableCores()]: the machine's or
+#' the job's cores, 1 inside a `future` worker). Results are bit-identical
+#' for any number of threads.
+#'
 #' @param width Width `r` of the kernel, in the units of the inputs the
 #'   kernel sees (standardised inputs when a model is fitted with
 #'   `scale = TRUE`). `NULL` (the default) is resolved when a model is
@@ -137,11 +143,23 @@ kernel_design <- function(kernel, x, centres, bias = FALSE) {
   check_basis_memory(nrow(x), nrow(centres) + bias)
   spec <- kernel
   if (is.null(spec$width)) spec$width <- 1  # width-free kernels ignore it
-  K <- .sb_kernel_design(unclass(spec), x, centres, bias)
+  K <- .sb_kernel_design(unclass(spec), x, centres, bias, kernel_threads())
   if (!.sb_all_finite(K))  # in place: no n x M logical copy
     stop(sprintf("the %s kernel overflows on these inputs (values beyond %.0e); rescale the inputs ",
                  spec$type, .Machine$double.xmax), "(or fit with scale = TRUE).", call. = FALSE)
   K
+}
+
+# Threads for kernel evaluation: options(sparsebayes.threads =), else what
+# R allows (parallelly::availableCores(): the cgroup and R CMD check
+# limits, mc.cores, 1 inside a future worker). Results do not depend on it.
+kernel_threads <- function() {
+  threads <- getOption("sparsebayes.threads")
+  if (is.null(threads)) return(as.integer(parallelly::availableCores()))
+  if (!is.numeric(threads) || length(threads) != 1L || is.na(threads) || threads < 1 || threads != round(threads))
+    stop(sprintf("options(sparsebayes.threads =) must be a whole number >= 1; got %s.",
+                 paste(format(threads), collapse = ", ")), call. = FALSE)
+  as.integer(min(threads, .Machine$integer.max))
 }
 
 # Stops before allocating an n x M basis that would not fit in memory: the

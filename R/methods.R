@@ -179,21 +179,28 @@ check_prediction_args <- function(se.fit, level) {
 # x* adds at x*, e*^2 / (1/v + S*), with S* = phi*' C^-1 phi* over the
 # training inputs and e* = k(x*, x*) - phi(x*)' Sigma Phi' B phi*, where
 # C^-1 = B - B Phi Sigma Phi' B and B = diag(1 / lambda) (lambda shared or
-# per sample). Computed in units of the mean noise variance s2 (Sigma / s2,
-# v / s2, s2 B) so that responses of any magnitude neither overflow nor
-# underflow.
+# per sample). A bias the standardised fit pruned is stored with the
+# centring shift alone (alpha 0, no covariance with the other weights): it is
+# left out here, as the kernels' posterior Sigma was computed without it
+# (with it, C^-1 is indefinite, S* < 0, and the augmented variance came out
+# up to 30 times too large inside the data).
+# Computed in units of the mean noise variance s2 (Sigma / s2, v / s2, s2 B)
+# so that responses of any magnitude neither overflow nor underflow.
 augmentation_variance <- function(object, x, Phi) {
   xs <- apply_scaling(x, object$scaling)
   ok <- which(stats::complete.cases(xs))
   extra <- rep(NA_real_, nrow(xs))
   if (!length(ok)) return(extra)
   xtrain <- apply_scaling(object$x, object$scaling)
-  Phi_train <- relevant_design(object, object$x)
+  penalised <- object$alpha[object$relevant] > 0
+  Phi_train <- relevant_design(object, object$x)[, penalised, drop = FALSE]
+  Phi <- Phi[, penalised, drop = FALSE]
   s2 <- mean(object$lambda[is.finite(object$lambda)])  # zero-weight rows: lambda = Inf
-  unit_precision <- s2 / object$lambda  # s2 B: all ones with shared noise
+  unit_precision <- s2 / object$lambda  # s2 B: all ones with shared noise and no weights
+  if (length(unit_precision) == 1L && !is.null(object$prior.weights)) unit_precision <- object$prior.weights
   kernel_alpha <- object$alpha[object$relevant[object$relevant > object$bias]]
   prior_var <- mean(1 / (s2 * if (length(kernel_alpha)) kernel_alpha else object$alpha[object$relevant]))
-  Sigma <- object$Sigma / s2
+  Sigma <- object$Sigma[penalised, penalised, drop = FALSE] / s2
   chunk <- max(1L, floor(5e6 / nrow(xtrain)))  # bound the memory of K
   for (rows in split(ok, ceiling(seq_along(ok) / chunk))) {
     K <- kernel_design(object$kernel, xs[rows, , drop = FALSE], xtrain)
@@ -227,7 +234,7 @@ model_title <- function(x) {
 kernel_label <- function(x) {
   kern <- if (is.null(x$kernel)) "user-supplied basis"
           else paste(vapply(fit_kernels(x), function(k) utils::capture.output(print(k)), ""), collapse = " + ")
-  paste0(kern, if (isTRUE(x$bias)) " + bias")
+  paste0(kern, if (isTRUE(x$bias)) " + bias", if (!is.null(x$centres)) sprintf(", on %d centres", nrow(x$centres)))
 }
 
 # Noise sd, training error or deviance: the one-line quality of a fit.
@@ -338,7 +345,9 @@ print.summary.sb_rvm <- function(x, digits = max(3L, getOption("digits") - 3L), 
 #' @param object A fitted [rvm()].
 #' @param ... Unused.
 #' @return The training inputs whose kernels were retained, one row each,
-#'   named by their row number in the training data.
+#'   named by their row number in the training data; for a fit with
+#'   `centres`, the retained centres, named `"c"` and their row in
+#'   `object$centres`.
 #' @examples
 #' fit <- rvm(accel ~ times, data = MASS::mcycle)
 #' relevance_vectors(fit)
@@ -349,8 +358,9 @@ relevance_vectors <- function(object, ...) UseMethod("relevance_vectors")
 relevance_vectors.sb_rvm <- function(object, ...) {
   if (is.null(object$kernel)) stop("a fit with a user-supplied `basis` has no relevance vectors; ",
                                    "see `object$relevant`.", call. = FALSE)
-  rv <- object$x[object$relevance_index, , drop = FALSE]
-  rownames(rv) <- case_names(object)[object$relevance_index]
+  rv <- basis_centres(object)[object$relevance_index, , drop = FALSE]
+  rownames(rv) <- if (is.null(object$centres)) case_names(object)[object$relevance_index]
+                  else paste0("c", object$relevance_index)
   rv
 }
 

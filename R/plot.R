@@ -100,14 +100,23 @@ plot_curve <- function(x, level, n_grid, ...) {
   graphics::polygon(c(grid, rev(grid)), c(pr[, "lwr"], rev(pr[, "upr"])),
                     col = grDevices::adjustcolor("steelblue", 0.25), border = NA)
   graphics::lines(grid, pr[, "fit"], col = "steelblue4", lwd = 2)
-  rv <- x$relevance_index
-  graphics::points(xin[rv], x$y[rv], pch = 1, cex = 1.8, col = "firebrick", lwd = 1.5)
+  rv <- relevance_points(x)
+  graphics::points(rv$x, rv$y, pch = 1, cex = 1.8, col = "firebrick", lwd = 1.5)
   graphics::legend("topleft", bty = "n", cex = 0.8,
                    legend = c(if (gaussian) "predictive mean" else "rate",
                               sprintf("%g%% %s band", 100 * level, band),
-                              sprintf("relevance vectors (%d)", length(rv))),
+                              sprintf("relevance vectors (%d)", length(rv$x))),
                    col = c("steelblue4", grDevices::adjustcolor("steelblue", 0.4), "firebrick"),
                    lwd = c(2, 8, 1.5), lty = c(1, 1, NA), pch = c(NA, NA, 1))
+}
+
+# Where 1-D plots mark the relevance vectors: their inputs and the data
+# there (at a centre that is not a training input, the fitted value).
+relevance_points <- function(x) {
+  rv <- x$relevance_index
+  if (is.null(x$centres)) return(list(x = x$x[rv, 1L], y = x$y[rv]))
+  at <- x$centres[rv, , drop = FALSE]
+  list(x = at[, 1L], y = if (length(rv)) unname(predict(x, matrix_newdata(x, at), type = "response")) else numeric(0))
 }
 
 # newdata for predict() from a matrix of model-matrix columns: formula fits
@@ -130,8 +139,8 @@ plot_probability <- function(x, n_grid, ...) {
                  pch = 16, cex = 0.6, col = "grey40", ylim = c(0, 1), ...)
   graphics::lines(grid, p, col = "steelblue4", lwd = 2)
   graphics::abline(h = 0.5, lty = 3, col = "grey50")
-  rv <- x$relevance_index
-  graphics::points(xin[rv], x$y[rv], pch = 1, cex = 1.8, col = "firebrick", lwd = 1.5)
+  rv <- relevance_points(x)
+  graphics::points(rv$x, rv$y, pch = 1, cex = 1.8, col = "firebrick", lwd = 1.5)
 }
 
 # Decision regions of a binary or multiclass classifier with two inputs.
@@ -154,11 +163,11 @@ plot_classes <- function(x, n_grid = 150L, ...) {
     for (k in seq_len(nlevels(labels) - 1L))
       graphics::contour(g1, g2, cls, levels = k + 0.5, add = TRUE, drawlabels = FALSE, lwd = 2)
   }
-  rv <- unique(unlist(lapply(models, `[[`, "relevance_index")))
-  graphics::points(X[rv, 1L], X[rv, 2L], cex = 2, col = "black", lwd = 1.5)
+  rv <- unique(do.call(rbind, lapply(models, function(m) basis_centres(m)[m$relevance_index, , drop = FALSE])))
+  graphics::points(rv[, 1L], rv[, 2L], cex = 2, col = "black", lwd = 1.5)
   graphics::legend("topleft", bty = "n", cex = 0.8, col = c(cols, "black"),
                    pch = c(c(1, 3, 4, 2, 5)[(seq_along(cols) - 1L) %% 5L + 1L], 1),
-                   legend = c(levels(labels), sprintf("relevance vectors (%d)", length(rv))))
+                   legend = c(levels(labels), sprintf("relevance vectors (%d)", nrow(rv))))
 }
 
 plot_diagnostics <- function(x, ...) {

@@ -68,6 +68,16 @@
 #' @param basis Optional user-supplied n by M design matrix, used instead of
 #'   a kernel (then `x` may be `NULL` and `kernel`, `bias`, `scale` are
 #'   ignored). `predict` then takes the new design matrix as `newdata`.
+#' @param centres Where the kernels are centred. `NULL` (the default): on
+#'   every training input up to 5000 rows (the classic RVM, an n x n
+#'   basis); beyond that on 1000 k-means++ centres, with a message. A number
+#'   `m`: on `m` centres from [kmeans_centres()] (seed 1) of the inputs the
+#'   kernels see, so the basis is n x m and memory and time grow linearly in
+#'   n (`m >= n` means every training input). A matrix: on its rows (in the
+#'   units of `x`, one column per input). Prediction, intervals (the RVM*
+#'   augmentation included) and diagnostics work as for the full basis;
+#'   [relevance_vectors()] then returns the retained centres. Not with a
+#'   wavelet dictionary or a user `basis`.
 #' @param control `NULL` (the defaults: [rvm_control()] for `"fast"`,
 #'   [ard_control()] for the other solvers), or settings from either
 #'   constructor (one class, `"sb_control"`: every solver reads the settings
@@ -101,7 +111,8 @@
 #'     the noise model and the family object.}
 #'   \item{relevant}{indices of the retained basis functions among the
 #'     columns of the design (the bias, if any, is column 1).}
-#'   \item{relevance_index}{training rows whose kernels were retained.}
+#'   \item{relevance_index}{training rows (with `centres`: rows of `centres`)
+#'     whose kernels were retained.}
 #'   \item{weights}{posterior mean of the retained weights.}
 #'   \item{Sigma}{posterior covariance of the retained weights.}
 #'   \item{alpha}{precisions of all basis functions, `Inf` where pruned.}
@@ -127,8 +138,10 @@
 #'   \item{converged, iterations}{whether the solver met its convergence
 #'     rule, and how many iterations it took.}
 #'   \item{jitter_events}{Cholesky factorisations that needed jitter.}
-#'   \item{x, y, scaling, centres}{training data, input scaling and the
-#'     (scaled) inputs of the relevance vectors, for `predict` and `plot`.}
+#'   \item{x, y, scaling}{training data and input scaling, for `predict`
+#'     and `plot`.}
+#'   \item{centres}{the centres of the kernels (in the units of `x`), or
+#'     `NULL` when they are the training inputs.}
 #'   and, for the formula method, `terms`, `xlevels`, `contrasts` and
 #'   `na.action`.
 #' @references
@@ -168,7 +181,7 @@ rvm.formula <- function(formula, data, subset, weights, na.action, offset, ...) 
 rvm.default <- function(x = NULL, y, kernel = "gaussian", bias = TRUE, scale = TRUE, family = NULL,
                         prior = "none", method = c("fast", "mackay", "em", "irls2", "irls1", "gradient"),
                         noise = c("shared", "sample", "student"), objective = c("primal", "dual"), basis = NULL,
-                        control = NULL, weights = NULL, offset = NULL, ...) {
+                        centres = NULL, control = NULL, weights = NULL, offset = NULL, ...) {
   method <- match_arg(method)
   noise <- match_arg(noise)
   objective <- match_arg(objective)
@@ -190,7 +203,9 @@ rvm.default <- function(x = NULL, y, kernel = "gaussian", bias = TRUE, scale = T
     xs <- apply_scaling(x, scaling)
     kernels <- lapply(kernels, resolve_kernel, x = xs)
     kernel <- if (length(kernels) == 1L) kernels[[1L]] else kernels
+    centres <- resolve_centres(centres, x, xs, scaling, kernels)
   } else {
+    if (!is.null(centres)) stop_arg("centres", "must be NULL with a user-supplied `basis`.")
     Phi <- check_numeric_matrix(basis, "basis")
     if (!is.null(x)) x <- check_numeric_matrix(x, "x")
     kernel <- NULL
@@ -210,21 +225,23 @@ rvm.default <- function(x = NULL, y, kernel = "gaussian", bias = TRUE, scale = T
   shortcut <- is.null(basis) && length(kernels) == 1L && is_wavelet(kernel) && control$orthonormal_shortcut &&
     gaussian && method == "fast" && noise == "shared" && is.null(wo$weights)
   if (is.null(basis)) {
-    if (!shortcut) check_fit_memory(n, bias + length(kernels) * n, method, noise, family$family, length(kernels))
-    Phi <- if (shortcut) NULL else dictionary_basis(kernels, x, xs, bias)
+    centre_inputs <- if (is.null(centres)) xs else apply_scaling(centres, scaling)
+    if (!shortcut) check_fit_memory(n, bias + length(kernels) * nrow(centre_inputs), method, noise, family$family,
+                                    length(kernels))
+    Phi <- if (shortcut) NULL else dictionary_basis(kernels, x, xs, bias, centre_inputs)
   }
   wavelet <- if (shortcut) list(family = kernel$family, order = wavelet_grid_order(x))
   call <- generic_call(match.call(), "rvm")
   basis_names <- if (!is.null(colnames(Phi))) colnames(Phi)
                  else if (is.null(kernel)) paste0("b", seq_len(ncol(Phi)))
-                 else basis_names_of(kernel, bias, n)
+                 else basis_names_of(kernel, bias, n, centres)
   fit_one <- function(target) {
     res <- fit_basis(Phi, target, family, method, noise, smoothness, if (method == "gradient") objective else "auto",
                      control, wo$weights, wo$offset, wavelet)
     core <- model_fields(res, target, basis_names, family, method, noise, control)
     relevance_index <- integer(0)
     if (!is.null(kernel)) {
-      parts <- column_parts(list(relevant = core$relevant, bias = bias, x = x))
+      parts <- column_parts(list(relevant = core$relevant, bias = bias, x = x, centres = centres))
       is_kernel_part <- parts$part > 0L
       is_kernel_part[is_kernel_part] <- !vapply(as_dictionary(kernel)[parts$part[is_kernel_part]], is_wavelet,
                                                 logical(1))
@@ -232,7 +249,7 @@ rvm.default <- function(x = NULL, y, kernel = "gaussian", bias = TRUE, scale = T
     }
     fit <- c(list(call = call, kernel = kernel), core,
              list(objective = if (method == "gradient") objective else NA_character_, bias = bias,
-                  relevance_index = relevance_index, x = x, scaling = scaling))
+                  relevance_index = relevance_index, x = x, scaling = scaling, centres = centres))
     fit$prior <- if (is.character(prior)) prior else smoothness
     fit$smoothness <- smoothness
     fit <- add_weights_offset(fit, wo, res$standard_units)
@@ -271,12 +288,14 @@ smoothness_constant <- function(prior, n) {
 }
 
 # Names of the design columns: "(bias)", then the training row of each
-# kernel, prefixed by the kernel type in a dictionary ("haar:17").
-basis_names_of <- function(kernel, bias, n) {
+# kernel ("c" and its number for a kernel on candidate centres), prefixed by
+# the kernel type in a dictionary ("haar:17", "gaussian:c3").
+basis_names_of <- function(kernel, bias, n, centres = NULL) {
   kernels <- as_dictionary(kernel)
+  ids <- if (is.null(centres)) as.character(seq_len(n)) else paste0("c", seq_len(nrow(centres)))
   labels <- lapply(kernels, function(k) {
     tag <- if (is_wavelet(k)) k$family else k$type
-    if (length(kernels) == 1L && !is_wavelet(k)) as.character(seq_len(n)) else paste0(tag, ":", seq_len(n))
+    if (length(kernels) == 1L && !is_wavelet(k)) ids else paste0(tag, ":", ids)
   })
   c(if (bias) "(bias)", unlist(labels))
 }

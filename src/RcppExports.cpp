@@ -12,8 +12,8 @@ Rcpp::Rostream<false>& Rcpp::Rcerr = Rcpp::Rcpp_cerr_get();
 #endif
 
 // sb_kernel_design
-Rcpp::NumericMatrix sb_kernel_design(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x, Eigen::Map<Eigen::MatrixXd> z, bool bias);
-RcppExport SEXP _sparsebayes_sb_kernel_design(SEXP kernelSEXP, SEXP xSEXP, SEXP zSEXP, SEXP biasSEXP) {
+Rcpp::NumericMatrix sb_kernel_design(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x, Eigen::Map<Eigen::MatrixXd> z, bool bias, int threads);
+RcppExport SEXP _sparsebayes_sb_kernel_design(SEXP kernelSEXP, SEXP xSEXP, SEXP zSEXP, SEXP biasSEXP, SEXP threadsSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -21,7 +21,24 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type x(xSEXP);
     Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type z(zSEXP);
     Rcpp::traits::input_parameter< bool >::type bias(biasSEXP);
-    rcpp_result_gen = Rcpp::wrap(sb_kernel_design(kernel, x, z, bias));
+    Rcpp::traits::input_parameter< int >::type threads(threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(sb_kernel_design(kernel, x, z, bias, threads));
+    return rcpp_result_gen;
+END_RCPP
+}
+// sb_kmeans_centres
+Eigen::MatrixXd sb_kmeans_centres(Eigen::Map<Eigen::MatrixXd> x, int m, double seed, int iterations, int sample_size, int threads);
+RcppExport SEXP _sparsebayes_sb_kmeans_centres(SEXP xSEXP, SEXP mSEXP, SEXP seedSEXP, SEXP iterationsSEXP, SEXP sample_sizeSEXP, SEXP threadsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type x(xSEXP);
+    Rcpp::traits::input_parameter< int >::type m(mSEXP);
+    Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
+    Rcpp::traits::input_parameter< int >::type iterations(iterationsSEXP);
+    Rcpp::traits::input_parameter< int >::type sample_size(sample_sizeSEXP);
+    Rcpp::traits::input_parameter< int >::type threads(threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(sb_kmeans_centres(x, m, seed, iterations, sample_size, threads));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -200,7 +217,8 @@ END_RCPP
 }
 
 static const R_CallMethodDef CallEntries[] = {
-    {"_sparsebayes_sb_kernel_design", (DL_FUNC) &_sparsebayes_sb_kernel_design, 4},
+    {"_sparsebayes_sb_kernel_design", (DL_FUNC) &_sparsebayes_sb_kernel_design, 5},
+    {"_sparsebayes_sb_kmeans_centres", (DL_FUNC) &_sparsebayes_sb_kmeans_centres, 6},
     {"_sparsebayes_sb_fit", (DL_FUNC) &_sparsebayes_sb_fit, 5},
     {"_sparsebayes_sb_laplace_mode", (DL_FUNC) &_sparsebayes_sb_laplace_mode, 4},
     {"_sparsebayes_sb_optimal_alpha", (DL_FUNC) &_sparsebayes_sb_optimal_alpha, 4},

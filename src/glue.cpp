@@ -3,6 +3,7 @@
 // All modelling logic lives in inst/include/sparsebayes/.
 #include <RcppEigen.h>
 
+#include <sparsebayes/centres.hpp>
 #include <sparsebayes/fit.hpp>
 #include <sparsebayes/kernels.hpp>
 #include <sparsebayes/scan.hpp>
@@ -116,15 +117,23 @@ sparsebayes::Progress make_progress(int verbose) {
 // when bias is TRUE; written straight into R's memory.
 // [[Rcpp::export(.sb_kernel_design)]]
 Rcpp::NumericMatrix sb_kernel_design(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x, Eigen::Map<Eigen::MatrixXd> z,
-                                     bool bias) {
+                                     bool bias, int threads) {
   RInterruptScope interrupts;
   const sparsebayes::Kernel k = as_kernel(kernel);
   // Not zero-filled: the core writes every entry, block by block with interrupt checks.
   Rcpp::NumericMatrix out = Rcpp::no_init_matrix(x.rows(), z.rows() + (bias ? 1 : 0));
   Eigen::Map<Eigen::MatrixXd> K(out.begin(), out.nrow(), out.ncol());
   if (bias) K.col(0).setOnes();
-  sparsebayes::fill_kernel_matrix(k, x, z, K, bias ? 1 : 0);
+  sparsebayes::fill_kernel_matrix(k, x, z, K, bias ? 1 : 0, threads);
   return out;
+}
+
+// k-means++ centres (refined by Lloyd steps) for the rows of x.
+// [[Rcpp::export(.sb_kmeans_centres)]]
+Eigen::MatrixXd sb_kmeans_centres(Eigen::Map<Eigen::MatrixXd> x, int m, double seed, int iterations, int sample_size,
+                                  int threads) {
+  RInterruptScope interrupts;
+  return sparsebayes::kmeans_centres(x, m, static_cast<std::uint64_t>(seed), iterations, sample_size, threads);
 }
 
 // Every fit of rvm() and ard(): the basis, the targets (gaussian: in

@@ -41,3 +41,33 @@ test_that("kernel names are shorthand and widths default from the data", {
   expect_error(kernel_matrix("linear", x, matrix(1, 2, 2)), "y.*2 columns.*1")
   expect_error(kernel_matrix("linear", c(1, NA)), "x.*NA")
 })
+
+test_that("kernel matrices are bit-identical for any number of threads, across tiles", {
+  set.seed(23)
+  # 5000 rows span two row tiles of 4096; 20 inputs take the Gram-identity path
+  x <- matrix(rnorm(5000 * 2), 5000)
+  z <- matrix(rnorm(37 * 2), 37)
+  w <- matrix(rnorm(300 * 20), 300)
+  old <- options(sparsebayes.threads = 1)
+  on.exit(options(old))
+  one <- list(kernel_matrix(kernel_gaussian(0.7), x, z), kernel_matrix(kernel_laplace(2), w),
+              kernel_matrix(kernel_lspline(1), x[1:50, ], z), rvm(x[1:400, ], x[1:400, 1] + sin(x[1:400, 2]))$logLik)
+  options(sparsebayes.threads = 2)
+  two <- list(kernel_matrix(kernel_gaussian(0.7), x, z), kernel_matrix(kernel_laplace(2), w),
+              kernel_matrix(kernel_lspline(1), x[1:50, ], z), rvm(x[1:400, ], x[1:400, 1] + sin(x[1:400, 2]))$logLik)
+  expect_identical(one, two)
+  # every tile is written: the last row and column against the formula
+  d2 <- colSums((t(z) - x[5000, ])^2)
+  expect_equal(one[[1]][5000, ], exp(-d2 / 0.49), tolerance = 1e-14)
+  expect_equal(one[[1]][, 37], exp(-colSums((t(x) - z[37, ])^2) / 0.49), tolerance = 1e-14)
+})
+
+test_that("the threads option is checked", {
+  old <- options(sparsebayes.threads = 0)
+  on.exit(options(old))
+  expect_error(kernel_matrix("gaussian", matrix(1:3)), "sparsebayes.threads.*whole number >= 1.*0")
+  options(sparsebayes.threads = "two")
+  expect_error(kernel_matrix("gaussian", matrix(1:3)), "sparsebayes.threads.*whole number")
+  options(sparsebayes.threads = NULL)
+  expect_true(sparsebayes:::kernel_threads() >= 1L)
+})

@@ -70,7 +70,7 @@ test_that("errors from the C++ core arrive as R errors", {
   expect_error(sparsebayes:::.sb_fit(matrix(1, 3, 2), c(1, 2, 3), "gaussian", sparsebayes:::solver_problem("nope"), sparsebayes:::core_settings(rvm_control())),
                "unknown method")
   expect_error(sparsebayes:::.sb_kernel_design(list(type = "bad", width = 1, variance = 1, degree = 2, offset = 1),
-                                               matrix(1), matrix(1), FALSE), "unknown kernel type")
+                                               matrix(1), matrix(1), FALSE, 1L), "unknown kernel type")
 })
 
 test_that("a basis too large for memory stops before it is allocated", {
