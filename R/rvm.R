@@ -263,12 +263,15 @@ rvm.default <- function(x = NULL, y, kernel = "gaussian", bias = TRUE, scale = T
     fit$levels <- levels(y)
     return(fit)
   }
-  # One model per class against the rest; predict normalises their probabilities.
-  models <- lapply(levels(y), function(k) {
+  # One model per class against the rest; predict normalises their
+  # probabilities. The classes are fitted through future.apply, so a
+  # future::plan() fits them in parallel; the fits draw no random numbers,
+  # so every plan gives the same models.
+  models <- future.apply::future_lapply(levels(y), function(k) {
     fit <- fit_one(as.numeric(y == k))
     fit$levels <- c(paste0("not ", k), k)
     fit
-  })
+  }, future.seed = NULL)
   names(models) <- levels(y)
   structure(list(call = call, models = models, levels = levels(y), y = y, x = x, kernel = kernel,
                  family = family, method = method),
