@@ -6,15 +6,21 @@
 // Gaussian likelihood: Sigma, mu, S and Q are updated incrementally, so an
 // iteration costs O(M S) plus O(n M) per addition, never O(n^3).
 // Bernoulli likelihood: between mode searches, up to
-// kFixedCurvatureSteps steps are taken at the fixed curvature B (the IRLS
-// weights of the last mode), where the model is Gaussian in the linearised
-// targets and the Gaussian updates above apply; then the Laplace
-// approximation is recomputed at the new posterior mode, O(n M S), and the
-// batch undone if the realised evidence fell (then steps one mode search
-// each, as SparseBayes v2, follow for a while). Convergence is declared only
-// at a freshly found mode. Poisson likelihood (whose curvature exp(eta)
-// moves too much with the mode for this): every action is followed by a mode
-// search, O(n M S) per iteration.
+// kFixedCurvatureSteps steps are taken at a fixed curvature B (IRLS weights
+// of a recent mode), where the model is Gaussian in the linearised targets
+// and the Gaussian updates above apply; then the mode is searched again
+// (O(n S^2) per Newton step) and the batch undone if the realised evidence
+// fell. After an accepted batch, S and Q of every column are recomputed at
+// the new curvature, O(n M S), only if the IRLS weights moved by more than
+// kCurvatureChange (relative l1) since B was last set; otherwise the
+// linearised targets are moved to the new mode (exact Q and posterior mean,
+// O(n M)) and B is kept. After an undone batch, kFixedCurvatureSteps steps
+// follow whose realised evidence is checked one by one by a mode search
+// (each undone and its column barred if the evidence fell), with S and Q
+// recomputed once at the end. Convergence is declared only at a freshly
+// found mode with S and Q recomputed there. Poisson likelihood (whose
+// curvature exp(eta) moves too much with the mode for this): every action is
+// followed by a mode search, O(n M S) per iteration.
 #pragma once
 
 #include <algorithm>
@@ -73,8 +79,10 @@ class FastSolver {
       if (lik_ == Likelihood::gaussian) {
         if (changes_model) apply_action(action);
         if (action != kAlignmentSkip) objective_ += best_delta_;
-      } else if (lik_ == Likelihood::bernoulli && exact_left_ == 0 && (stale_ || changes_model)) {
+      } else if (lik_ == Likelihood::bernoulli && exact_left_ == 0 && (stale_ || curvature_stale_ || changes_model)) {
         action = fixed_curvature_step(action, changes_model);
+      } else if (lik_ == Likelihood::bernoulli) {
+        action = checked_step(action, changes_model);
       } else if (changes_model) {
         if (exact_left_ > 0) --exact_left_;
         // The predicted gain comes from the Gaussian approximation at the
@@ -94,6 +102,7 @@ class FastSolver {
         const bool fell = objective_ < saved.objective - 1e-9 * (1.0 + std::abs(saved.objective));
         if (fell && (action != kDelete || fell_once_[m])) {
           restore_state(saved);
+          lp_current_ = false;
           barred_[m] = 1;
           action = kRejected;
         } else {
@@ -189,7 +198,12 @@ class FastSolver {
 
   // Non-Gaussian: steps at the fixed curvature of the last mode between mode searches.
   static constexpr int kFixedCurvatureSteps = 20;
+  // Bernoulli: relative l1 change of the IRLS weights since B was last set
+  // above which an accepted batch recomputes S and Q at the new curvature.
+  static constexpr double kCurvatureChange = 0.1;
   bool stale_ = false;     // S_in_, Q_in_, mu_, Sigma_ come from fixed-curvature steps, not a mode
+  bool curvature_stale_ = false;  // Bernoulli: Q_in_ and mu_ at the last mode, S_in_ and Sigma_ at an older B
+  bool lp_current_ = false;       // lp_ and PhiU_ are the mode of the current model
   int batch_steps_ = 0;    // fixed-curvature steps since the last mode
   int exact_left_ = 0;     // steps with one mode search each still to take after a failed batch
 
@@ -339,14 +353,38 @@ class FastSolver {
 
   // The mode, Sigma and log evidence (Laplace); keeps what laplace_sq() needs.
   void laplace_posterior() {
+    lp_ = mode_of_current(PhiU_);
+    lp_current_ = true;
+    adopt_mode();
+  }
+
+  // The Laplace approximation of the current model (used_, alpha_), searched
+  // from mu_; PhiU receives the model's unit-norm columns. Changes no state.
+  LaplacePosterior mode_of_current(Eigen::MatrixXd& PhiU) {
     const Eigen::Index S = used_.size();
-    PhiU_.resize(n_, S);
-    for (Eigen::Index k = 0; k < S; ++k) PhiU_.col(k) = Phi_.col(used_[k]) * inv_scale_(used_[k]);
-    lp_ = laplace_mode(lik_, PhiU_, t_, alpha_, mu_, jitter_events_, opt_.case_weights, opt_.offset);
+    PhiU.resize(n_, S);
+    for (Eigen::Index k = 0; k < S; ++k) PhiU.col(k) = Phi_.col(used_[k]) * inv_scale_(used_[k]);
+    return laplace_mode(lik_, PhiU, t_, alpha_, mu_, jitter_events_, opt_.case_weights, opt_.offset);
+  }
+
+  // The posterior and evidence become those of the mode in lp_.
+  void adopt_mode() {
     mode_converged_ = lp_.converged;
     Sigma_ = lp_.post.Sigma;
     mu_ = lp_.post.mu;
     log_ml_ = laplace_log_evidence(lp_, alpha_);
+    objective_ = log_ml_ + log_prior();
+  }
+
+  // Bernoulli: Sigma, mu, evidence and S, Q of every column at the mode of
+  // the current model (searched only if lp_ is not already that mode).
+  void fresh_statistics() {
+    if (!lp_current_) lp_ = mode_of_current(PhiU_);
+    lp_current_ = true;
+    adopt_mode();
+    laplace_sq();
+    stale_ = false;
+    curvature_stale_ = false;
   }
 
   // S_m and Q_m of every column at the mode found by laplace_posterior(), and
@@ -377,7 +415,11 @@ class FastSolver {
     if (!changes_model) {
       if (action != kTerminate) return action;  // an alignment skip changes nothing
       // the next iteration selects on fresh statistics
-      return refresh_mode() ? kModeSearch : kRejected;
+      if (!stale_) {  // at the mode already, with S only at an older curvature
+        fresh_statistics();
+        return kModeSearch;
+      }
+      return refresh_mode(true) ? kModeSearch : kRejected;
     }
     if (!stale_) {
       batch_start_ = save_state();
@@ -391,21 +433,81 @@ class FastSolver {
     return action;
   }
 
-  // The mode after a batch of fixed-curvature steps: fresh statistics, or the
-  // state before the batch if the realised evidence fell.
-  bool refresh_mode() {
+  // The mode after a batch of fixed-curvature steps: the state before the
+  // batch if the realised evidence fell; otherwise S and Q at the new
+  // curvature (always if `full`, else only if B has moved by more than
+  // kCurvatureChange), or the linearised targets moved to the new mode.
+  bool refresh_mode(bool full = false) {
     stale_ = false;
     batch_steps_ = 0;
-    laplace_posterior();
+    lp_ = mode_of_current(PhiU_);
+    lp_current_ = true;
+    log_ml_ = laplace_log_evidence(lp_, alpha_);
     objective_ = log_ml_ + log_prior();
     const double before = batch_start_.objective;
     if (objective_ < before - 1e-9 * (1.0 + std::abs(before))) {
       restore_state(batch_start_);
+      lp_current_ = false;
       exact_left_ = kFixedCurvatureSteps;
       return false;
     }
-    laplace_sq();
+    if (full || (lp_.weights - B_).lpNorm<1>() > kCurvatureChange * B_.lpNorm<1>()) {
+      fresh_statistics();
+    } else {
+      retarget();
+    }
     return true;
+  }
+
+  // Keeps the curvature B of the caches (PhiT_PhiU_, S_in_, Sigma_) and
+  // moves the linearised targets to t_hat = Phi_u mu* + B^-1 (t - y*) at the
+  // new mode mu*: since Phi_u' (t - y*) = A mu* there, the Gaussian model
+  // at curvature B has posterior mean mu* and Q_m = phi_m' (t - y*), the
+  // mode's own Q, for every column. O(n M), against O(n M S) for S.
+  void retarget() {
+    mode_converged_ = lp_.converged;
+    mu_ = lp_.post.mu;
+    Q_in_ = (Phi_.transpose() * lp_.score).cwiseProduct(inv_scale_);
+    PhiT_t_ = PhiT_PhiU_ * mu_ + Q_in_;
+    curvature_stale_ = true;
+  }
+
+  // Bernoulli, after an undone batch: one step at the fixed curvature whose
+  // realised evidence is checked at once by a mode search (O(n S^2) per
+  // Newton step); under the rule of the exact steps (see run()) it is undone
+  // and its column barred if the evidence fell. S and Q of every column
+  // (O(n M S)) are recomputed only when these steps end or would terminate.
+  int checked_step(int action, bool changes_model) {
+    if (!changes_model) {
+      if (action != kTerminate || !(stale_ || curvature_stale_)) return action;
+      fresh_statistics();  // the next iteration selects on fresh statistics
+      return kModeSearch;
+    }
+    --exact_left_;
+    const State saved = save_state();
+    apply_action(action);
+    Eigen::MatrixXd PhiU;
+    LaplacePosterior lp = mode_of_current(PhiU);
+    const double realised = laplace_log_evidence(lp, alpha_) + log_prior();
+    const Eigen::Index m = selected_;
+    const bool fell = realised < saved.objective - 1e-9 * (1.0 + std::abs(saved.objective));
+    if (fell && (action != kDelete || fell_once_[m])) {
+      restore_state(saved);
+      barred_[m] = 1;
+      action = kRejected;
+    } else {
+      if (fell) fell_once_[m] = 1;
+      lp_ = std::move(lp);
+      PhiU_.swap(PhiU);
+      lp_current_ = true;
+      mode_converged_ = lp_.converged;
+      log_ml_ = laplace_log_evidence(lp_, alpha_);
+      objective_ = log_ml_ + log_prior();
+      stale_ = true;  // mu_, Sigma_, S, Q: fixed-curvature values
+      if (action != kReestimate) std::fill(barred_.begin(), barred_.end(), 0);
+    }
+    if (exact_left_ == 0 && stale_) fresh_statistics();
+    return action;
   }
 
   // Per-sample noise: rebuilds the B-weighted caches, O(n M S), then
