@@ -31,6 +31,46 @@
 #'   fitted: half the median Euclidean distance between training inputs
 #'   (computed on at most 1000 evenly spaced rows), which for Tipping's sinc
 #'   example gives about the width 3 used there.
+#'
+#'   `"evidence"`: [rvm()] chooses the width that maximises the log
+#'   evidence of the fit (`logLik`, the log marginal likelihood, a density
+#'   of the same `y` at every width; `log_posterior` with a smoothness
+#'   prior). It fits on a grid of widths `h * 2^k` around the median
+#'   heuristic `h` above, walking outward from `k = 0` in steps of 0.5 down
+#'   to `k = -4.5` and up to `k = 4`, each way stopping after two steps
+#'   without a new best, then refines the best point by golden-section
+#'   search ([stats::optimize()]) on log width between its grid neighbours,
+#'   to about 1% of the width. That is some 10 to 25 fits instead of one,
+#'   and the narrow widths, which keep many relevance vectors, are the
+#'   slowest of them (on 400 rows of Boston housing the search took about
+#'   40 s against 0.2 s for one fit at `h`). A gaussian fit whose noise
+#'   variance fell to the fast solver's floor (`var(y) / beta_max_factor`,
+#'   see [rvm_control()]) interpolates the data, each point explained by its
+#'   own kernel; its evidence is set by that floor, not by the model, so
+#'   such widths are recorded but never chosen. The fit returned is the fit
+#'   at the chosen width (as a fit with that number as `width` would give),
+#'   with the search in `width_search`; convergence warnings of the trial
+#'   fits are not shown, those of the final fit are. Multiclass fits choose
+#'   one width for all classes (maximising the sum of the one-against-the-rest
+#'   evidences).
+#'
+#'   The evidence is not a predictive criterion: with a weight precision per
+#'   kernel, narrower kernels let the fit give single points their own
+#'   variance, which the evidence rewards, so it tends to choose narrower
+#'   widths and more relevance vectors than predict best (a fit that keeps
+#'   more than half the training points is warned about). On the five
+#'   regression sets of `bench/width_evidence.R` (Boston housing twice,
+#'   Servo, Ozone, mcycle; 10 splits each) its test RMSE was worse than the
+#'   median heuristic's on four (better on Servo), worse than
+#'   `e1071::svm()`'s on Boston housing and Ozone, and worse than 5-fold
+#'   cross-validation of the width on all five: cross-validate the width
+#'   when prediction is the aim. The evidence is the criterion for
+#'   comparing models by their evidence, and its choice is good on smooth,
+#'   low-dimensional signals (the sinc example).
+#'   Not available in a dictionary of several kernels, nor in
+#'   [kernel_matrix()]; [sparse_gp()] accepts it only when it optimises
+#'   the width itself (a gaussian kernel with `optimize = "all"` or
+#'   `"hyper"`), where it means a start at the median heuristic.
 #' @param variance Positive multiplier of the kernel.
 #' @param degree,offset Degree and offset of the polynomial kernel.
 #' @return An object of class `"sparsebayes_kernel"`: a list with `type`,
@@ -46,7 +86,7 @@
 NULL
 
 new_kernel <- function(type, width = NULL, variance = 1, degree = 2, offset = 1) {
-  if (!is.null(width)) check_number(width, "width", lower = 0, open_lower = TRUE)
+  check_width(width)
   check_number(variance, "variance", lower = 0, open_lower = TRUE)
   check_number(degree, "degree", lower = 1, integer = TRUE)
   check_number(offset, "offset", lower = 0)
@@ -89,6 +129,18 @@ kernel_constructors <- list(gaussian = kernel_gaussian, laplace = kernel_laplace
                             lspline = kernel_lspline, tpspline = kernel_tpspline,
                             haar = function() kernel_wavelet("haar"), symmlet8 = function() kernel_wavelet("symmlet8"))
 
+# A width is a positive number, NULL (the median heuristic, at fit time) or
+# "evidence" (chosen by rvm(), see R/width_search.R).
+check_width <- function(width) {
+  if (is.null(width) || identical(width, "evidence")) return(invisible(width))
+  if (is.character(width) || is.factor(width))
+    stop_arg("width", sprintf("must be a positive number, NULL (from the data) or \"evidence\"; got %s.",
+                              paste0("\"", width, "\"", collapse = ", ")))
+  if (!is.numeric(width) || length(width) != 1L || is.na(width))
+    stop_arg("width", "must be a positive number, NULL (from the data) or \"evidence\".")
+  check_number(width, "width", lower = 0, open_lower = TRUE)
+}
+
 kernel_has_width <- function(kernel) kernel$type %in% c("gaussian", "laplace", "cauchy", "lspline", "tpspline")
 
 # A kernel object from a kernel object or a kernel name.
@@ -114,8 +166,11 @@ default_width <- function(x) {
 }
 
 # Fill in a data-driven width from the training inputs when none was given.
+# A width = "evidence" is left for rvm() to choose (R/width_search.R); a
+# `width_rule` copied from a searched fit's kernel no longer applies.
 resolve_kernel <- function(kernel, x) {
   if (kernel_has_width(kernel) && is.null(kernel$width)) kernel$width <- default_width(x)
+  kernel$width_rule <- NULL
   kernel
 }
 
@@ -134,6 +189,8 @@ kernel_matrix <- function(kernel, x, y = x) {
   x <- check_numeric_matrix(x, "x")
   y <- check_numeric_matrix(y, "y")
   if (ncol(x) != ncol(y)) stop_arg("y", sprintf("has %d columns but `x` has %d.", ncol(y), ncol(x)))
+  if (is_evidence_width(kernel))
+    stop_arg("kernel", "has width = \"evidence\", which rvm() chooses when it fits; give kernel_matrix() a number.")
   kernel_design(resolve_kernel(kernel, x), x, y)
 }
 
@@ -227,7 +284,10 @@ print.sparsebayes_kernel <- function(x, ...) {
     wavelet = x$family,
     polynomial = sprintf("degree = %s, offset = %s", format(x$degree), format(x$offset)),
     linear = "",
-    sprintf("width = %s", if (is.null(x$width)) "NULL (from the data)" else format(x$width, digits = 4)))
+    sprintf("width = %s", if (is.null(x$width)) "NULL (from the data)"
+                          else if (is_evidence_width(x)) "\"evidence\" (chosen when fitted)"
+                          else paste0(format(x$width, digits = 4),
+                                      if (identical(x$width_rule, "evidence")) ", chosen by the evidence" else "")))
   if (x$variance != 1) args <- paste0(args, if (nzchar(args)) ", ", "variance = ", format(x$variance, digits = 4))
   cat(sprintf("%s kernel(%s)\n", x$type, args))
   invisible(x)

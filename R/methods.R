@@ -264,7 +264,9 @@ deviance_of <- function(x) {
 #'   `coefficients`, a matrix of the largest posterior weights with their
 #'   posterior sd and z value, and for overcomplete dictionaries
 #'   `components`, a table of each sub-dictionary's relevant functions and
-#'   the sd of its contribution to the fit (`NULL` otherwise).
+#'   the sd of its contribution to the fit (`NULL` otherwise), and
+#'   `width_search`, a line describing the search of a `width = "evidence"`
+#'   fit (`NULL` otherwise).
 #' @examples
 #' summary(rvm(accel ~ times, data = MASS::mcycle))
 #' @export
@@ -284,7 +286,8 @@ summary.sb_rvm <- function(object, n_weights = 10L, ...) {
                  error = if (object$family$family == "binomial") mean((object$fitted.values > 0.5) != (y == 1))
                          else NA_real_,
                  deviance = deviance_of(object), coefficients = coefs,
-                 components = if (length(fit_kernels(object)) > 1L) component_table(object)),
+                 components = if (length(fit_kernels(object)) > 1L) component_table(object),
+                 width_search = width_search_label(object)),
             class = "summary.sb_rvm")
 }
 
@@ -314,6 +317,7 @@ print.summary.sb_rvm <- function(x, digits = max(3L, getOption("digits") - 3L), 
   cat(x$title, "\n\nCall:\n", paste(deparse(x$call, width.cutoff = 70L), collapse = "\n"),
       "\n\n", sep = "")
   cat(sprintf("Kernel:             %s\n", x$kernel))
+  if (!is.null(x$width_search)) cat(sprintf("Width search:       %s\n", x$width_search))
   cat(sprintf("Relevance vectors:  %d of %d basis functions (n = %d)\n", x$n_relevant, x$n_basis, x$n))
   if (x$family == "gaussian") {
     cat(sprintf("Noise sd:           %s%s\n", format(x$sigma, digits = digits),

@@ -16,10 +16,15 @@
 #' circles), as their Fig. 6. `which = "relevance"`, `"trajectory"` and
 #' `"leverage"` are the diagnostics of joint ARD described in [plot.sb_ard()]
 #' (`"trajectory"` needs a fit by a batch solver, which stores `path`).
+#' `which = "width"` draws the log evidence (log posterior with a smoothness
+#' prior) of every width tried by a fit with `width = "evidence"` (see
+#' [kernels]) against the width on a log axis, with the chosen width and the
+#' median-heuristic width marked.
 #'
 #' @param x A fitted [rvm()].
 #' @param which `"fit"` (the default views above), `"components"`,
-#'   `"shrinkage"`, `"relevance"`, `"trajectory"` or `"leverage"`.
+#'   `"shrinkage"`, `"relevance"`, `"trajectory"`, `"leverage"` or
+#'   `"width"`.
 #' @param level Coverage of the prediction band.
 #' @param n_grid Number of grid points for the curve.
 #' @param ... Passed to [graphics::plot()].
@@ -27,7 +32,7 @@
 #' @examples
 #' plot(rvm(accel ~ times, data = MASS::mcycle))
 #' @export
-plot.sb_rvm <- function(x, which = c("fit", "components", "shrinkage", "relevance", "trajectory", "leverage"),
+plot.sb_rvm <- function(x, which = c("fit", "components", "shrinkage", "relevance", "trajectory", "leverage", "width"),
                      level = 0.95, n_grid = 400L, ...) {
   which <- match_arg(which)
   check_number(level, "level", lower = 0, upper = 1, open_lower = TRUE)
@@ -39,6 +44,7 @@ plot.sb_rvm <- function(x, which = c("fit", "components", "shrinkage", "relevanc
   else if (which == "relevance") plot_relevance(x, ...)
   else if (which == "trajectory") plot_trajectory(x, ...)
   else if (which == "leverage") plot_leverage(x, ...)
+  else if (which == "width") plot_width_search(x, ...)
   else if (p == 1L && family == "binomial") plot_probability(x, n_grid, ...)
   else if (p == 1L) plot_curve(x, level, n_grid, ...)
   else if (p == 2L && family == "binomial") plot_classes(x, ...)
@@ -168,6 +174,42 @@ plot_classes <- function(x, n_grid = 150L, ...) {
   graphics::legend("topleft", bty = "n", cex = 0.8, col = c(cols, "black"),
                    pch = c(c(1, 3, 4, 2, 5)[(seq_along(cols) - 1L) %% 5L + 1L], 1),
                    legend = c(levels(labels), sprintf("relevance vectors (%d)", nrow(rv))))
+}
+
+# The evidence curve of a width search (rvm_width_search()): every width
+# tried, the chosen one and the median heuristic marked; the legend sits
+# below the plotting region, off the data.
+plot_width_search <- function(x, ...) {
+  ws <- x$width_search
+  if (is.null(ws))
+    stop("which = \"width\" needs a fit whose kernel width was chosen by the evidence ",
+         "(e.g. kernel = kernel_gaussian(width = \"evidence\")); this fit has no width search.", call. = FALSE)
+  ok <- is.finite(ws$logLik)
+  floor <- ok & ws$noise_at_floor %in% TRUE  # recorded, never chosen
+  chosen <- fit_kernels(if (is.null(x$models)) x else x$models[[1L]])[[1L]]$width
+  heuristic <- attr(ws, "heuristic")
+  what <- attr(ws, "objective") %||% "log evidence"
+  op <- graphics::par(mar = c(7.5, 4.5, 3, 1))
+  on.exit(graphics::par(op))
+  graphics::plot(ws$width[ok], ws$logLik[ok], log = "x", type = "o", pch = 16, cex = 0.8, col = "grey30",
+                 xlab = sprintf("kernel width (%slog scale)", if (is.null(x$scaling)) "" else "standardised inputs, "),
+                 ylab = what,
+                 main = sprintf("%s%s by kernel width (chosen: %s)", toupper(substr(what, 1L, 1L)),
+                                substring(what, 2L), format(chosen, digits = 3)), ...)
+  if (any(floor)) graphics::points(ws$width[floor], ws$logLik[floor], pch = 4, cex = 1.3, col = "darkorange3")
+  graphics::abline(v = heuristic, lty = 3, col = "grey50")
+  graphics::points(chosen, ws$logLik[which.min(abs(ws$width - chosen))], pch = 1, cex = 2.2, lwd = 2,
+                   col = "firebrick")
+  graphics::abline(v = chosen, lty = 2, col = "firebrick")
+  line <- graphics::par("mai")[1L] / graphics::par("mar")[1L]  # inches per margin line
+  graphics::legend("bottom", inset = c(0, -6.8 * line / graphics::par("pin")[2L]), xpd = NA, horiz = TRUE,
+                   bty = "n", cex = 0.8,
+                   legend = c(sprintf("tried (%d)", sum(ok)), if (any(floor)) "noise at floor",
+                              sprintf("chosen %s", format(chosen, digits = 3)),
+                              sprintf("heuristic %s", format(heuristic, digits = 3))),
+                   col = c("grey30", if (any(floor)) "darkorange3", "firebrick", "grey50"),
+                   pch = c(16, if (any(floor)) 4, 1, NA), lty = c(1, if (any(floor)) NA, 2, 3),
+                   lwd = c(1, if (any(floor)) 1, 2, 1))
 }
 
 plot_diagnostics <- function(x, ...) {

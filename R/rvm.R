@@ -106,7 +106,18 @@
 #' @param ... Passed from the formula method to the default method.
 #' @return An object of class `c("sb_rvm", "sparsebayes")`, a list with
 #'   \item{call}{the matched call.}
-#'   \item{kernel}{the kernel with its width resolved (`NULL` with `basis`).}
+#'   \item{kernel}{the kernel with its width resolved (`NULL` with `basis`);
+#'     with `width = "evidence"` the chosen width, and `width_rule =
+#'     "evidence"`.}
+#'   \item{width_search}{fits with `width = "evidence"` (see [kernels]):
+#'     a data frame of every width tried, in increasing order, with the
+#'     objective maximised, `logLik` (the log evidence; the log posterior
+#'     with a smoothness prior; for a multiclass fit, stored in the
+#'     multiclass object, the sum over its classes, which share the width),
+#'     the number of `relevant` basis functions and whether the fit
+#'     `converged`; attributes `heuristic` (the median-heuristic width the
+#'     grid is centred on) and `objective`. `plot(fit, which = "width")`
+#'     draws it. `NULL` for other fits.}
 #'   \item{method, prior, noise, family}{the solver, the prior as given,
 #'     the noise model and the family object.}
 #'   \item{relevant}{indices of the retained basis functions among the
@@ -202,6 +213,11 @@ rvm.default <- function(x = NULL, y, kernel = "gaussian", bias = TRUE, scale = T
     scaling <- input_scaling(x, scale)
     xs <- apply_scaling(x, scaling)
     kernels <- lapply(kernels, resolve_kernel, x = xs)
+    if (any(vapply(kernels, is_evidence_width, logical(1))))  # a width chosen by the evidence: R/width_search.R
+      return(rvm_width_search(kernels, xs, list(x = x, y = y, bias = bias, scale = scale, family = family,
+                                                prior = prior, method = method, noise = noise, objective = objective,
+                                                control = control, weights = weights, offset = offset),
+                              generic_call(match.call(), "rvm")))
     kernel <- if (length(kernels) == 1L) kernels[[1L]] else kernels
     centres <- resolve_centres(centres, x, xs, scaling, kernels)
   } else {

@@ -188,6 +188,12 @@ sparse_gp.default <- function(x, y, kernel = kernel_gaussian(), inducing = 50, a
   if (kernel$type != "gaussian" && optimize != "none")
     stop_arg("kernel", sprintf("is %s: hyperparameters can be optimised for kernel_gaussian() only; use optimize = \"none\".",
                                kernel$type))
+  if (is_evidence_width(kernel)) {  # the width is optimised by the evidence here anyway, from the median heuristic
+    if (optimize == "none")
+      stop_arg("kernel", "has width = \"evidence\", but optimize = \"none\" uses the width as given; give a number, ",
+               "or let sparse_gp() maximise the evidence over the width with optimize = \"hyper\" or \"all\".")
+    kernel$width <- NULL
+  }
   if (!is.null(noise)) check_number(noise, "noise", lower = 0, open_lower = TRUE)
   check_number(restarts, "restarts", lower = 0, upper = 1000, integer = TRUE)
   if (!is.null(seed)) check_number(seed, "seed", integer = TRUE)

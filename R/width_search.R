@@ -1,0 +1,180 @@
+# Kernel widths chosen by the evidence: kernel_gaussian(width = "evidence")
+# (and the other kernels with a width). rvm.default() resolves its kernels
+# and, when one asks for "evidence", hands the fit to rvm_width_search():
+# the log evidence of the fitted model (logLik; log_posterior with a
+# smoothness prior) is maximised over log width by a coarse grid around the
+# median heuristic h (default_width()), walked outward from h, and a
+# golden-section refinement (stats::optimize) between the grid neighbours of
+# the best point. Every evaluation is an ordinary fixed-width rvm.default()
+# fit, so the returned fit is the fit at the chosen width, bit for bit.
+#
+# Narrow widths are the slow fits (many relevance vectors) and, below some
+# width, the evidence can rise again towards an interpolating fit whose
+# noise sits at the solver's floor (var(t) / beta_max_factor): each point
+# explained by its own kernel. Its evidence is set by the floor, not by the
+# model, so such widths are recorded but never chosen; and the walk stops in
+# each direction after two steps without a new best.
+
+# The grid: h * 2^k for k from -4.5 to 4 in steps of 0.5 (walked outward
+# from k = 0, stopping early); the refinement's tolerance on log width (~1%).
+width_grid_log2 <- c(-4.5, 4)
+width_grid_step <- 0.5
+width_walk_patience <- 2L
+width_search_tol <- 0.01
+
+is_evidence_width <- function(kernel) identical(kernel$width, "evidence")
+
+# The objective of the search for a fit (or the sum over the one-against-
+# the-rest models of a multiclass fit, which share one width): the log
+# evidence, or with a smoothness prior the log posterior the solver
+# maximised. Both are densities of the same response at every width.
+width_objective <- function(fit) {
+  models <- if (inherits(fit, "sb_rvm_multiclass")) fit$models else list(fit)
+  sum(vapply(models, function(m) if (m$smoothness > 0) m$log_posterior else m$logLik, numeric(1)))
+}
+
+# Did the fast solver's shared noise variance end at its floor, var(t) /
+# beta_max_factor of the (weighted, offset-free) targets? Within a factor 2:
+# a real noise level is never that close to a millionth of var(y).
+noise_at_floor <- function(fit) {
+  if (inherits(fit, "sb_rvm_multiclass") || fit$family$family != "gaussian" || fit$method != "fast" ||
+      fit$noise != "shared" || !is.null(fit$control$noise_variance)) return(FALSE)
+  w <- fit$prior.weights %||% rep(1, length(fit$y))
+  t <- (sqrt(w) * (fit$y - (fit$offset %||% 0)))[w > 0]
+  fit$lambda[1L] <= 2 * stats::var(t) / fit$control$beta_max_factor
+}
+
+# rvm.default() with the kernel's width chosen by the evidence. `kernels`:
+# the resolved dictionary (one kernel); `xs`: the scaled training inputs the
+# kernel sees; `args`: the other (checked) arguments of rvm.default(); `call`:
+# the user's call, stored in the fit so that update() searches again.
+rvm_width_search <- function(kernels, xs, args, call) {
+  if (length(kernels) > 1L)
+    stop_arg("kernel", "is a dictionary of several kernels with width = \"evidence\" in one of them; the ",
+             "search is for a single kernel. Give every kernel of a dictionary a number (or NULL), or fit ",
+             "the kernels one at a time with width = \"evidence\" to find their widths.")
+  kernel <- kernels[[1L]]
+  if (!kernel_has_width(kernel))
+    stop_arg("kernel", sprintf("is a %s kernel, which has no width to choose by the evidence.", kernel$type))
+  heuristic <- default_width(xs)
+  tried <- list()  # one entry per width tried
+  best <- NULL
+  best_value <- -Inf
+  best_warnings <- list()
+  # The objective at exp(log_width), -Inf where the fit failed or its noise
+  # is at the floor.
+  evaluate <- function(log_width) {
+    width <- exp(log_width)
+    hit <- vapply(tried, function(r) r$width == width, logical(1))
+    if (any(hit)) return(tried[[which(hit)[1L]]]$value)
+    k <- kernel
+    k$width <- width
+    caught <- list()
+    run <- function() do.call(rvm.default, c(list(kernel = k), args))
+    fit <- withCallingHandlers(
+      if (!length(tried)) run() else tryCatch(run(), error = function(e) e),  # the first fit's errors are the user's
+      warning = function(w) {
+        caught[[length(caught) + 1L]] <<- w
+        invokeRestart("muffleWarning")
+      })
+    if (inherits(fit, "error")) {
+      tried[[length(tried) + 1L]] <<- list(width = width, objective = NA_real_, value = -Inf, relevant = NA_integer_,
+                                          converged = NA, floor = NA, error = conditionMessage(fit))
+      return(-Inf)
+    }
+    objective <- width_objective(fit)
+    floor <- noise_at_floor(fit)
+    value <- if (floor) -Inf else objective
+    models <- if (inherits(fit, "sb_rvm_multiclass")) fit$models else list(fit)
+    tried[[length(tried) + 1L]] <<- list(width = width, objective = objective, value = value,
+                                        relevant = sum(vapply(models, function(m) length(m$relevant), integer(1))),
+                                        converged = all(vapply(models, `[[`, logical(1), "converged")),
+                                        floor = floor, error = NA_character_)
+    if (is.null(best) || value > best_value) {
+      best <<- fit
+      best_value <<- value
+      best_warnings <<- caught
+    }
+    value
+  }
+  # The grid, walked outward from h: downwards, then upwards, each direction
+  # ending at its limit or after `width_walk_patience` steps without a new best.
+  step <- log(2) * width_grid_step
+  evaluate(log(heuristic))  # first: it raises the errors of bad input as they are
+  for (direction in c(-1, 1)) {
+    misses <- 0L
+    for (k in seq_len(floor(abs(width_grid_log2[(direction + 3) / 2]) / width_grid_step))) {
+      before <- best_value
+      evaluate(log(heuristic) + direction * k * step)
+      misses <- if (best_value > before) 0L else misses + 1L
+      if (misses >= width_walk_patience) break
+    }
+  }
+  grid <- log(vapply(tried, `[[`, numeric(1), "width"))
+  values <- vapply(tried, `[[`, numeric(1), "value")
+  if (all(values == -Inf)) {
+    failed <- Filter(function(r) !is.na(r$error), tried)
+    stop(if (length(failed)) sprintf("rvm() failed at every width of the evidence search; at the median-heuristic width %s: %s",
+                                     format(heuristic, digits = 4), tried[[1L]]$error)
+         else sprintf(paste0("at every width tried (%s to %s) the noise variance of the fit fell to its floor ",
+                             "(var(y) / beta_max_factor): the fits interpolate and their evidence cannot choose a width. ",
+                             "Give a width, or fix the noise with rvm_control(noise_variance =)."),
+                      format(min(exp(grid)), digits = 3), format(max(exp(grid)), digits = 3)), call. = FALSE)
+  }
+  ord <- order(grid)
+  grid <- grid[ord]
+  top <- which.max(values[ord])
+  bracket <- grid[c(max(1L, top - 1L), min(length(grid), top + 1L))]
+  # optimize() needs finite values: a skipped width is the worst there is.
+  stats::optimize(function(lw) max(evaluate(lw), -.Machine$double.xmax), bracket, maximum = TRUE,
+                  tol = width_search_tol)
+  table <- data.frame(width = vapply(tried, `[[`, numeric(1), "width"),
+                      logLik = vapply(tried, `[[`, numeric(1), "objective"),
+                      relevant = vapply(tried, function(r) as.integer(r$relevant), integer(1)),
+                      converged = vapply(tried, function(r) as.logical(r$converged), logical(1)),
+                      noise_at_floor = vapply(tried, function(r) as.logical(r$floor), logical(1)))
+  table <- table[order(table$width), , drop = FALSE]
+  rownames(table) <- NULL
+  attr(table, "heuristic") <- heuristic
+  first <- if (is.null(best$models)) best else best$models[[1L]]
+  attr(table, "objective") <- if (first$smoothness > 0) "log posterior" else "log evidence"
+  failed <- Filter(function(r) !is.na(r$error), tried)
+  if (length(failed))
+    warning(sprintf("the fit failed at %d of the %d widths tried in the evidence search (first: %s); they were skipped.",
+                    length(failed), length(tried), failed[[1L]]$error), call. = FALSE)
+  chosen <- fit_kernels(first)[[1L]]$width
+  n_rv <- length(first$relevance_index)
+  if (first$family$family == "gaussian" && is.null(best$models) && n_rv > length(first$y) / 2)
+    warning(sprintf(paste0("the width chosen by the evidence (%s) keeps %d of %d training points as relevance ",
+                           "vectors (noise sd %s): the evidence rewards near-interpolating fits here. Cross-validate ",
+                           "the width, or keep the median heuristic (width = NULL)."),
+                    format(chosen, digits = 4), n_rv, length(first$y), format(sqrt(mean(first$lambda)), digits = 3)),
+            call. = FALSE)
+  for (w in best_warnings)  # the final fit's own warnings, once
+    warning(sprintf("at the width chosen by the evidence (%s): %s", format(chosen, digits = 4), conditionMessage(w)),
+            call. = FALSE)
+  mark <- function(fit) {
+    fit$kernel$width_rule <- "evidence"
+    fit$call <- call
+    fit
+  }
+  best <- mark(best)
+  if (!is.null(best$models)) best$models <- lapply(best$models, mark)
+  best$width_search <- table
+  best
+}
+
+# One line on the width search of a fit for summary(): how many widths were
+# tried over which range, and the objective at the chosen width and at the
+# median heuristic (NULL for a fit without a search).
+width_search_label <- function(object, digits = 4L) {
+  ws <- object$width_search
+  if (is.null(ws)) return(NULL)
+  chosen <- fit_kernels(object)[[1L]]$width
+  h <- attr(ws, "heuristic")
+  at <- function(w) ws$logLik[which.min(abs(log(ws$width / w)))]
+  sprintf("%d widths from %s to %s; %s %s at %s (%s at the median heuristic %s)", nrow(ws),
+          format(min(ws$width), digits = 3), format(max(ws$width), digits = 3), attr(ws, "objective"),
+          format(at(chosen), digits = digits + 2L), format(chosen, digits = digits), format(at(h), digits = digits + 2L),
+          format(h, digits = digits))
+}
