@@ -213,13 +213,14 @@ rvm.default <- function(x = NULL, y, kernel = "gaussian", bias = TRUE, scale = T
     scaling <- input_scaling(x, scale)
     xs <- apply_scaling(x, scaling)
     kernels <- lapply(kernels, resolve_kernel, x = xs)
+    centres <- resolve_centres(centres, x, xs, scaling, kernels)
     if (any(vapply(kernels, is_evidence_width, logical(1))))  # a width chosen by the evidence: R/width_search.R
       return(rvm_width_search(kernels, xs, list(x = x, y = y, bias = bias, scale = scale, family = family,
                                                 prior = prior, method = method, noise = noise, objective = objective,
-                                                control = control, weights = weights, offset = offset),
+                                                centres = centres %||% nrow(x), control = control,
+                                                weights = weights, offset = offset),
                               generic_call(match.call(), "rvm")))
     kernel <- if (length(kernels) == 1L) kernels[[1L]] else kernels
-    centres <- resolve_centres(centres, x, xs, scaling, kernels)
   } else {
     if (!is.null(centres)) stop_arg("centres", "must be NULL with a user-supplied `basis`.")
     Phi <- check_numeric_matrix(basis, "basis")

@@ -133,3 +133,12 @@ test_that("bad centres are refused clearly", {
   expect_error(kmeans_centres(d$x, 3, seed = -1), "seed")
   expect_error(kmeans_centres(matrix(c(1, NA), 2), 1), "x.*NA")
 })
+
+test_that("a width chosen by the evidence keeps the centres", {
+  d <- centres_data(300, 8)
+  fit <- rvm(d$x, d$y, kernel = kernel_gaussian("evidence"), centres = 40)
+  expect_equal(fit$n_basis, 41L)
+  expect_identical(fit$centres, kmeans_centres(d$x, 40))
+  fixed <- rvm(d$x, d$y, kernel = kernel_gaussian(fit$kernel$width), centres = 40)
+  expect_equal(fit$logLik, fixed$logLik, tolerance = 1e-10)
+})
