@@ -93,7 +93,12 @@ residuals.sb_rvm_multiclass <- function(object, ...) {
 }
 
 #' @export
-plot.sb_rvm_multiclass <- function(x, ...) {
+plot.sb_rvm_multiclass <- function(x, which = c("fit", "width"), ...) {
+  which <- match_arg(which)
+  if (which == "width") {
+    plot_width_search(x, ...)
+    return(invisible(x))
+  }
   if (is.null(x$kernel) || ncol(x$x) != 2L) stop("plot() draws multiclass fits with two inputs only.", call. = FALSE)
   plot_classes(x, ...)
   invisible(x)

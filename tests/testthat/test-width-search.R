@@ -88,6 +88,10 @@ test_that("classifiers and Poisson fits choose their width by the Laplace eviden
   expect_output(print(ir), "chosen by the evidence")
   expect_gt(mean(predict(ir) == iris$Species), 0.95)
   expect_identical(ir$models[[1L]]$call, ir$call)
+  grDevices::pdf(NULL)
+  expect_silent(plot(ir, which = "width"))
+  grDevices::dev.off()
+  expect_error(plot(rvm(Species ~ ., data = iris), which = "width"), "no width search")
 
   set.seed(2)
   x <- runif(150, 0, 5)
