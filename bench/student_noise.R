@@ -15,6 +15,7 @@
 #   "oracle" is the classic RVM refitted without the injected outliers.
 library(sparsebayes)
 source(file.path("bench", "boston_protocol.R"))
+source(file.path("tests", "testthat", "helper-data.R"))  # sparse_data(), as the tests generate it
 args <- commandArgs(trailingOnly = TRUE)
 splits <- if (length(args) >= 1L) as.integer(args[1L]) else 20L
 paper_splits <- if (length(args) >= 2L) as.integer(args[2L]) else 10L
@@ -34,15 +35,6 @@ top_k_recall <- function(lambda, truth) {
 }
 
 ## ---- synthetic ----------------------------------------------------------
-sparse_data <- function(seed, n = 500, d = 50, support = 10, sigma = 0.2, rate = 0) {
-  set.seed(seed)
-  theta <- numeric(d)
-  theta[sample.int(d, support)] <- rnorm(support)
-  X <- matrix(rnorm(n * d), n, d)
-  y <- drop(X %*% theta) + rnorm(n, sd = sigma)
-  yc <- contaminate(y, rate = rate, amplitude = 3, seed = seed)
-  list(X = X, y = as.numeric(yc), outliers = attr(yc, "outliers"))
-}
 synthetic <- do.call(rbind, lapply(c(0, 0.1), function(rate) do.call(rbind, lapply(1:10, function(seed) {
   dat <- sparse_data(seed, rate = rate)
   do.call(rbind, lapply(names(models)[names(models) != "shared"], function(name) {

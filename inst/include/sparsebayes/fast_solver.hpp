@@ -97,18 +97,11 @@ class FastSolver {
         const State saved = save_state();
         change_alpha(action);
         laplace_posterior();  // B depends on the mode: recompute the Laplace approximation
-        objective_ = log_ml_ + log_prior();
-        const Eigen::Index m = selected_;
-        const bool fell = objective_ < saved.objective - 1e-9 * (1.0 + std::abs(saved.objective));
-        if (fell && (action != kDelete || fell_once_[m])) {
-          restore_state(saved);
-          lp_current_ = false;
-          barred_[m] = 1;
-          action = kRejected;
-        } else {
-          if (fell) fell_once_[m] = 1;
+        if (keep_checked_action(action, saved, objective_)) {
           laplace_sq();
-          if (action != kReestimate) std::fill(barred_.begin(), barred_.end(), 0);
+        } else {
+          lp_current_ = false;  // lp_ is the mode of the undone action
+          action = kRejected;
         }
       }
       if (!noise_fixed_ && (action == kTerminate || it <= opt_.noise_update_start ||
@@ -445,7 +438,7 @@ class FastSolver {
     log_ml_ = laplace_log_evidence(lp_, alpha_);
     objective_ = log_ml_ + log_prior();
     const double before = batch_start_.objective;
-    if (objective_ < before - 1e-9 * (1.0 + std::abs(before))) {
+    if (evidence_fell(objective_, before)) {
       restore_state(batch_start_);
       lp_current_ = false;
       exact_left_ = kFixedCurvatureSteps;
@@ -472,6 +465,27 @@ class FastSolver {
     curvature_stale_ = true;
   }
 
+  // Did the evidence fall from `before` to `now` (beyond round-off)?
+  static bool evidence_fell(double now, double before) { return now < before - 1e-9 * (1.0 + std::abs(before)); }
+
+  // The rule for a step whose realised evidence is checked (see run()): an
+  // action that lowered the evidence below the saved state's is undone (the
+  // saved state restored) and its column barred, except a column's first
+  // deletion to do so; an action that stands, other than a re-estimation,
+  // lifts every bar. Returns whether the action stands.
+  bool keep_checked_action(int action, const State& saved, double realised) {
+    const Eigen::Index m = selected_;
+    const bool fell = evidence_fell(realised, saved.objective);
+    if (fell && (action != kDelete || fell_once_[m])) {
+      restore_state(saved);
+      barred_[m] = 1;
+      return false;
+    }
+    if (fell) fell_once_[m] = 1;
+    if (action != kReestimate) std::fill(barred_.begin(), barred_.end(), 0);
+    return true;
+  }
+
   // Bernoulli, after an undone batch: one step at the fixed curvature whose
   // realised evidence is checked at once by a mode search (O(n S^2) per
   // Newton step); under the rule of the exact steps (see run()) it is undone
@@ -489,14 +503,9 @@ class FastSolver {
     Eigen::MatrixXd PhiU;
     LaplacePosterior lp = mode_of_current(PhiU);
     const double realised = laplace_log_evidence(lp, alpha_) + log_prior();
-    const Eigen::Index m = selected_;
-    const bool fell = realised < saved.objective - 1e-9 * (1.0 + std::abs(saved.objective));
-    if (fell && (action != kDelete || fell_once_[m])) {
-      restore_state(saved);
-      barred_[m] = 1;
+    if (!keep_checked_action(action, saved, realised)) {
       action = kRejected;
     } else {
-      if (fell) fell_once_[m] = 1;
       lp_ = std::move(lp);
       PhiU_.swap(PhiU);
       lp_current_ = true;
@@ -504,7 +513,6 @@ class FastSolver {
       log_ml_ = laplace_log_evidence(lp_, alpha_);
       objective_ = log_ml_ + log_prior();
       stale_ = true;  // mu_, Sigma_, S, Q: fixed-curvature values
-      if (action != kReestimate) std::fill(barred_.begin(), barred_.end(), 0);
     }
     if (exact_left_ == 0 && stale_) fresh_statistics();
     return action;
