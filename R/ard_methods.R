@@ -130,6 +130,11 @@ down_weighted <- function(lambda) sum(lambda > 10 * stats::median(lambda))
 
 #' Summarise a joint ARD fit
 #'
+#' Condenses a joint ARD fit into what a reader checks first: the solver
+#' and whether it converged, the log evidence, the noise model and its
+#' level, the training error, and the largest weights with their posterior
+#' standard deviations.
+#'
 #' @param object A fitted [ard()].
 #' @param n_weights How many of the largest weights to list.
 #' @param x A `summary.sb_ard` object.

@@ -179,6 +179,9 @@ case_names <- function(object) {
 
 #' Residuals of a sparsebayes fit
 #'
+#' Response, Pearson and leave-one-out residuals of an [rvm()] or [ard()]
+#' fit, padded for `na.action = na.exclude` as [stats::residuals.lm()] is.
+#'
 #' @param object A fitted model ([rvm()] or [ard()]).
 #' @param type `"response"`: `y - fitted`. `"pearson"`: the response
 #'   residual over the noise sd of its sample, `r_i / sqrt(lambda_i)` (for

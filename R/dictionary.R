@@ -2,7 +2,7 @@
 # The design has an optional bias column, then n columns per sub-dictionary
 # (kernels centred on the n training inputs, or the N = n wavelet functions).
 
-#' Wavelet dictionary
+#' Orthonormal wavelet dictionaries (Haar, Symmlet 8)
 #'
 #' The orthonormal periodic discrete-wavelet synthesis basis on an equally
 #' spaced design of N = 2^J points (one input), for [rvm()]. With a single

@@ -1,4 +1,4 @@
-#' Kernels
+#' Kernel functions for RVM bases and sparse GPs
 #'
 #' Small objects describing a kernel function k(x, x'); the computation is
 #' done in C++. Every kernel is multiplied by `variance`. With `r` the
@@ -13,6 +13,15 @@
 #'   (2007, eq. 38), a product over input dimensions for several inputs.
 #' * `kernel_tpspline()`: the thin-plate spline `(d/r)^2 log(d/r)`, 0 at
 #'   `d = 0`.
+#'
+#' **Parameterisation.** The width `r` enters as `d^2 / r^2`, not as the
+#' `d^2 / (2 l^2)` of a lengthscale `l`: `kernel_gaussian(r)` is the
+#' Gaussian kernel with lengthscale `l = r / sqrt(2)`, the one
+#' [rff_features()] approximates with `lengthscale = r / sqrt(2)`, and
+#' kernlab's `rbfdot(sigma)` (`exp(-sigma d^2)`) with `sigma = 1 / r^2`;
+#' kernlab's `laplacedot(sigma)` is `kernel_laplace(1 / sigma)`. A fit with
+#' `scale = TRUE` (the default of [rvm()]) applies the width to
+#' standardised inputs, so compare widths with kernlab on the same scale.
 #'
 #' Wherever a kernel is expected, its name (`"gaussian"`, ...) may be given
 #' instead, meaning the kernel with its default arguments (`"haar"` and
@@ -174,7 +183,12 @@ resolve_kernel <- function(kernel, x) {
   kernel
 }
 
-#' Kernel matrix
+#' Evaluate a kernel between two sets of points
+#'
+#' Computes the Gram matrix of a kernel between the rows of `x` and the
+#' rows of `y`, in the same C++ code (and with the same threads) that builds
+#' the basis of every fit: useful to inspect a kernel, to check a width or
+#' to build a custom basis for `rvm(basis = )`.
 #'
 #' @param kernel A kernel object or name, see [kernels].
 #' @param x,y Numeric matrices (or vectors, taken as one column) with the

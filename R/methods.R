@@ -2,6 +2,11 @@
 
 #' Predict from an RVM
 #'
+#' Predictions of a fitted RVM at new inputs (or the training inputs):
+#' the mean with optional standard errors and confidence or prediction
+#' intervals for gaussian fits, classes or probabilities for binomial fits,
+#' rates for poisson fits.
+#'
 #' @param object A fitted [rvm()].
 #' @param newdata New inputs: a data frame for formula fits, a numeric
 #'   matrix (or vector for one input) otherwise, or the new design matrix
@@ -251,6 +256,11 @@ deviance_of <- function(x) {
 
 #' Summarise an RVM fit
 #'
+#' Condenses an RVM fit into what a reader checks first: the kernel, the
+#' solver and whether it converged, the log evidence, the noise, the number
+#' of relevance vectors, the training error, and the largest weights with their posterior
+#' standard deviations.
+#'
 #' @param object A fitted [rvm()].
 #' @param n_weights How many of the largest weights to list.
 #' @param x A `summary.sb_rvm` object.
@@ -345,6 +355,9 @@ print.summary.sb_rvm <- function(x, digits = max(3L, getOption("digits") - 3L), 
 }
 
 #' Relevance vectors of a fit
+#'
+#' The training inputs (or centres) whose kernel functions the fit
+#' retained: the sparse summary of the data an RVM keeps.
 #'
 #' @param object A fitted [rvm()].
 #' @param ... Unused.

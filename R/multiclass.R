@@ -33,6 +33,10 @@ print.summary.sb_rvm_multiclass <- function(x, ...) {
 
 #' Predict from a multiclass RVM classifier
 #'
+#' Classes or class probabilities of a one-against-the-rest RVM classifier
+#' at new inputs: each class's binomial fit gives a probability, and the
+#' probabilities are normalised to sum to one.
+#'
 #' @param object A multiclass fit from [rvm()] (a factor response with more
 #'   than two levels).
 #' @param newdata New inputs as for [predict.sb_rvm()]; `NULL` for the training

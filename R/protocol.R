@@ -7,7 +7,11 @@
 #' approximate the Gaussian kernel `exp(-|x - x'|^2 / (2 lengthscale^2))`
 #' (Rahimi and Recht 2007): `z(x) = sqrt(2/D) cos(x W / lengthscale + b)`,
 #' with the entries of the `d x D` matrix `W` drawn from N(0, 1) and the
-#' offsets `b` from U(0, 2 pi). The joint-ARD paper fits [ard()] on `D = 256`
+#' offsets `b` from U(0, 2 pi). Note the factor 2: the lengthscale `l`
+#' here is the width `r` of [kernel_gaussian()] (`exp(-d^2 / r^2)`) divided
+#' by `sqrt(2)`, so `kernel_gaussian(r)` corresponds to
+#' `lengthscale = r / sqrt(2)` (and to kernlab's `rbfdot(sigma = 1 / r^2)`).
+#' The joint-ARD paper fits [ard()] on `D = 256`
 #' such features of standardised inputs (section 5.2).
 #'
 #' The random map is stored with the features, so the same map applies to

@@ -1,4 +1,4 @@
-#' Test signals
+#' Noisy test signals (Donoho-Johnstone and sinc)
 #'
 #' The signals of Donoho and Johnstone (1994) and Tipping's sinc, sampled
 #' on an equally spaced grid, with Gaussian noise at a given signal-to-noise

@@ -242,6 +242,10 @@ sparse_gp.default <- function(x, y, kernel = kernel_gaussian(), inducing = 50, a
 
 #' Control settings for sparse GP fits
 #'
+#' Settings of the optimiser that maximises a sparse GP's evidence (or VFE
+#' bound) over its hyperparameters and inducing locations, checked when
+#' made and again when [sparse_gp()] uses them.
+#'
 #' @param maxit Maximum number of L-BFGS-B iterations per start. Optimising
 #'   the inducing locations (`optimize = "all"`) moves `m` times the number
 #'   of inputs parameters and can need over a thousand iterations (Boston

@@ -2,6 +2,10 @@
 
 #' Predict from a sparse GP
 #'
+#' The predictive mean of a fitted sparse GP at new inputs, with optional
+#' standard errors of the latent function and confidence or prediction
+#' intervals, computed from m x m factors only.
+#'
 #' @param object A fitted [sparse_gp()].
 #' @param newdata New inputs: a data frame for formula fits, a numeric
 #'   matrix (or vector for one input) otherwise. `NULL` uses the training
@@ -66,6 +70,10 @@ optim_label <- function(x) {
 
 #' Summarise a sparse GP fit
 #'
+#' Condenses a sparse GP fit: the approximation, the number of inducing
+#' points, the hyperparameters, the log evidence (the bound for VFE) and
+#' the optimiser's convergence.
+#'
 #' @param object A fitted [sparse_gp()].
 #' @param x A `summary.sb_sparse_gp` object.
 #' @param digits Significant digits to print.
@@ -122,6 +130,9 @@ print.summary.sb_sparse_gp <- function(x, digits = max(3L, getOption("digits") -
 }
 
 #' Hyperparameters of a sparse GP
+#'
+#' A sparse GP has no sparse weight vector to report; its coefficients are
+#' the fitted constant mean and the kernel and noise hyperparameters.
 #'
 #' @param object A fitted [sparse_gp()].
 #' @param ... Unused.

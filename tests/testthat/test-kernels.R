@@ -71,3 +71,20 @@ test_that("the threads option is checked", {
   options(sparsebayes.threads = NULL)
   expect_true(sparsebayes:::kernel_threads() >= 1L)
 })
+
+test_that("the documented conversions to kernlab's and rff_features' parameters hold", {
+  skip_if_not_installed("kernlab")
+  x <- matrix(rnorm(40), 20, 2)
+  r <- 1.7
+  expect_equal(kernel_matrix(kernel_gaussian(r), x),
+               unclass(kernlab::kernelMatrix(kernlab::rbfdot(sigma = 1 / r^2), x))[, ], tolerance = 1e-12,
+               ignore_attr = TRUE)
+  expect_equal(kernel_matrix(kernel_laplace(r), x),
+               unclass(kernlab::kernelMatrix(kernlab::laplacedot(sigma = 1 / r), x))[, ], tolerance = 1e-8,
+               ignore_attr = TRUE)
+  # rff_features(lengthscale = r / sqrt(2)) approximates kernel_gaussian(r)
+  Z <- rff_features(x, D = 20000, lengthscale = r / sqrt(2), seed = 1)
+  expect_lt(max(abs(tcrossprod(Z) - kernel_matrix(kernel_gaussian(r), x))), 0.05)
+  Zwrong <- rff_features(x, D = 20000, lengthscale = r, seed = 1)
+  expect_gt(max(abs(tcrossprod(Zwrong) - kernel_matrix(kernel_gaussian(r), x))), 0.1)
+})
