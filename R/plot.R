@@ -27,7 +27,8 @@
 #'   `"width"`.
 #' @param level Coverage of the prediction band.
 #' @param n_grid Number of grid points for the curve.
-#' @param ... Passed to [graphics::plot()].
+#' @param ... Passed to [graphics::plot()]; for the curve, probability and
+#'   class views they override the view's own settings (`ylim`, `xlab`, ...).
 #' @return `x`, invisibly.
 #' @examples
 #' plot(rvm(accel ~ times, data = MASS::mcycle))
@@ -101,8 +102,8 @@ plot_curve <- function(x, level, n_grid, ...) {
   pr <- predict(x, matrix_newdata(x, grid), interval = band, level = level)
   xlab <- colnames(x$x)[1L] %||% "x"
   ylab <- if (!is.null(x$terms)) deparse(x$terms[[2L]]) else "y"
-  graphics::plot(xin, x$y, xlab = xlab, ylab = ylab, pch = 16, cex = 0.6, col = "grey40",
-                 ylim = range(x$y, pr[, c("lwr", "upr")]), ...)
+  plot_over(xin, x$y, list(xlab = xlab, ylab = ylab, pch = 16, cex = 0.6, col = "grey40",
+                           ylim = range(x$y, pr[, c("lwr", "upr")])), ...)
   graphics::polygon(c(grid, rev(grid)), c(pr[, "lwr"], rev(pr[, "upr"])),
                     col = grDevices::adjustcolor("steelblue", 0.25), border = NA)
   graphics::lines(grid, pr[, "fit"], col = "steelblue4", lwd = 2)
@@ -141,8 +142,8 @@ plot_probability <- function(x, n_grid, ...) {
   xin <- x$x[, 1L]
   grid <- seq(min(xin), max(xin), length.out = n_grid)
   p <- predict(x, matrix_newdata(x, grid), type = "response")
-  graphics::plot(xin, x$y, xlab = colnames(x$x)[1L] %||% "x", ylab = sprintf("P(%s)", x$levels[2L]),
-                 pch = 16, cex = 0.6, col = "grey40", ylim = c(0, 1), ...)
+  plot_over(xin, x$y, list(xlab = colnames(x$x)[1L] %||% "x", ylab = sprintf("P(%s)", x$levels[2L]),
+                           pch = 16, cex = 0.6, col = "grey40", ylim = c(0, 1)), ...)
   graphics::lines(grid, p, col = "steelblue4", lwd = 2)
   graphics::abline(h = 0.5, lty = 3, col = "grey50")
   rv <- relevance_points(x)
@@ -158,8 +159,8 @@ plot_classes <- function(x, n_grid = 150L, ...) {
   grid <- matrix_newdata(models[[1L]], expand.grid(g1, g2))
   labels <- if (inherits(x, "sb_rvm_multiclass")) x$y else factor(x$levels[x$y + 1L], levels = x$levels)
   cols <- grDevices::hcl.colors(nlevels(labels), "Dark 3")
-  graphics::plot(X[, 1L], X[, 2L], col = cols[labels], pch = c(1, 3, 4, 2, 5)[(as.integer(labels) - 1L) %% 5L + 1L],
-                 xlab = colnames(X)[1L], ylab = colnames(X)[2L], ...)
+  plot_over(X[, 1L], X[, 2L], list(col = cols[labels], pch = c(1, 3, 4, 2, 5)[(as.integer(labels) - 1L) %% 5L + 1L],
+                                   xlab = colnames(X)[1L], ylab = colnames(X)[2L]), ...)
   if (length(models) == 1L) {
     p <- matrix(predict(x, grid, type = "response"), n_grid)
     graphics::contour(g1, g2, p, levels = 0.5, add = TRUE, drawlabels = FALSE, lwd = 2)
@@ -222,3 +223,10 @@ plot_diagnostics <- function(x, ...) {
 }
 
 `%||%` <- function(a, b) if (is.null(a)) b else a
+
+# graphics::plot() of the points (x, y) with a view's default arguments, which
+# the caller's `...` override (plot(fit, ylim = , xlab = ) would otherwise
+# be "matched by multiple actual arguments").
+plot_over <- function(x, y, defaults, ...) {
+  do.call(graphics::plot, c(list(x, y), utils::modifyList(defaults, list(...))))
+}

@@ -233,7 +233,8 @@ ess.sb_sparse_gp <- function(x, which = c("samples", "weights"), order = 1, ...)
 #' @param x A fitted [sparse_gp()].
 #' @param level Coverage of the prediction band.
 #' @param n_grid Number of grid points for the curve.
-#' @param ... Passed to [graphics::plot()].
+#' @param ... Passed to [graphics::plot()], overriding the plot's own settings
+#'   (`ylim`, `xlab`, ...) for one input.
 #' @return `x`, invisibly.
 #' @examples
 #' plot(sparse_gp(accel ~ times, data = MASS::mcycle, inducing = 20, seed = 1))
@@ -252,8 +253,8 @@ plot.sb_sparse_gp <- function(x, level = 0.95, n_grid = 400L, ...) {
   grid <- seq(min(xin, x$inducing), max(xin, x$inducing), length.out = n_grid)
   pr <- predict(x, matrix_newdata(x, grid), interval = "prediction", level = level)
   xlab <- colnames(x$x)[1L] %||% "x"
-  graphics::plot(xin, x$y, xlab = xlab, ylab = ylab, pch = 16, cex = 0.6, col = "grey40",
-                 xlim = range(grid), ylim = range(x$y, pr[, c("lwr", "upr")]), ...)
+  plot_over(xin, x$y, list(xlab = xlab, ylab = ylab, pch = 16, cex = 0.6, col = "grey40",
+                           xlim = range(grid), ylim = range(x$y, pr[, c("lwr", "upr")])), ...)
   graphics::polygon(c(grid, rev(grid)), c(pr[, "lwr"], rev(pr[, "upr"])),
                     col = grDevices::adjustcolor("steelblue", 0.25), border = NA)
   graphics::lines(grid, pr[, "fit"], col = "steelblue4", lwd = 2)

@@ -140,6 +140,13 @@ test_that("methods report the fit", {
   expect_identical(plot(fit), fit)
   X <- cbind(d$x, d$x^2)
   expect_silent(plot(rvm(X, d$y)))
+  # the caller's graphical arguments override the view's defaults
+  expect_silent(plot(fit, ylim = c(-2, 2), xlab = "input", ylab = "response", main = "sinc"))
+  expect_equal(graphics::par("usr")[3:4], c(-2, 2) + c(-1, 1) * 0.04 * 4)
+  cls <- rvm(d$x, factor(d$y > 0.2))
+  expect_silent(plot(cls, ylim = c(-0.5, 1.5), ylab = "probability"))
+  two <- rvm(cbind(d$x, d$x^2), factor(d$y > 0.2))
+  expect_silent(plot(two, xlab = "a", ylab = "b", ylim = c(-5, 110)))
 })
 
 test_that("verbose prints progress", {

@@ -280,6 +280,7 @@ test_that("methods return the documented shapes", {
   pdf(NULL)
   on.exit(grDevices::dev.off())
   expect_invisible(plot(fit))
+  expect_invisible(plot(fit, ylim = c(-3, 3), xlab = "input"))  # the caller's arguments override the defaults
   expect_invisible(plot(sparse_gp(gp_toy(40, 2)$x, gp_toy(40, 2)$y, inducing = 5, seed = 1)))
   # laplace and cauchy kernels with fixed hyperparameters
   lp <- sparse_gp(d$x, d$y, kernel = kernel_laplace(1), inducing = 8, optimize = "none", noise = 0.04, seed = 1)
