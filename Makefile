@@ -1,7 +1,7 @@
 # Two commands do all the set-up on a fresh machine:
 #   make demo   installs what is needed and the package, fits an RVM, writes a plot
 #   make test   installs what the tests need and the package, runs the tests
-RUNTIME_DEPS = Rcpp RcppEigen MASS parallelly future.apply progressr
+RUNTIME_DEPS = Rcpp RcppEigen MASS parallelly future.apply progressr generics
 TEST_DEPS = testthat kernlab mlbench
 DEV_DEPS = roxygen2 knitr rmarkdown kernlab robustbase
 

@@ -100,13 +100,20 @@ check_single_model <- function(object) {
 }
 
 # The noise variance of each training sample: lambda for gaussian fits
-# (recycled when shared); for binomial and poisson fits the variance of the
-# Laplace approximation's working response, 1 / V(mu), so that hat values
-# and Pearson residuals match those of stats::glm.
+# (recycled when shared, then divided by the prior weights: a shared lambda
+# is the noise of a row of weight 1, while per-sample lambda are already
+# reported per row); for binomial and poisson fits the variance of the
+# Laplace approximation's working response, 1 / (w V(mu)), so that hat
+# values and Pearson residuals match those of stats::glm with prior weights.
+# Rows of weight 0 get Inf (no precision, leverage 0).
 sample_noise <- function(object) {
   n <- length(object$y)
-  if (object$family$family == "gaussian") return(rep_len(as.numeric(object$lambda), n))
-  1 / object$family$variance(object$fitted.values)
+  w <- object$prior.weights %||% rep(1, n)
+  if (object$family$family == "gaussian") {
+    lambda <- as.numeric(object$lambda)
+    return(if (length(lambda) == 1L) rep_len(lambda, n) / w else lambda)
+  }
+  1 / (w * object$family$variance(object$fitted.values))
 }
 
 # The n x length(relevant) design of the retained basis functions at the
@@ -120,10 +127,11 @@ training_design <- function(object) {
   relevant_design(object, object$x)
 }
 
-# Hat values of the cases that were fitted (no na.exclude padding).
+# Hat values of the cases that were fitted (no na.exclude padding; na.omit
+# pads nothing, so its rows must not be dropped again).
 leverage <- function(object) {
   h <- hatvalues(object)
-  if (!is.null(object$na.action)) h <- h[-object$na.action]
+  if (inherits(object$na.action, "exclude")) h <- h[-object$na.action]
   unname(h)
 }
 
@@ -141,13 +149,14 @@ data_rows <- function(object) {
 #' The diagonal of the hat matrix of a sparsebayes fit, `h_i = x_i' Sigma
 #' x_i / lambda_i`, where `x_i` is the i-th row of the retained design,
 #' `Sigma` the posterior covariance of the weights and `lambda_i` the noise
-#' variance of sample i (section 4 of the joint-ARD paper). It measures how
+#' variance of sample i (section 4 of the joint-ARD paper; with prior
+#' weights and shared noise `lambda / w_i`). It measures how
 #' strongly `y_i` pulls its own fitted value. With a shared noise level and
 #' precisions tending to 0 it tends to [stats::hatvalues()] of the least
 #' squares fit on the same columns; in general `sum(h) = sum(1 - alpha_j
 #' Sigma_jj)`, the effective number of parameters. For binomial and poisson
-#' fits `1/lambda_i` is the working weight `V(mu_i)` of the Laplace
-#' approximation, as for [stats::glm()].
+#' fits `1/lambda_i` is the working weight `w_i V(mu_i)` of the Laplace
+#' approximation, as for [stats::glm()] (see [weights.sparsebayes()]).
 #'
 #' @param model A fitted model ([rvm()] or [ard()]) with a stored training
 #'   design (not a fit with a user `basis`).
@@ -184,8 +193,10 @@ case_names <- function(object) {
 #'
 #' @param object A fitted model ([rvm()] or [ard()]).
 #' @param type `"response"`: `y - fitted`. `"pearson"`: the response
-#'   residual over the noise sd of its sample, `r_i / sqrt(lambda_i)` (for
-#'   binomial and poisson fits `r_i / sqrt(V(mu_i))`, as [stats::glm()]).
+#'   residual over the noise sd of its sample, `r_i / sqrt(lambda_i)` (with
+#'   prior weights `w_i` and shared noise `sqrt(w_i) r_i / sqrt(lambda)`; for
+#'   binomial and poisson fits `sqrt(w_i) r_i / sqrt(V(mu_i))`, as
+#'   [stats::glm()]).
 #'   `"loo"`: the leave-one-out residual `r_i / (1 - h_i)` with the leverage
 #'   `h_i` of [hatvalues.sparsebayes()], exact for fixed precisions and noise
 #'   by the Sherman-Morrison identity (section 4 of the joint-ARD paper; its
@@ -203,7 +214,7 @@ residuals.sparsebayes <- function(object, type = c("response", "pearson", "loo")
   r <- object$residuals
   r <- switch(type, response = r,
               pearson = if (object$family$family == "gaussian") r / sqrt(sample_noise(object))
-                        else r / sqrt(object$family$variance(object$fitted.values)),
+                        else r * sqrt((object$prior.weights %||% 1) / object$family$variance(object$fitted.values)),
               loo = r / (1 - leverage(object)))
   names(r) <- names(object$fitted.values)
   stats::naresid(object$na.action, r)

@@ -250,8 +250,11 @@ fit_quality <- function(x, digits) {
     poisson = sprintf("deviance %s", format(deviance_of(x), digits = digits)))
 }
 
+# glm's deviance: the sum of the family's deviance residuals at the fitted
+# values, with the prior weights (a sparse GP is gaussian).
 deviance_of <- function(x) {
-  sum(x$family$dev.resids(x$y, x$fitted.values, if (is.null(x$prior.weights)) rep(1, length(x$y)) else x$prior.weights))
+  family <- x$family %||% stats::gaussian()
+  sum(family$dev.resids(x$y, x$fitted.values, if (is.null(x$prior.weights)) rep(1, length(x$y)) else x$prior.weights))
 }
 
 #' Summarise an RVM fit
@@ -383,11 +386,6 @@ relevance_vectors.sb_rvm <- function(object, ...) {
 
 #' @export
 coef.sparsebayes <- function(object, ...) object$weights
-
-#' @export
-logLik.sparsebayes <- function(object, ...) {
-  structure(object$logLik, df = length(object$relevant) + 1L, nobs = length(object$y), class = "logLik")
-}
 
 #' @export
 nobs.sparsebayes <- function(object, ...) length(object$y)
