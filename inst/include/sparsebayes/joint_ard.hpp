@@ -343,7 +343,9 @@ class JointArd {
         XtX_.selfadjointView<Eigen::Lower>().rankUpdate(Phi_.transpose());
         for (Eigen::Index j = 0; j < d_; ++j) {
           XtX_.col(j).tail(d_ - j) = XtX_.col(j).tail(d_ - j).cwiseProduct(x_scale_.tail(d_ - j)) * x_scale_(j);
-          XtX_.col(j).head(j) = XtX_.row(j).head(j).transpose();
+          // j = 0 mirrors nothing; skipping it also spares Eigen's debug-mode aliasing
+          // check, which sees two empty blocks at the same address.
+          if (j > 0) XtX_.col(j).head(j) = XtX_.row(j).head(j).transpose();
         }
         Xty_.noalias() = x_scale_.asDiagonal() * (Phi_.transpose() * y_);
       }
