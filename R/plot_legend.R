@@ -55,7 +55,8 @@ draw_legend <- function(space, labels, cex = 0.8, ...) {
   if (ncol == length(labels))  # one row: each entry as wide as its own text, a character apart
     graphics::legend("top", legend = labels, horiz = TRUE, bty = "n", cex = cex, xpd = NA,
                      text.width = graphics::strwidth(labels, cex = cex) + graphics::strwidth("m", cex = cex), ...)
-  else graphics::legend("top", legend = labels, ncol = ncol, bty = "n", cex = cex, xpd = NA, ...)
+  else graphics::legend("top", legend = labels, ncol = ncol, bty = "n", cex = cex, xpd = NA,
+                        text.width = max(graphics::strwidth(labels, cex = cex)) + graphics::strwidth("m", cex = cex), ...)
   invisible(NULL)
 }
 
