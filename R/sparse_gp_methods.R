@@ -226,8 +226,9 @@ ess.sb_sparse_gp <- function(x, which = c("samples", "weights"), order = 1, ...)
 #' @param level Coverage of the prediction band.
 #' @param n_grid Number of grid points for the curve.
 #' @param legend `FALSE` to draw no legend (and reserve no room for one).
-#' @param ... Graphical parameters passed to [graphics::plot()]; `main`,
-#'   `xlab`, `ylab` and `ylim` replace the defaults.
+#' @param main,xlab,ylab Title and axis labels, replacing the defaults.
+#' @param ylim Limits of the y axis (the legend's band is added above them).
+#' @param ... Graphical parameters passed to [graphics::plot()].
 #' @return `x`, invisibly.
 #' @examples
 #' plot(sparse_gp(accel ~ times, data = MASS::mcycle, inducing = 20, seed = 1))
