@@ -411,17 +411,41 @@ print.sb_cv <- function(x, digits = 4L, ...) {
   invisible(x)
 }
 
+# The mean score of every setting with its standard error over the folds,
+# the best in red; the settings label the x axis (turned when there are
+# more than three, with the bottom margin widened to hold them).
 #' @export
-plot.sb_cv <- function(x, ...) {
+plot.sb_cv <- function(x, legend = TRUE, main = NULL, xlab = NULL, ylab = NULL, ylim = NULL, ...) {
+  check_flag(legend, "legend")
   m <- x$results[[x$metric]]
   se <- x$results[[paste0(x$metric, "_se")]]
   k <- length(m)
   grid_cols <- setdiff(names(x$results), c(names(x$folds), paste0(names(x$folds), "_se")))
   labels <- if (length(grid_cols)) do.call(paste, c(unname(x$results[grid_cols]), sep = ", ")) else "fit"
-  lim <- range(c(m - se, m + se), finite = TRUE)
-  graphics::plot(seq_len(k), m, ylim = lim, pch = 19, xaxt = "n", xlab = "", ylab = paste("CV", x$metric),
+  metric <- switch(x$metric, rmse = "root mean squared error", mae = "mean absolute error",
+                   log_loss = "log loss (mean negative log probability)", error = "misclassification rate",
+                   deviance = "mean Poisson deviance", x$metric)
+  las <- if (k > 3L) 2L else 1L
+  mar <- graphics::par("mar")
+  if (las == 2L) {  # turned labels: widen the bottom margin to the longest
+    lines <- max(graphics::strwidth(labels, units = "inches", cex = 0.7)) / graphics::par("csi") + 2.8
+    graphics::par(mar = c(max(mar[1L], lines), mar[-1L]))
+  }
+  on.exit(graphics::par(mar = mar), add = TRUE)
+  keys <- if (legend) c("mean over the folds \u00b1 1 standard error", if (k > 1L) "best setting")
+  ylim <- legend_space(ylim %||% range(c(m - se, m + se), finite = TRUE), keys)
+  main <- main %||% sprintf("%d-fold cross-validation: %s", max(x$fold), metric)
+  op <- graphics::par(cex.main = title_cex(main))
+  on.exit(graphics::par(op), add = TRUE)
+  graphics::plot(seq_len(k), m, ylim = ylim, xlim = c(0.5, k + 0.5), pch = 19, xaxt = "n", xlab = "",
+                 ylab = ylab %||% sprintf("cross-validated %s", x$metric),
+                 main = main,
                  col = ifelse(seq_len(k) == x$best, "red", "black"), ...)
   graphics::arrows(seq_len(k), m - se, seq_len(k), m + se, angle = 90, code = 3, length = 0.03)
-  graphics::axis(1L, at = seq_len(k), labels = labels, las = if (k > 3L) 2L else 1L, cex.axis = 0.7)
+  graphics::axis(1L, at = seq_len(k), labels = labels, las = las, cex.axis = 0.7)
+  graphics::title(xlab = xlab %||% if (length(grid_cols)) paste("setting:", paste(grid_cols, collapse = ", "))
+                                   else "the fit as given (no grid)",
+                  line = graphics::par("mar")[1L] - 1.3)
+  draw_legend(ylim, keys, pch = 19, col = if (k > 1L) c("black", "red") else "red")
   invisible(x)
 }

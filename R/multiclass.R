@@ -97,14 +97,15 @@ residuals.sb_rvm_multiclass <- function(object, ...) {
 }
 
 #' @export
-plot.sb_rvm_multiclass <- function(x, which = c("fit", "width"), ...) {
+plot.sb_rvm_multiclass <- function(x, which = c("fit", "width"), legend = TRUE, ...) {
   which <- match_arg(which)
+  check_flag(legend, "legend")
   if (which == "width") {
-    plot_width_search(x, ...)
+    plot_width_search(x, legend = legend, ...)
     return(invisible(x))
   }
   if (is.null(x$kernel) || ncol(x$x) != 2L) stop("plot() draws multiclass fits with two inputs only.", call. = FALSE)
-  plot_classes(x, ...)
+  plot_classes(x, legend = legend, ...)
   invisible(x)
 }
 

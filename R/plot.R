@@ -21,34 +21,42 @@
 #' [kernels]) against the width on a log axis, with the chosen width and the
 #' median-heuristic width marked.
 #'
+#' Legends sit in a band above the data (the upper y limit is raised to make
+#' room), never over it, and `par()` is left as it was, so `lines()` or
+#' `points()` added afterwards land where they should.
+#'
 #' @param x A fitted [rvm()].
 #' @param which `"fit"` (the default views above), `"components"`,
 #'   `"shrinkage"`, `"relevance"`, `"trajectory"`, `"leverage"` or
 #'   `"width"`.
 #' @param level Coverage of the prediction band.
 #' @param n_grid Number of grid points for the curve.
-#' @param ... Passed to [graphics::plot()]; for the curve, probability and
-#'   class views they override the view's own settings (`ylim`, `xlab`, ...).
+#' @param legend `FALSE` to draw no legend (and reserve no room for one).
+#' @param ... Graphical parameters passed to [graphics::plot()]. `main`,
+#'   `xlab` and `ylab` replace the default title and axis labels (`ylim` too,
+#'   in one-panel views); in two-panel views a vector of two gives one per
+#'   panel.
 #' @return `x`, invisibly.
 #' @examples
 #' plot(rvm(accel ~ times, data = MASS::mcycle))
 #' @export
 plot.sb_rvm <- function(x, which = c("fit", "components", "shrinkage", "relevance", "trajectory", "leverage", "width"),
-                     level = 0.95, n_grid = 400L, ...) {
+                     level = 0.95, n_grid = 400L, legend = TRUE, ...) {
   which <- match_arg(which)
   check_number(level, "level", lower = 0, upper = 1, open_lower = TRUE)
   check_number(n_grid, "n_grid", lower = 2, integer = TRUE)
+  check_flag(legend, "legend")
   p <- if (is.null(x$kernel)) 0L else ncol(x$x)
   family <- x$family$family
   if (which == "components") plot_components(x, ...)
-  else if (which == "shrinkage") plot_shrinkage(x, ...)
+  else if (which == "shrinkage") plot_shrinkage(x, legend = legend, ...)
   else if (which == "relevance") plot_relevance(x, ...)
   else if (which == "trajectory") plot_trajectory(x, ...)
-  else if (which == "leverage") plot_leverage(x, ...)
-  else if (which == "width") plot_width_search(x, ...)
-  else if (p == 1L && family == "binomial") plot_probability(x, n_grid, ...)
-  else if (p == 1L) plot_curve(x, level, n_grid, ...)
-  else if (p == 2L && family == "binomial") plot_classes(x, ...)
+  else if (which == "leverage") plot_leverage(x, legend = legend, ...)
+  else if (which == "width") plot_width_search(x, legend = legend, ...)
+  else if (p == 1L && family == "binomial") plot_probability(x, n_grid, legend = legend, ...)
+  else if (p == 1L) plot_curve(x, level, n_grid, legend = legend, ...)
+  else if (p == 2L && family == "binomial") plot_classes(x, legend = legend, ...)
   else plot_diagnostics(x, ...)
   invisible(x)
 }
@@ -68,53 +76,85 @@ component_contributions <- function(object) {
   out
 }
 
-plot_components <- function(x, ...) {
+# The name of the single input of a kernel fit, and of its response.
+input_label <- function(x) colnames(x$x)[1L] %||% "x"
+response_label <- function(x) if (!is.null(x$terms)) deparse(x$terms[[2L]]) else "y"
+
+plot_components <- function(x, main = NULL, xlab = NULL, ylab = NULL, ...) {
   if (is.null(x$kernel) || ncol(x$x) != 1L) stop("which = \"components\" needs a kernel fit with one input.", call. = FALSE)
   contrib <- component_contributions(x)
   ord <- order(x$x[, 1L])
-  op <- graphics::par(mfrow = c(ncol(contrib), 1L), mar = c(3, 4, 2, 1))
+  k_all <- ncol(contrib)
+  op <- graphics::par(mfrow = c(k_all, 1L), mar = c(4, 4.5, 2.5, 1), mgp = c(2.3, 0.8, 0))
   on.exit(graphics::par(op))
   parts <- column_parts(x)$part
-  for (k in seq_len(ncol(contrib))) {
-    graphics::plot(x$x[ord, 1L], contrib[ord, k], type = "l", xlab = "", ylab = "contribution",
-                   main = sprintf("%s: %d functions", colnames(contrib)[k], sum(parts == sort(unique(parts))[k])), ...)
+  counts <- vapply(sort(unique(parts)), function(p) sum(parts == p), integer(1))
+  what <- ifelse(colnames(contrib) == "(bias)", "the bias",
+                 sprintf("%s: %d basis function%s", sub(" kernel", "", colnames(contrib), fixed = TRUE), counts,
+                         ifelse(counts == 1L, "", "s")))
+  main <- rep_len(main %||% paste("Part of the fit from", what), k_all)
+  op <- c(op, graphics::par(cex.main = title_cex(main)))
+  xlab <- rep_len(xlab %||% input_label(x), k_all)
+  ylab <- rep_len(ylab %||% "contribution", k_all)
+  for (k in seq_len(k_all)) {
+    graphics::plot(x$x[ord, 1L], contrib[ord, k], type = "l", xlab = xlab[k], ylab = ylab[k], main = main[k], ...)
   }
 }
 
-plot_shrinkage <- function(x, ...) {
+plot_shrinkage <- function(x, legend = TRUE, main = NULL, xlab = NULL, ylab = NULL, ylim = NULL, ...) {
   if (is.null(x$kernel)) stop("which = \"shrinkage\" needs a kernel fit (the basis is rebuilt).", call. = FALSE)
   xs <- apply_scaling(x$x, x$scaling)
   Phi <- dictionary_basis(fit_kernels(x), x$x, xs, x$bias)
   ls <- drop(crossprod(Phi, x$y)) / colSums(Phi^2)
   post <- numeric(ncol(Phi))
   post[x$relevant] <- x$weights
-  graphics::plot(ls, post, xlab = "least-squares weight (projection)", ylab = "posterior mean weight",
-                 pch = ifelse(is.finite(x$alpha), 16, 1), cex = 0.7, ...)
-  graphics::abline(0, 1, lty = 2, col = "grey50")
+  kept <- is.finite(x$alpha)
+  labels <- if (legend) c(sprintf("kept (%d)", sum(kept)), sprintf("pruned to 0 (%d)", sum(!kept)),
+                          "no shrinkage (equality)")
+  ylim <- legend_space(ylim %||% range(post, ls), labels)
+  main <- main %||% "Shrinkage of each basis function's weight by the prior"
+  op <- graphics::par(cex.main = title_cex(main))
+  on.exit(graphics::par(op), add = TRUE)
+  graphics::plot(ls, post, xlab = xlab %||% "least-squares weight (projection of y on the function)",
+                 ylab = ylab %||% "posterior mean weight", ylim = ylim,
+                 main = main,
+                 pch = ifelse(kept, 16, 1), cex = 0.7, ...)
   graphics::abline(h = 0, col = "grey80")
+  usr <- graphics::par("usr")
+  ends <- c(max(usr[1L], usr[3L]), min(usr[2L], attr(ylim, "data_top")))  # y = x, below the legend
+  graphics::segments(ends[1L], ends[1L], ends[2L], ends[2L], lty = 2, col = "grey50")
+  draw_legend(ylim, labels, pch = c(16, 1, NA), lty = c(NA, NA, 2), col = c("black", "black", "grey50"),
+              pt.cex = 0.7)
 }
 
-plot_curve <- function(x, level, n_grid, ...) {
+plot_curve <- function(x, level, n_grid, legend = TRUE, main = NULL, xlab = NULL, ylab = NULL, ylim = NULL, ...) {
   xin <- x$x[, 1L]
   grid <- seq(min(xin), max(xin), length.out = n_grid)
   gaussian <- x$family$family == "gaussian"
   band <- if (gaussian) "prediction" else "confidence"
   pr <- predict(x, matrix_newdata(x, grid), interval = band, level = level)
-  xlab <- colnames(x$x)[1L] %||% "x"
-  ylab <- if (!is.null(x$terms)) deparse(x$terms[[2L]]) else "y"
-  plot_over(xin, x$y, list(xlab = xlab, ylab = ylab, pch = 16, cex = 0.6, col = "grey40",
-                           ylim = range(x$y, pr[, c("lwr", "upr")])), ...)
+  rv <- relevance_points(x)
+  labels <- if (legend) c(if (gaussian) "predictive mean" else "fitted rate",
+                          sprintf("%g%% %s band", 100 * level, band),
+                          "data",
+                          if (length(rv$x)) sprintf("relevance vectors (%d)", length(rv$x)))
+  ylim <- legend_space(ylim %||% range(x$y, pr[, c("lwr", "upr")]), labels)
+  default_main <- if (gaussian) sprintf("RVM fit: predictive mean and %g%% prediction band", 100 * level)
+                  else sprintf("Poisson RVM: fitted rate and %g%% confidence band", 100 * level)
+  main <- main %||% default_main
+  op <- graphics::par(cex.main = title_cex(main))
+  on.exit(graphics::par(op), add = TRUE)
+  graphics::plot(xin, x$y, xlab = xlab %||% input_label(x), ylab = ylab %||% response_label(x),
+                 main = main, pch = 16, cex = 0.6, col = "grey40", ylim = ylim, ...)
   graphics::polygon(c(grid, rev(grid)), c(pr[, "lwr"], rev(pr[, "upr"])),
                     col = grDevices::adjustcolor("steelblue", 0.25), border = NA)
   graphics::lines(grid, pr[, "fit"], col = "steelblue4", lwd = 2)
-  rv <- relevance_points(x)
   graphics::points(rv$x, rv$y, pch = 1, cex = 1.8, col = "firebrick", lwd = 1.5)
-  graphics::legend("topleft", bty = "n", cex = 0.8,
-                   legend = c(if (gaussian) "predictive mean" else "rate",
-                              sprintf("%g%% %s band", 100 * level, band),
-                              sprintf("relevance vectors (%d)", length(rv$x))),
-                   col = c("steelblue4", grDevices::adjustcolor("steelblue", 0.4), "firebrick"),
-                   lwd = c(2, 8, 1.5), lty = c(1, 1, NA), pch = c(NA, NA, 1))
+  draw_legend(ylim, labels,
+              col = c("steelblue4", grDevices::adjustcolor("steelblue", 0.4), "grey40",
+                      if (length(rv$x)) "firebrick"),
+              lwd = c(2, 8, NA, if (length(rv$x)) 1.5), lty = c(1, 1, NA, if (length(rv$x)) NA),
+              pch = c(NA, NA, 16, if (length(rv$x)) 1), pt.cex = c(1, 1, 0.6, if (length(rv$x)) 1.3))
 }
 
 # Where 1-D plots mark the relevance vectors: their inputs and the data
@@ -138,20 +178,31 @@ matrix_newdata <- function(x, grid) {
   as.data.frame(grid)
 }
 
-plot_probability <- function(x, n_grid, ...) {
+plot_probability <- function(x, n_grid, legend = TRUE, main = NULL, xlab = NULL, ylab = NULL, ylim = NULL, ...) {
   xin <- x$x[, 1L]
   grid <- seq(min(xin), max(xin), length.out = n_grid)
   p <- predict(x, matrix_newdata(x, grid), type = "response")
-  plot_over(xin, x$y, list(xlab = colnames(x$x)[1L] %||% "x", ylab = sprintf("P(%s)", x$levels[2L]),
-                           pch = 16, cex = 0.6, col = "grey40", ylim = c(0, 1)), ...)
+  rv <- relevance_points(x)
+  labels <- if (legend) c(sprintf("P(%s)", x$levels[2L]), sprintf("data (0 = %s, 1 = %s)", x$levels[1L], x$levels[2L]),
+                          if (length(rv$x)) sprintf("relevance vectors (%d)", length(rv$x)))
+  ylim <- legend_space(ylim %||% c(0, 1), labels)
+  main <- main %||% sprintf("RVM classifier: probability of class %s", x$levels[2L])
+  op <- graphics::par(cex.main = title_cex(main))
+  on.exit(graphics::par(op), add = TRUE)
+  graphics::plot(xin, x$y, xlab = xlab %||% input_label(x),
+                 ylab = ylab %||% sprintf("probability of class %s", x$levels[2L]),
+                 main = main,
+                 pch = 16, cex = 0.6, col = "grey40", ylim = ylim, ...)
   graphics::lines(grid, p, col = "steelblue4", lwd = 2)
   graphics::abline(h = 0.5, lty = 3, col = "grey50")
-  rv <- relevance_points(x)
   graphics::points(rv$x, rv$y, pch = 1, cex = 1.8, col = "firebrick", lwd = 1.5)
+  draw_legend(ylim, labels, col = c("steelblue4", "grey40", if (length(rv$x)) "firebrick"),
+              lwd = c(2, NA, if (length(rv$x)) 1.5), lty = c(1, NA, if (length(rv$x)) NA),
+              pch = c(NA, 16, if (length(rv$x)) 1), pt.cex = c(1, 0.6, if (length(rv$x)) 1.3))
 }
 
 # Decision regions of a binary or multiclass classifier with two inputs.
-plot_classes <- function(x, n_grid = 150L, ...) {
+plot_classes <- function(x, n_grid = 150L, legend = TRUE, main = NULL, xlab = NULL, ylab = NULL, ylim = NULL, ...) {
   models <- if (inherits(x, "sb_rvm_multiclass")) x$models else list(x)
   X <- models[[1L]]$x
   g1 <- seq(min(X[, 1L]), max(X[, 1L]), length.out = n_grid)
@@ -159,9 +210,20 @@ plot_classes <- function(x, n_grid = 150L, ...) {
   grid <- matrix_newdata(models[[1L]], expand.grid(g1, g2))
   labels <- if (inherits(x, "sb_rvm_multiclass")) x$y else factor(x$levels[x$y + 1L], levels = x$levels)
   cols <- grDevices::hcl.colors(nlevels(labels), "Dark 3")
-  plot_over(X[, 1L], X[, 2L], list(col = cols[labels], pch = c(1, 3, 4, 2, 5)[(as.integer(labels) - 1L) %% 5L + 1L],
-                                   xlab = colnames(X)[1L], ylab = colnames(X)[2L]), ...)
-  if (length(models) == 1L) {
+  pch <- c(1, 3, 4, 2, 5)[(seq_along(cols) - 1L) %% 5L + 1L]
+  rv <- unique(do.call(rbind, lapply(models, function(m) basis_centres(m)[m$relevance_index, , drop = FALSE])))
+  binary <- length(models) == 1L
+  keys <- if (legend) c(levels(labels), sprintf("relevance vectors (%d)", nrow(rv)),
+                        if (binary) c("p = 0.5", "p = 0.25, 0.75") else "class boundary")
+  ylim <- legend_space(ylim %||% range(X[, 2L]), keys)
+  default_main <- if (binary) "RVM classifier: decision boundary and relevance vectors"
+                  else sprintf("RVM classifier: decision regions of %d classes (one against the rest)", nlevels(labels))
+  main <- main %||% default_main
+  op <- graphics::par(cex.main = title_cex(main))
+  on.exit(graphics::par(op), add = TRUE)
+  graphics::plot(X[, 1L], X[, 2L], col = cols[labels], pch = pch[labels], xlab = xlab %||% colnames(X)[1L],
+                 ylab = ylab %||% colnames(X)[2L], main = main, ylim = ylim, ...)
+  if (binary) {
     p <- matrix(predict(x, grid, type = "response"), n_grid)
     graphics::contour(g1, g2, p, levels = 0.5, add = TRUE, drawlabels = FALSE, lwd = 2)
     graphics::contour(g1, g2, p, levels = c(0.25, 0.75), add = TRUE, drawlabels = FALSE, lty = 2)
@@ -170,17 +232,17 @@ plot_classes <- function(x, n_grid = 150L, ...) {
     for (k in seq_len(nlevels(labels) - 1L))
       graphics::contour(g1, g2, cls, levels = k + 0.5, add = TRUE, drawlabels = FALSE, lwd = 2)
   }
-  rv <- unique(do.call(rbind, lapply(models, function(m) basis_centres(m)[m$relevance_index, , drop = FALSE])))
   graphics::points(rv[, 1L], rv[, 2L], cex = 2, col = "black", lwd = 1.5)
-  graphics::legend("topleft", bty = "n", cex = 0.8, col = c(cols, "black"),
-                   pch = c(c(1, 3, 4, 2, 5)[(seq_along(cols) - 1L) %% 5L + 1L], 1),
-                   legend = c(levels(labels), sprintf("relevance vectors (%d)", nrow(rv))))
+  lines_lty <- if (binary) c(1, 2) else 1
+  lines_lwd <- if (binary) c(2, 1) else 2
+  draw_legend(ylim, keys, col = c(cols, "black", rep("black", length(lines_lty))),
+              pch = c(pch, 1, rep(NA, length(lines_lty))), pt.cex = c(rep(1, length(cols)), 1.5, rep(1, length(lines_lty))),
+              lty = c(rep(NA, length(cols) + 1L), lines_lty), lwd = c(rep(1, length(cols)), 1.5, lines_lwd))
 }
 
 # The evidence curve of a width search (rvm_width_search()): every width
-# tried, the chosen one and the median heuristic marked; the legend sits
-# below the plotting region, off the data.
-plot_width_search <- function(x, ...) {
+# tried, the chosen one and the median heuristic marked.
+plot_width_search <- function(x, legend = TRUE, main = NULL, xlab = NULL, ylab = NULL, ylim = NULL, ...) {
   ws <- x$width_search
   if (is.null(ws))
     stop("which = \"width\" needs a fit whose kernel width was chosen by the evidence ",
@@ -190,43 +252,44 @@ plot_width_search <- function(x, ...) {
   chosen <- fit_kernels(if (is.null(x$models)) x else x$models[[1L]])[[1L]]$width
   heuristic <- attr(ws, "heuristic")
   what <- attr(ws, "objective") %||% "log evidence"
-  op <- graphics::par(mar = c(7.5, 4.5, 3, 1))
-  on.exit(graphics::par(op))
+  labels <- if (legend) c(sprintf("widths tried (%d)", sum(ok)), if (any(floor)) "noise at its floor",
+                          sprintf("chosen %s", format(chosen, digits = 3)),
+                          sprintf("median heuristic %s", format(heuristic, digits = 3)))
+  ylim <- legend_space(ylim %||% range(ws$logLik[ok]), labels)
+  main <- main %||% sprintf("%s%s by kernel width (chosen: %s)", toupper(substr(what, 1L, 1L)),
+                           substring(what, 2L), format(chosen, digits = 3))
+  op <- graphics::par(cex.main = title_cex(main))
+  on.exit(graphics::par(op), add = TRUE)
   graphics::plot(ws$width[ok], ws$logLik[ok], log = "x", type = "o", pch = 16, cex = 0.8, col = "grey30",
-                 xlab = sprintf("kernel width (%slog scale)", if (is.null(x$scaling)) "" else "standardised inputs, "),
-                 ylab = what,
-                 main = sprintf("%s%s by kernel width (chosen: %s)", toupper(substr(what, 1L, 1L)),
-                                substring(what, 2L), format(chosen, digits = 3)), ...)
+                 xlab = xlab %||% sprintf("kernel width (%slog scale)",
+                                          if (is.null(x$scaling)) "" else "standardised inputs, "),
+                 ylab = ylab %||% what, ylim = ylim,
+                 main = main, ...)
   if (any(floor)) graphics::points(ws$width[floor], ws$logLik[floor], pch = 4, cex = 1.3, col = "darkorange3")
-  graphics::abline(v = heuristic, lty = 3, col = "grey50")
+  low <- graphics::par("usr")[3L]
+  top <- attr(ylim, "data_top")  # vertical marks stop below the legend
+  graphics::segments(heuristic, low, heuristic, top, lty = 3, col = "grey50")
   graphics::points(chosen, ws$logLik[which.min(abs(ws$width - chosen))], pch = 1, cex = 2.2, lwd = 2,
                    col = "firebrick")
-  graphics::abline(v = chosen, lty = 2, col = "firebrick")
-  line <- graphics::par("mai")[1L] / graphics::par("mar")[1L]  # inches per margin line
-  graphics::legend("bottom", inset = c(0, -6.8 * line / graphics::par("pin")[2L]), xpd = NA, horiz = TRUE,
-                   bty = "n", cex = 0.8,
-                   legend = c(sprintf("tried (%d)", sum(ok)), if (any(floor)) "noise at floor",
-                              sprintf("chosen %s", format(chosen, digits = 3)),
-                              sprintf("heuristic %s", format(heuristic, digits = 3))),
-                   col = c("grey30", if (any(floor)) "darkorange3", "firebrick", "grey50"),
-                   pch = c(16, if (any(floor)) 4, 1, NA), lty = c(1, if (any(floor)) NA, 2, 3),
-                   lwd = c(1, if (any(floor)) 1, 2, 1))
+  graphics::segments(chosen, low, chosen, top, lty = 2, col = "firebrick")
+  draw_legend(ylim, labels, col = c("grey30", if (any(floor)) "darkorange3", "firebrick", "grey50"),
+              pch = c(16, if (any(floor)) 4, 1, NA), lty = c(1, if (any(floor)) NA, 2, 3),
+              lwd = c(1, if (any(floor)) 1, 2, 1))
 }
 
-plot_diagnostics <- function(x, ...) {
+plot_diagnostics <- function(x, main = NULL, xlab = NULL, ylab = NULL, ...) {
   op <- graphics::par(mfrow = c(1L, 2L))
   on.exit(graphics::par(op))
-  graphics::plot(x$y, x$fitted.values, xlab = "observed", ylab = "fitted", pch = 16, cex = 0.6, ...)
+  response <- response_label(x)
+  main <- rep_len(main %||% c("Fitted against observed values", "Residuals against fitted values"), 2L)
+  op <- c(op, graphics::par(cex.main = title_cex(main)))
+  xlab <- rep_len(xlab %||% paste(c("observed", "fitted"), response), 2L)
+  ylab <- rep_len(ylab %||% c(paste("fitted", response), "residual (observed - fitted)"), 2L)
+  graphics::plot(x$y, x$fitted.values, xlab = xlab[1L], ylab = ylab[1L], main = main[1L], pch = 16, cex = 0.6, ...)
   graphics::abline(0, 1, col = "grey50", lty = 2)
-  graphics::plot(x$fitted.values, x$residuals, xlab = "fitted", ylab = "residual", pch = 16, cex = 0.6, ...)
+  graphics::plot(x$fitted.values, x$residuals, xlab = xlab[2L], ylab = ylab[2L], main = main[2L], pch = 16,
+                 cex = 0.6, ...)
   graphics::abline(h = 0, col = "grey50", lty = 2)
 }
 
 `%||%` <- function(a, b) if (is.null(a)) b else a
-
-# graphics::plot() of the points (x, y) with a view's default arguments, which
-# the caller's `...` override (plot(fit, ylim = , xlab = ) would otherwise
-# be "matched by multiple actual arguments").
-plot_over <- function(x, y, defaults, ...) {
-  do.call(graphics::plot, c(list(x, y), utils::modifyList(defaults, list(...))))
-}

@@ -24,7 +24,11 @@
 #'   `"leverage"`.
 #' @param highlight Indices of training samples to draw in red (e.g. known
 #'   outliers); `NULL` for none.
-#' @param ... Passed to [graphics::plot()].
+#' @param legend `FALSE` to draw no legend in the leverage view (legends sit
+#'   in a band above the data, never over it).
+#' @param ... Graphical parameters passed to [graphics::plot()]. `main`,
+#'   `xlab` and `ylab` replace the default title and axis labels; in the
+#'   two-panel views a vector of two gives one per panel.
 #' @return `x`, invisibly.
 #' @examples
 #' set.seed(1)
@@ -36,13 +40,15 @@
 #' plot(fit, which = "trajectory", highlight = 1:5)
 #' plot(fit, which = "leverage", highlight = 1:5)
 #' @export
-plot.sb_ard <- function(x, which = c("fit", "relevance", "trajectory", "leverage"), highlight = NULL, ...) {
+plot.sb_ard <- function(x, which = c("fit", "relevance", "trajectory", "leverage"), highlight = NULL, legend = TRUE,
+                        ...) {
   which <- match_arg(which)
+  check_flag(legend, "legend")
   switch(which,
          fit = plot_diagnostics(x, ...),
          relevance = plot_relevance(x, highlight = highlight, ...),
          trajectory = plot_trajectory(x, highlight = highlight, ...),
-         leverage = plot_leverage(x, highlight = highlight, ...))
+         leverage = plot_leverage(x, highlight = highlight, legend = legend, ...))
   invisible(x)
 }
 
@@ -53,7 +59,7 @@ check_highlight <- function(highlight, n) {
   as.integer(highlight)
 }
 
-plot_relevance <- function(x, highlight = NULL, ...) {
+plot_relevance <- function(x, highlight = NULL, main = NULL, xlab = NULL, ylab = NULL, ...) {
   check_single_model(x)
   if (x$family$family != "gaussian") stop("which = \"relevance\" needs a gaussian fit.", call. = FALSE)
   n <- length(x$y)
@@ -63,20 +69,26 @@ plot_relevance <- function(x, highlight = NULL, ...) {
   op <- graphics::par(mfrow = c(1L, 2L))
   on.exit(graphics::par(op))
   pruned <- w_rel == 0
+  main <- rep_len(main %||% c("Relevance of each weight", "Relevance of each sample"), 2L)
+  op <- c(op, graphics::par(cex.main = title_cex(main)))
+  xlab <- rep_len(xlab %||% c("basis function", "sample"), 2L)
+  ylab <- rep_len(ylab %||% c("relevance 1/alpha (prior variance of the weight)",
+                              "relevance 1/lambda (inverse noise variance)"), 2L)
   graphics::plot(seq_along(w_rel), w_rel, type = "h", col = ifelse(pruned, "grey70", "steelblue4"),
-                 xlab = "basis function", ylab = "weight relevance 1/alpha",
-                 main = sprintf("weights: %d of %d kept, ESS %.1f%%", sum(!pruned), length(w_rel),
-                                100 * ess_scores(w_rel, 1)), ...)
+                 xlab = xlab[1L], ylab = ylab[1L], main = main[1L], ...)
+  subtitle(sprintf("%d of %d kept (crosses: pruned); effective support %.1f%%", sum(!pruned), length(w_rel),
+                   100 * ess_scores(w_rel, 1)))
   graphics::points(which(pruned), rep(0, sum(pruned)), pch = 4, cex = 0.5, col = "grey50")
   cols <- rep("grey30", n)
   cols[highlight] <- "firebrick"
   graphics::plot(seq_len(n), s_rel, type = "h", col = cols, ylim = c(0, max(s_rel)),
-                 xlab = "sample", ylab = "sample relevance 1/lambda",
-                 main = sprintf("samples: ESS %.1f%%", 100 * ess_scores(s_rel, 1)), ...)
+                 xlab = xlab[2L], ylab = ylab[2L], main = main[2L], ...)
+  subtitle(sprintf("effective support %.1f%%%s", 100 * ess_scores(s_rel, 1),
+                   if (length(highlight)) "; highlighted samples in red" else ""))
   graphics::points(highlight, s_rel[highlight], pch = 16, cex = 0.7, col = "firebrick")
 }
 
-plot_trajectory <- function(x, highlight = NULL, ...) {
+plot_trajectory <- function(x, highlight = NULL, main = NULL, xlab = NULL, ylab = NULL, ...) {
   check_single_model(x)
   path <- x$path
   if (is.null(path))
@@ -91,21 +103,34 @@ plot_trajectory <- function(x, highlight = NULL, ...) {
   op <- graphics::par(mfrow = c(1L, 2L))
   on.exit(graphics::par(op))
   pruned <- !is.finite(x$alpha)
-  draw <- function(m, red, ylab, main) {
+  shared <- ncol(s_path) == 1L
+  main <- rep_len(main %||% c("Relevance of each weight over the iterations",
+                              if (shared) "Inverse noise variance over the iterations"
+                              else "Relevance of each sample over the iterations"), 2L)
+  op <- c(op, graphics::par(cex.main = title_cex(main)))
+  xlab <- rep_len(xlab %||% "iteration", 2L)
+  ylab <- rep_len(ylab %||% c("relevance 1/alpha (log scale)",
+                              if (shared) "1/lambda, shared by all samples (log scale)"
+                              else "relevance 1/lambda (log scale)"), 2L)
+  draw <- function(m, red, k, note) {
     cols <- ifelse(red, "firebrick", grDevices::adjustcolor("steelblue4", 0.5))
     ord <- order(red)  # red on top
     rng <- range(m, na.rm = TRUE)
     if (!all(is.finite(rng))) rng <- c(1e-3, 1)
     graphics::matplot(it, m[, ord, drop = FALSE], type = "l", lty = 1, col = cols[ord], log = "y",
-                      ylim = rng, xlab = "iteration", ylab = ylab, main = main, ...)
+                      ylim = rng, xlab = xlab[k], ylab = ylab[k], main = main[k], ...)
+    subtitle(note)
   }
-  draw(w_path, pruned, "weight relevance 1/alpha", sprintf("weights (%d pruned, red)", sum(pruned)))
+  draw(w_path, pruned, 1L, if (any(pruned)) sprintf("red: the %d of %d weights pruned by the end", sum(pruned), length(pruned))
+                           else sprintf("all %d weights kept", length(pruned)))
   red <- seq_len(ncol(s_path)) %in% highlight
-  draw(s_path, red, "sample relevance 1/lambda",
-       if (ncol(s_path) == 1L) "shared noise" else if (length(highlight)) "samples (highlighted in red)" else "samples")
+  draw(s_path, red, 2L, if (shared) "one noise level for all samples"
+                        else if (length(highlight)) sprintf("red: the %d highlighted samples", length(highlight))
+                        else sprintf("one line per sample (%d)", ncol(s_path)))
 }
 
-plot_leverage <- function(x, highlight = NULL, ...) {
+plot_leverage <- function(x, highlight = NULL, legend = TRUE, main = NULL, xlab = NULL, ylab = NULL, ylim = NULL,
+                          ...) {
   check_single_model(x)
   if (x$family$family != "gaussian") stop("which = \"leverage\" needs a gaussian fit.", call. = FALSE)
   n <- length(x$y)
@@ -116,16 +141,24 @@ plot_leverage <- function(x, highlight = NULL, ...) {
   floor_at <- function(v) pmax(v, max(v) * 1e-8)  # log scale: keep exact zeros visible
   pal <- grDevices::hcl.colors(100, "viridis", rev = TRUE)
   cols <- pal[1L + floor(99 * h / max(h, 1e-12))]
+  labels <- if (legend) c(sprintf("low leverage (h = %.2g)", min(h)), sprintf("high leverage (h = %.2g)", max(h)),
+                          "equality", if (length(highlight)) "highlighted")
+  ylim <- legend_space(ylim %||% range(floor_at(lambda)), labels, log = TRUE)
+  main <- main %||% "Noise variance of each sample against its leave-one-out residual"
+  op <- graphics::par(cex.main = title_cex(main))
+  on.exit(graphics::par(op), add = TRUE)
   graphics::plot(floor_at(loo2), floor_at(lambda), log = "xy", pch = 16, col = grDevices::adjustcolor(cols, 0.8),
-                 cex = 0.5 + 2.5 * sqrt(h / max(h, 1e-12)), xlab = "squared LOO residual (r / (1 - h))^2",
-                 ylab = "noise variance lambda", ...)
-  graphics::abline(0, 1, lty = 2, col = "grey50")
+                 cex = 0.5 + 2.5 * sqrt(h / max(h, 1e-12)),
+                 xlab = xlab %||% "squared leave-one-out residual (r / (1 - h))^2 (log scale)",
+                 ylab = ylab %||% "noise variance lambda (log scale)", ylim = ylim,
+                 main = main, ...)
+  usr <- 10^graphics::par("usr")
+  ends <- c(max(usr[1L], usr[3L]), min(usr[2L], attr(ylim, "data_top")))  # equality, below the legend
+  if (ends[2L] > ends[1L]) graphics::segments(ends[1L], ends[1L], ends[2L], ends[2L], lty = 2, col = "grey50")
   if (length(highlight))
     graphics::points(floor_at(loo2)[highlight], floor_at(lambda)[highlight], pch = 1, cex = 1.8, col = "firebrick",
                      lwd = 1.5)
-  graphics::legend("topleft", bty = "n", cex = 0.8, pt.cex = c(0.8, 2.2, if (length(highlight)) 1.8),
-                   pch = c(16, 16, if (length(highlight)) 1),
-                   col = c(pal[10], pal[95], if (length(highlight)) "firebrick"),
-                   legend = c(sprintf("low leverage (h = %.2g)", min(h)), sprintf("high leverage (h = %.2g)", max(h)),
-                              if (length(highlight)) "highlighted"))
+  draw_legend(ylim, labels, pt.cex = c(0.8, 2.2, 1, if (length(highlight)) 1.8),
+              pch = c(16, 16, NA, if (length(highlight)) 1), lty = c(NA, NA, 2, if (length(highlight)) NA),
+              col = c(pal[10], pal[95], "grey50", if (length(highlight)) "firebrick"))
 }

@@ -230,45 +230,62 @@ ess.sb_sparse_gp <- function(x, which = c("samples", "weights"), order = 1, ...)
 #' the inducing locations marked as a rug (and as points on the mean).
 #' With several inputs: fitted against observed values.
 #'
+#' The legend sits in a band above the data (the upper y limit is raised to
+#' make room), never over it, and `par()` is left as it was.
+#'
 #' @param x A fitted [sparse_gp()].
 #' @param level Coverage of the prediction band.
 #' @param n_grid Number of grid points for the curve.
-#' @param ... Passed to [graphics::plot()], overriding the plot's own settings
-#'   (`ylim`, `xlab`, ...) for one input.
+#' @param legend `FALSE` to draw no legend (and reserve no room for one).
+#' @param main,xlab,ylab Title and axis labels, replacing the defaults.
+#' @param ylim Limits of the y axis (the legend's band is added above them).
+#' @param ... Graphical parameters passed to [graphics::plot()].
 #' @return `x`, invisibly.
 #' @examples
 #' plot(sparse_gp(accel ~ times, data = MASS::mcycle, inducing = 20, seed = 1))
 #' @export
-plot.sb_sparse_gp <- function(x, level = 0.95, n_grid = 400L, ...) {
+plot.sb_sparse_gp <- function(x, level = 0.95, n_grid = 400L, legend = TRUE, main = NULL, xlab = NULL, ylab = NULL,
+                              ylim = NULL, ...) {
   check_number(level, "level", lower = 0, upper = 1, open_lower = TRUE)
   if (level >= 1) stop_arg("level", "must be below 1.")
   check_number(n_grid, "n_grid", lower = 2, integer = TRUE)
-  ylab <- if (!is.null(x$terms)) deparse(x$terms[[2L]]) else "y"
+  check_flag(legend, "legend")
+  response <- response_label(x)
   if (ncol(x$x) != 1L) {
-    graphics::plot(x$fitted.values, x$y, xlab = "fitted", ylab = ylab, pch = 16, cex = 0.6, col = "grey40", ...)
+    main <- main %||% sprintf("%s: observed against fitted values", gp_title(x))
+    op <- graphics::par(cex.main = title_cex(main))
+    on.exit(graphics::par(op), add = TRUE)
+    graphics::plot(x$fitted.values, x$y, xlab = xlab %||% paste("fitted", response),
+                   ylab = ylab %||% paste("observed", response), ylim = ylim,
+                   main = main,
+                   pch = 16, cex = 0.6, col = "grey40", ...)
     graphics::abline(0, 1, col = "steelblue4", lwd = 2)
     return(invisible(x))
   }
   xin <- x$x[, 1L]
   grid <- seq(min(xin, x$inducing), max(xin, x$inducing), length.out = n_grid)
   pr <- predict(x, matrix_newdata(x, grid), interval = "prediction", level = level)
-  xlab <- colnames(x$x)[1L] %||% "x"
-  plot_over(xin, x$y, list(xlab = xlab, ylab = ylab, pch = 16, cex = 0.6, col = "grey40",
-                           xlim = range(grid), ylim = range(x$y, pr[, c("lwr", "upr")])), ...)
+  inducing <- !is.null(x$inducing)
+  labels <- if (legend) c("predictive mean", sprintf("%g%% prediction band", 100 * level), "data",
+                          if (inducing) sprintf("inducing points (%d)", x$m))
+  ylim <- legend_space(ylim %||% range(x$y, pr[, c("lwr", "upr")]), labels)
+  main <- main %||% sprintf("%s: mean and %g%% prediction band", gp_title(x), 100 * level)
+  op <- graphics::par(cex.main = title_cex(main))
+  on.exit(graphics::par(op), add = TRUE)
+  graphics::plot(xin, x$y, xlab = xlab %||% input_label(x), ylab = ylab %||% response,
+                 main = main,
+                 pch = 16, cex = 0.6, col = "grey40", xlim = range(grid), ylim = ylim, ...)
   graphics::polygon(c(grid, rev(grid)), c(pr[, "lwr"], rev(pr[, "upr"])),
                     col = grDevices::adjustcolor("steelblue", 0.25), border = NA)
   graphics::lines(grid, pr[, "fit"], col = "steelblue4", lwd = 2)
-  if (!is.null(x$inducing)) {
+  if (inducing) {
     zi <- x$inducing[, 1L]
     graphics::rug(zi, col = "firebrick", lwd = 1.5)
     graphics::points(zi, predict(x, matrix_newdata(x, zi)), pch = 4, col = "firebrick", lwd = 1.5)
   }
-  graphics::legend("topleft", bty = "n", cex = 0.8,
-                   legend = c("predictive mean", sprintf("%g%% prediction band", 100 * level),
-                              if (!is.null(x$inducing)) sprintf("inducing points (%d)", x$m)),
-                   col = c("steelblue4", grDevices::adjustcolor("steelblue", 0.4),
-                           if (!is.null(x$inducing)) "firebrick"),
-                   lwd = c(2, 8, if (!is.null(x$inducing)) 1.5), lty = c(1, 1, if (!is.null(x$inducing)) NA),
-                   pch = c(NA, NA, if (!is.null(x$inducing)) 4))
+  draw_legend(ylim, labels, col = c("steelblue4", grDevices::adjustcolor("steelblue", 0.4), "grey40",
+                                    if (inducing) "firebrick"),
+              lwd = c(2, 8, NA, if (inducing) 1.5), lty = c(1, 1, NA, if (inducing) NA),
+              pch = c(NA, NA, 16, if (inducing) 4), pt.cex = c(1, 1, 0.6, if (inducing) 1))
   invisible(x)
 }

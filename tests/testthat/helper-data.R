@@ -46,16 +46,7 @@ mvn_log_density <- function(y, C) {
   -0.5 * (length(y) * log(2 * pi) + 2 * sum(log(diag(U))) + sum(z^2))
 }
 
-# The generator of the joint-ARD paper's synthetic study (App. D.2): sparse
-# N(0, 1) weights, N(0, I) features, noise sd 0.2; contamination by
-# contaminate() (shifts of about 3 sd(y) on 10% of the points). Also sourced
-# by bench/student_noise.R.
-sparse_data <- function(seed, n = 500, d = 50, support = 10, sigma = 0.2, rate = 0) {
-  set.seed(seed)
-  theta <- numeric(d)
-  theta[sample.int(d, support)] <- rnorm(support)
-  X <- matrix(rnorm(n * d), n, d)
-  y <- drop(X %*% theta) + rnorm(n, sd = sigma)
-  yc <- contaminate(y, rate = rate, amplitude = 3, seed = seed)
-  list(X = X, y = as.numeric(yc), outliers = attr(yc, "outliers"))
-}
+# sparse_data(), the generator of the joint-ARD paper's synthetic study
+# (App. D.2), lives once in inst/reproduce/sparse_data.R, shipped with the
+# package for the reproduction scripts there.
+source(system.file("reproduce", "sparse_data.R", package = "sparsebayes", mustWork = TRUE), local = TRUE)

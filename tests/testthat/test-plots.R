@@ -1,0 +1,87 @@
+# Every view of every plot method draws, returns its object invisibly, takes
+# user titles and labels, and leaves par() as it found it (so lines() added
+# afterwards land in the plot); legends get a band above the data.
+
+par_state <- function() graphics::par(c("mar", "mfrow", "cex.main", "mgp"))
+
+expect_plot <- function(object, ...) {
+  before <- par_state()
+  expect_invisible(res <- plot(object, ...))
+  expect_identical(res, object)
+  expect_identical(par_state(), before)
+}
+
+test_that("legend_space() raises the upper limit by the room a legend needs, and only then", {
+  grDevices::pdf(NULL, width = 7, height = 5)
+  on.exit(grDevices::dev.off())
+  lim <- sparsebayes:::legend_space(c(0, 10), c("predictive mean", "data"))
+  expect_equal(lim[1L], 0)
+  expect_gt(lim[2L], 10)
+  expect_equal(attr(lim, "data_top"), 10)
+  expect_identical(attr(lim, "ncol"), 2L)              # one row when it fits
+  none <- sparsebayes:::legend_space(c(0, 10), NULL)
+  expect_equal(as.numeric(none), c(0, 10))
+  # the band holds the legend: its bottom lies above the data
+  graphics::plot(c(1, 10), c(0, 10), ylim = lim)
+  box <- graphics::legend("top", legend = c("predictive mean", "data"), horiz = TRUE, bty = "n", cex = 0.8,
+                          plot = FALSE)$rect
+  expect_gt(box$top - box$h, 10)
+  # a log axis takes its room in log units
+  loglim <- sparsebayes:::legend_space(c(1, 100), c("a", "b"), log = TRUE)
+  expect_gt(loglim[2L], 100)
+  # too wide for one row: several
+  long <- strrep("a long legend entry ", 3)
+  expect_lt(attr(sparsebayes:::legend_space(c(0, 1), rep(long, 4)), "ncol"), 4L)
+})
+
+test_that("every view of rvm() fits draws, with user titles and par() left alone", {
+  skip_if_not_installed("MASS")
+  grDevices::pdf(NULL)
+  on.exit(grDevices::dev.off())
+  d <- sinc_data(n = 60, seed = 5)
+  fit <- rvm(d$x, d$y)
+  expect_plot(fit)
+  expect_plot(fit, legend = FALSE)
+  expect_plot(fit, main = "sinc", xlab = "input", ylab = "output", ylim = c(-1, 2))
+  expect_plot(fit, which = "shrinkage")
+  expect_plot(fit, which = "components")
+  expect_plot(fit, which = "relevance", main = c("weights", "samples"))
+  expect_plot(fit, which = "leverage", highlight = 1:2)
+  expect_plot(rvm(d$x, d$y, centres = 15))
+  em <- rvm(d$x, d$y, method = "em", noise = "student")
+  expect_plot(em, which = "trajectory", highlight = 1:3)
+  expect_plot(rvm(d$x, d$y, method = "em"), which = "trajectory")
+  expect_plot(rvm(cbind(d$x, d$f), d$y))                   # two inputs, gaussian: diagnostics
+  expect_plot(rvm(d$x, as.integer(d$y > 0.2)))              # 1-D classifier
+  set.seed(1)
+  expect_plot(rvm(d$x, rpois(60, exp(1 + sin(d$x)))))       # counts
+  tr <- transform(MASS::synth.tr[seq(1, 250, by = 3), ], yc = factor(yc))
+  rip <- rvm(yc ~ xs + ys, data = tr, kernel = kernel_gaussian(0.5), scale = FALSE)
+  expect_plot(rip)
+  expect_plot(rip, main = "Ripley", legend = FALSE)
+  expect_error(plot(fit, legend = NA), "`legend`")
+})
+
+test_that("multiclass, ard(), sparse_gp() and cross_validate() plots draw and leave par() alone", {
+  skip_if_not_installed("MASS")
+  grDevices::pdf(NULL)
+  on.exit(grDevices::dev.off())
+  ir <- rvm(Species ~ Petal.Length + Petal.Width, data = iris[seq(1, 150, by = 2), ])
+  expect_plot(ir)
+  expect_plot(ir, legend = FALSE, main = "iris")
+  d <- outlier_data(n = 60, d = 4, n_out = 3)
+  af <- ard(d$X, d$y, noise = "sample", method = "em")
+  for (w in c("fit", "relevance", "trajectory", "leverage")) expect_plot(af, which = w, highlight = d$out)
+  expect_plot(af, which = "leverage", legend = FALSE, main = "leverage")
+  mc <- MASS::mcycle[seq(1, 133, by = 2), ]
+  gp <- sparse_gp(accel ~ times, data = mc, inducing = 8, seed = 1)
+  expect_plot(gp)
+  expect_plot(gp, legend = FALSE, main = "GP", xlab = "time", ylim = c(-200, 100))
+  g2 <- sparse_gp(cbind(d$X[, 1:2]), d$y, inducing = 5, seed = 1)
+  expect_plot(g2, main = "two inputs")
+  cv <- cross_validate(rvm(accel ~ times, data = mc), folds = 3, seed = 1,
+                       grid = list(kernel = list(kernel_gaussian(0.5), kernel_gaussian(1), kernel_laplace(1),
+                                                 kernel_cauchy(1))))
+  expect_plot(cv)
+  expect_plot(cv, legend = FALSE, main = "CV")
+})
