@@ -33,9 +33,10 @@
 #' @param n_grid Number of grid points for the curve.
 #' @param legend `FALSE` to draw no legend (and reserve no room for one).
 #' @param ... Graphical parameters passed to [graphics::plot()]. `main`,
-#'   `xlab` and `ylab` replace the default title and axis labels (`ylim` too,
-#'   in one-panel views); in two-panel views a vector of two gives one per
-#'   panel.
+#'   `xlab` and `ylab` replace the default title and axis labels; in
+#'   two-panel views a vector of two gives one per panel. `ylim` (one-panel
+#'   views) sets the range of the data region: the legend's band is added
+#'   above it unless `legend = FALSE`.
 #' @return `x`, invisibly.
 #' @examples
 #' plot(rvm(accel ~ times, data = MASS::mcycle))

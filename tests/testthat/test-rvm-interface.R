@@ -142,6 +142,10 @@ test_that("methods report the fit", {
   expect_silent(plot(rvm(X, d$y)))
   # the caller's graphical arguments override the view's defaults
   expect_silent(plot(fit, ylim = c(-2, 2), xlab = "input", ylab = "response", main = "sinc"))
+  # a given ylim is the data region: the legend's band is added above it, or nothing with legend = FALSE
+  expect_equal(graphics::par("usr")[3L], -2 - 0.04 * diff(graphics::par("usr")[3:4]) / 1.08)
+  expect_gt(graphics::par("usr")[4L], 2.2)
+  plot(fit, ylim = c(-2, 2), legend = FALSE)
   expect_equal(graphics::par("usr")[3:4], c(-2, 2) + c(-1, 1) * 0.04 * 4)
   cls <- rvm(d$x, factor(d$y > 0.2))
   expect_silent(plot(cls, ylim = c(-0.5, 1.5), ylab = "probability"))
