@@ -18,8 +18,9 @@
 #' @param intercept Matrix method: add an `"(Intercept)"` column of ones
 #'   (an ARD weight too)?
 #' @param scale Centre and scale every non-constant feature column to mean 0
-#'   and standard deviation 1 before fitting (the training means and sds are
-#'   kept in `scaling` and applied by `predict`)? The weights, their
+#'   and standard deviation 1 before fitting (the training means and sds,
+#'   weighted by `weights` when given, are kept in `scaling` and applied by
+#'   `predict`)? The weights, their
 #'   precisions and covariance then refer to the standardised columns (the
 #'   intercept absorbs the centring). With `scale = FALSE` they refer to the
 #'   columns as given. The solver itself is invariant to the scale of each
@@ -157,7 +158,7 @@ ard.default <- function(x, y, intercept = TRUE, scale = TRUE, noise = c("shared"
   # The scaling of cbind(1, x) without forming it: the intercept stays a
   # column of ones (center 0, scale 1, as input_scaling() gives a constant
   # column with keep_constant).
-  scaling <- input_scaling(x, scale, keep_constant = TRUE)
+  scaling <- input_scaling(x, scale, keep_constant = TRUE, weights = wo$weights)
   if (intercept && !is.null(scaling))
     scaling <- list(center = c(`(Intercept)` = 0, scaling$center), scale = c(`(Intercept)` = 1, scaling$scale))
   xs <- scaled_design(x, scaling, intercept)

@@ -106,13 +106,35 @@ prediction_offset <- function(object, newdata, offset, n) {
 # as sweep(), colMeans() and colSums() on the whole matrix) without their
 # n x d temporaries: those made this the larger part of ard()'s time at
 # n = 20000, d = 500.
-input_scaling <- function(x, scale, keep_constant = FALSE) {
+#
+# With prior `weights` (ard()) the moments are weighted, rows of weight 0
+# left out, so that integer weights standardise like replicated rows: the
+# centring decides what an intercept that the fit pruned stands for.
+input_scaling <- function(x, scale, keep_constant = FALSE, weights = NULL) {
   if (!scale) return(NULL)
+  if (!is.null(weights)) return(weighted_scaling(x, weights, keep_constant))
   moments <- .sb_column_moments(x)
   dimnames(moments) <- list(NULL, colnames(x))
   size <- moments[1L, ]
   center <- moments[2L, ] * size
   sds <- sqrt(moments[3L, ] / max(nrow(x) - 1L, 1L)) * size
+  const <- !is.finite(sds) | if (keep_constant) sds <= 1e-12 * size else sds == 0
+  sds[const] <- 1
+  if (keep_constant) center[const] <- 0
+  list(center = center, scale = sds)
+}
+
+weighted_scaling <- function(x, w, keep_constant) {
+  keep <- w > 0
+  x <- x[keep, , drop = FALSE]
+  w <- w[keep]
+  size <- apply(abs(x), 2L, max)
+  size[!(size > 0) | !is.finite(size)] <- 1
+  u <- sweep(x, 2L, size, "/")
+  mu <- colSums(w * u) / sum(w)
+  dof <- if (sum(w) > 1) sum(w) - 1 else sum(w)
+  sds <- sqrt(colSums(w * sweep(u, 2L, mu)^2) / dof) * size
+  center <- mu * size
   const <- !is.finite(sds) | if (keep_constant) sds <= 1e-12 * size else sds == 0
   sds[const] <- 1
   if (keep_constant) center[const] <- 0

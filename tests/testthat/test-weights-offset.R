@@ -6,15 +6,25 @@ test_that("integer weights act like replicated rows (shared noise, fast and em)"
   rep_rows <- rep(seq_len(80), w)
   for (m in c("fast", "em", "mackay")) {
     ctl <- ard_control(tolerance = 1e-8, max_iterations = 20000)
-    # (scale = FALSE: the column standardisation of scale = TRUE is unweighted)
-    a <- ard(d$X, d$y, method = m, weights = w, scale = FALSE, control = ctl)
-    b <- ard(d$X[rep_rows, ], d$y[rep_rows], method = m, scale = FALSE, control = ctl)
-    expect_identical(names(coef(a)), names(coef(b)), info = m)
-    expect_equal(coef(a), coef(b), tolerance = 1e-4, info = m)
-    expect_equal(a$lambda, b$lambda, tolerance = 1e-4, info = m)
-    expect_equal(a$logLik, b$logLik, tolerance = 1e-5, info = m)
-    expect_equal(a$prior.weights, w)
+    for (sc in c(FALSE, TRUE)) {  # scale = TRUE standardises with weighted moments
+      a <- ard(d$X, d$y, method = m, weights = w, scale = sc, control = ctl)
+      b <- ard(d$X[rep_rows, ], d$y[rep_rows], method = m, scale = sc, control = ctl)
+      expect_identical(names(coef(a)), names(coef(b)), info = m)
+      expect_equal(coef(a), coef(b), tolerance = 1e-4, info = m)
+      expect_equal(a$lambda, b$lambda, tolerance = 1e-4, info = m)
+      expect_equal(a$logLik, b$logLik, tolerance = 1e-5, info = m)
+      expect_equal(a$scaling, b$scaling, tolerance = 1e-12, info = m)
+      expect_equal(a$prior.weights, w)
+    }
   }
+  # a formula fit with a polynomial term, non-integer-looking data: the pruned
+  # intercept carries the weighted centring of y and of the columns alike
+  mc <- transform(MASS::mcycle, t2 = (times / 10)^2)
+  wm <- rep_len(1:3, nrow(mc))
+  a <- ard(accel ~ times + t2, mc, weights = wm)
+  b <- ard(accel ~ times + t2, mc[rep(seq_len(nrow(mc)), wm), ])
+  expect_equal(coef(a), coef(b), tolerance = 1e-5)
+  expect_equal(predict(a, mc), predict(b, mc), tolerance = 1e-6)
   s <- sinc_data(60, 0.1, 2)
   Phi <- cbind(1, kernel_matrix(kernel_gaussian(3), s$x))
   w <- c(2, rep(1, 59))
@@ -29,11 +39,13 @@ test_that("zero weights drop a row from the fit but keep its fitted value", {
   d <- outlier_data(n = 80, n_out = 0, seed = 9)
   w <- rep(1, 80)
   w[5] <- 0
-  a <- ard(d$X, d$y, weights = w, scale = FALSE)  # (scale = TRUE standardises columns unweighted)
-  b <- ard(d$X[-5, ], d$y[-5], scale = FALSE)
-  expect_equal(coef(a), coef(b), tolerance = 1e-8)
-  expect_equal(fitted(a)[-5], fitted(b), tolerance = 1e-8)
-  expect_equal(fitted(a)[5], predict(b, d$X[5, , drop = FALSE]), tolerance = 1e-8)
+  for (sc in c(FALSE, TRUE)) {
+    a <- ard(d$X, d$y, weights = w, scale = sc)
+    b <- ard(d$X[-5, ], d$y[-5], scale = sc)
+    expect_equal(coef(a), coef(b), tolerance = 1e-8)
+    expect_equal(fitted(a)[-5], fitted(b), tolerance = 1e-8)
+    expect_equal(fitted(a)[5], predict(b, d$X[5, , drop = FALSE]), tolerance = 1e-8)
+  }
   # per-sample noise: lambda of the dropped row is Inf, the rest as without it
   a <- ard(d$X, d$y, weights = w, noise = "sample", scale = FALSE)
   b <- ard(d$X[-5, ], d$y[-5], noise = "sample", scale = FALSE)
