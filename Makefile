@@ -2,7 +2,7 @@
 #   make demo   installs what is needed and the package, fits an RVM, writes a plot
 #   make test   installs what the tests need and the package, runs the tests
 RUNTIME_DEPS = Rcpp RcppEigen MASS parallelly future.apply progressr generics
-TEST_DEPS = testthat kernlab mlbench
+TEST_DEPS = testthat kernlab mlbench broom
 DEV_DEPS = roxygen2 knitr rmarkdown kernlab robustbase
 
 .PHONY: demo test install deps test-deps document check bench fuzz sanitize
