@@ -395,6 +395,7 @@ value_expression <- function(v, env) {
   if (identical(eval(expr, ns), v)) expr else v
 }
 
+#' @rdname plot.sb_cv
 #' @export
 print.sb_cv <- function(x, digits = 4L, ...) {
   cat(sprintf("%d-fold cross-validation, n = %d, %d setting%s%s\n", max(x$fold), x$n, nrow(x$results),
@@ -411,9 +412,28 @@ print.sb_cv <- function(x, digits = 4L, ...) {
   invisible(x)
 }
 
-# The mean score of every setting with its standard error over the folds,
-# the best in red; the settings label the x axis (turned when there are
-# more than three, with the bottom margin widened to hold them).
+#' Print and plot cross-validation scores
+#'
+#' `print()` lists the mean score of every setting of a [cross_validate()]
+#' run with its standard error over the folds, the best marked with `*`;
+#' `plot()` draws them, the best in red, the settings labelling the x axis
+#' (turned when there are more than three, with the bottom margin widened
+#' to hold them and restored on exit).
+#'
+#' @param x The result of [cross_validate()].
+#' @param digits Significant digits to print.
+#' @param legend `FALSE` to draw no legend (and reserve no room for one).
+#' @param main,xlab,ylab Title and axis labels replacing the defaults.
+#' @param ylim Range of the data region (the legend's band is added above).
+#' @param ... Graphical parameters passed to [graphics::plot()]; unused by
+#'   `print()`.
+#' @return `x`, invisibly.
+#' @examples
+#' cv <- cross_validate(rvm(accel ~ times, data = MASS::mcycle), folds = 5, seed = 1,
+#'                      grid = list(noise = c("shared", "student")))
+#' cv
+#' plot(cv)
+#' @name plot.sb_cv
 #' @export
 plot.sb_cv <- function(x, legend = TRUE, main = NULL, xlab = NULL, ylab = NULL, ylim = NULL, ...) {
   check_flag(legend, "legend")

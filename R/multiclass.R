@@ -96,6 +96,7 @@ residuals.sb_rvm_multiclass <- function(object, ...) {
   stats::naresid(object$na.action, r)
 }
 
+#' @rdname plot.sb_rvm
 #' @export
 plot.sb_rvm_multiclass <- function(x, which = c("fit", "width"), legend = TRUE, ...) {
   which <- match_arg(which)
