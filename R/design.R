@@ -112,19 +112,25 @@ prediction_offset <- function(object, newdata, offset, n) {
 # centring decides what an intercept that the fit pruned stands for.
 input_scaling <- function(x, scale, keep_constant = FALSE, weights = NULL) {
   if (!scale) return(NULL)
-  if (!is.null(weights)) return(weighted_scaling(x, weights, keep_constant))
-  moments <- .sb_column_moments(x)
-  dimnames(moments) <- list(NULL, colnames(x))
-  size <- moments[1L, ]
-  center <- moments[2L, ] * size
-  sds <- sqrt(moments[3L, ] / max(nrow(x) - 1L, 1L)) * size
-  const <- !is.finite(sds) | if (keep_constant) sds <= 1e-12 * size else sds == 0
+  m <- if (is.null(weights)) column_moments(x) else weighted_column_moments(x, weights)
+  sds <- m$sd
+  const <- !is.finite(sds) | if (keep_constant) sds <= 1e-12 * m$size else sds == 0
   sds[const] <- 1
+  center <- m$center
   if (keep_constant) center[const] <- 0
   list(center = center, scale = sds)
 }
 
-weighted_scaling <- function(x, w, keep_constant) {
+# Largest magnitude, mean and sd of every column.
+column_moments <- function(x) {
+  moments <- .sb_column_moments(x)
+  dimnames(moments) <- list(NULL, colnames(x))
+  size <- moments[1L, ]
+  list(size = size, center = moments[2L, ] * size, sd = sqrt(moments[3L, ] / max(nrow(x) - 1L, 1L)) * size)
+}
+
+# The same with prior weights, on the rows of positive weight.
+weighted_column_moments <- function(x, w) {
   keep <- w > 0
   x <- x[keep, , drop = FALSE]
   w <- w[keep]
@@ -133,12 +139,7 @@ weighted_scaling <- function(x, w, keep_constant) {
   u <- sweep(x, 2L, size, "/")
   mu <- colSums(w * u) / sum(w)
   dof <- if (sum(w) > 1) sum(w) - 1 else sum(w)
-  sds <- sqrt(colSums(w * sweep(u, 2L, mu)^2) / dof) * size
-  center <- mu * size
-  const <- !is.finite(sds) | if (keep_constant) sds <= 1e-12 * size else sds == 0
-  sds[const] <- 1
-  if (keep_constant) center[const] <- 0
-  list(center = center, scale = sds)
+  list(size = size, center = mu * size, sd = sqrt(colSums(w * sweep(u, 2L, mu)^2) / dof) * size)
 }
 
 apply_scaling <- function(x, scaling) {

@@ -124,9 +124,7 @@ model.matrix.sparsebayes <- function(object, type = c("basis", "inputs"), ...) {
   if (type == "inputs") {
     if (!inherits(object, "sb_ard")) return(stored_inputs(object))
     # ard stores the design in standardised units: undo the scaling
-    x <- object$x
-    if (!is.null(object$scaling)) x <- sweep(sweep(x, 2L, object$scaling$scale, "*"), 2L, object$scaling$center, "+")
-    return(x)
+    return(unscale_rows(object$x, object$scaling, colnames(object$x)))
   }
   if (inherits(object, "sb_sparse_gp")) {
     K <- kernel_design(object$kernel, apply_scaling(object$x, object$scaling), object$centres)
@@ -154,7 +152,7 @@ stored_inputs <- function(object) {
 deviance.sparsebayes <- function(object, ...) {
   check_dots_empty(...)
   if (inherits(object, "sb_rvm_multiclass")) {
-    w <- object$models[[1L]]$prior.weights %||% rep(1, length(object$y))
+    w <- prior_weights(object) %||% rep(1, length(object$y))
     p <- training_prob(object)[cbind(seq_along(object$y), as.integer(object$y))]
     return(-2 * sum(ifelse(w > 0, w * log(p), 0)))  # a weight-0 row counts nothing, even at p = 0
   }
@@ -173,7 +171,7 @@ effective_parameters <- function(object) {
 #' @export
 df.residual.sparsebayes <- function(object, ...) {
   check_dots_empty(...)
-  w <- if (inherits(object, "sb_rvm_multiclass")) object$models[[1L]]$prior.weights else object$prior.weights
+  w <- prior_weights(object)
   n <- if (is.null(w)) length(object$y) else sum(w > 0)
   n - effective_parameters(object)
 }
@@ -185,9 +183,9 @@ weights.sparsebayes <- function(object, type = c("prior", "working"), ...) {
   check_dots_empty(...)
   type <- match_arg(type)
   if (type == "prior") {
-    w <- if (inherits(object, "sb_rvm_multiclass")) object$models[[1L]]$prior.weights else object$prior.weights
+    w <- prior_weights(object)
     if (is.null(w)) return(NULL)
-    names(w) <- case_names(if (inherits(object, "sb_rvm_multiclass")) object$models[[1L]] else object)
+    names(w) <- training_names(object)
     return(stats::naresid(object$na.action, w))
   }
   if (inherits(object, "sb_rvm_multiclass"))
@@ -355,6 +353,8 @@ anova.sparsebayes <- function(object, ...) {
   structure(out, heading = heading, class = c("anova", "data.frame"))
 }
 
+# The prior weights given at the fit (NULL: none); a multiclass fit's are its
+# class models' (all the same).
 prior_weights <- function(object) {
   if (inherits(object, "sb_rvm_multiclass")) object$models[[1L]]$prior.weights else object$prior.weights
 }

@@ -235,9 +235,12 @@ augment_training <- function(x, se_fit, type.predict) {
   cols
 }
 
-augment_multiclass <- function(x) {
-  p <- predict(x, type = "prob")
-  cols <- list(.fitted = unname(predict(x, type = "class")))
+augment_multiclass <- function(x) class_columns(predict(x, type = "prob"), x$levels)
+
+# A multiclass fit's .fitted (the most probable class) and one .prob_<class>
+# column per class, from its matrix of class probabilities.
+class_columns <- function(p, levels) {
+  cols <- list(.fitted = class_of(p, levels))
   for (k in colnames(p)) cols[[paste0(".prob_", k)]] <- unname(p[, k])
   cols
 }
@@ -248,9 +251,7 @@ augment_new <- function(x, newdata, se_fit, type.predict, multiclass, ...) {
                                                                  else newdata)
   if (multiclass) {
     check_dots_empty(...)
-    p <- predict(x, newdata, type = "prob")
-    cols <- list(.fitted = class_of(p, x$levels))
-    for (k in colnames(p)) cols[[paste0(".prob_", k)]] <- unname(p[, k])
+    cols <- class_columns(predict(x, newdata, type = "prob"), x$levels)
   } else {
     rvm_type <- if (inherits(x, "sb_rvm")) list(type = type.predict)
     want_se <- se_fit && type.predict != "class"
