@@ -129,3 +129,14 @@ test_that("n = 2000, d = 256: the fast solver and EM/MacKay reach different loca
     expect_equal(sqrt(f$lambda), 0.2, tolerance = 0.01)
   }
 })
+
+test_that("without a prior on the precisions, every solver's log_posterior is its logLik", {
+  d <- feature_design()
+  for (m in c("fast", "em", "mackay", "irls2", "irls1", "gradient"))
+    for (noise in c("shared", "sample", "student")) {
+      fit <- suppressWarnings(ard(d$X, d$y, method = m, noise = noise, control = ard_control(max_iterations = 200)))
+      expect_equal(fit$log_posterior, fit$logLik, tolerance = 1e-10, label = paste(m, noise))
+    }
+  fit <- rvm(accel ~ times, data = MASS::mcycle, method = "mackay")
+  expect_equal(fit$log_posterior, fit$logLik, tolerance = 1e-10)
+})

@@ -776,6 +776,7 @@ class JointArd {
     res.alpha = full_alpha();
     res.lambda = lambda_;
     res.log_ml = log_ml_;
+    res.log_posterior = log_ml_;  // no prior on the precisions in the batch solvers
     res.fitted = y_ - resid_;
   }
 
