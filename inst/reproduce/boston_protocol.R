@@ -1,5 +1,5 @@
 # The Boston protocol of the joint-ARD paper (section 5.3, App. D.2), shared
-# by ard_reproduce.R and student_noise.R (beside this file): split `t` holds out a
+# by ard_reproduce.R, student_noise.R and boston_gap.R (beside this file): split `t` holds out a
 # random 20% for testing; inputs are standardised by the training split,
 # training targets standardised (centre, spread) before contamination.
 boston_split <- function(t) {
