@@ -36,7 +36,10 @@
 #'   `xlab` and `ylab` replace the default title and axis labels; in
 #'   two-panel views a vector of two gives one per panel. `ylim` (one-panel
 #'   views) sets the range of the data region: the legend's band is added
-#'   above it unless `legend = FALSE`.
+#'   above it unless `legend = FALSE`. `col`, `pch` and `cex` style the data
+#'   points (and the legend shows them so); for a classifier with two inputs
+#'   they give one colour and symbol per class. In the diagnostic views see
+#'   [plot.sb_ard()].
 #' @return `x`, invisibly.
 #' @examples
 #' plot(rvm(accel ~ times, data = MASS::mcycle))
@@ -102,7 +105,8 @@ plot_components <- function(x, main = NULL, xlab = NULL, ylab = NULL, ...) {
   }
 }
 
-plot_shrinkage <- function(x, legend = TRUE, main = NULL, xlab = NULL, ylab = NULL, ylim = NULL, ...) {
+plot_shrinkage <- function(x, legend = TRUE, main = NULL, xlab = NULL, ylab = NULL, ylim = NULL, col = "black",
+                           pch = c(16, 1), cex = 0.7, ...) {
   if (is.null(x$kernel)) stop("which = \"shrinkage\" needs a kernel fit (the basis is rebuilt).", call. = FALSE)
   xs <- apply_scaling(x$x, x$scaling)
   Phi <- dictionary_basis(fit_kernels(x), x$x, xs, x$bias)
@@ -119,16 +123,17 @@ plot_shrinkage <- function(x, legend = TRUE, main = NULL, xlab = NULL, ylab = NU
   graphics::plot(ls, post, xlab = xlab %||% "least-squares weight (projection of y on the function)",
                  ylab = ylab %||% "posterior mean weight", ylim = ylim,
                  main = main,
-                 pch = ifelse(kept, 16, 1), cex = 0.7, ...)
+                 pch = rep_len(pch, 2L)[2L - kept], col = col, cex = cex, ...)
   graphics::abline(h = 0, col = "grey80")
   usr <- graphics::par("usr")
   ends <- c(max(usr[1L], usr[3L]), min(usr[2L], attr(ylim, "data_top")))  # y = x, below the legend
   graphics::segments(ends[1L], ends[1L], ends[2L], ends[2L], lty = 2, col = "grey50")
-  draw_legend(ylim, labels, pch = c(16, 1, NA), lty = c(NA, NA, 2), col = c("black", "black", "grey50"),
-              pt.cex = 0.7)
+  draw_legend(ylim, labels, pch = c(rep_len(pch, 2L), NA), lty = c(NA, NA, 2), col = c(col[1L], col[1L], "grey50"),
+              pt.cex = cex[1L])
 }
 
-plot_curve <- function(x, level, n_grid, legend = TRUE, main = NULL, xlab = NULL, ylab = NULL, ylim = NULL, ...) {
+plot_curve <- function(x, level, n_grid, legend = TRUE, main = NULL, xlab = NULL, ylab = NULL, ylim = NULL,
+                       col = "grey40", pch = 16, cex = 0.6, ...) {
   xin <- x$x[, 1L]
   grid <- seq(min(xin), max(xin), length.out = n_grid)
   gaussian <- x$family$family == "gaussian"
@@ -146,16 +151,16 @@ plot_curve <- function(x, level, n_grid, legend = TRUE, main = NULL, xlab = NULL
   op <- graphics::par(cex.main = title_cex(main))
   on.exit(graphics::par(op), add = TRUE)
   graphics::plot(xin, x$y, xlab = xlab %||% input_label(x), ylab = ylab %||% response_label(x),
-                 main = main, pch = 16, cex = 0.6, col = "grey40", ylim = ylim, ...)
+                 main = main, pch = pch, cex = cex, col = col, ylim = ylim, ...)
   graphics::polygon(c(grid, rev(grid)), c(pr[, "lwr"], rev(pr[, "upr"])),
                     col = grDevices::adjustcolor("steelblue", 0.25), border = NA)
   graphics::lines(grid, pr[, "fit"], col = "steelblue4", lwd = 2)
   graphics::points(rv$x, rv$y, pch = 1, cex = 1.8, col = "firebrick", lwd = 1.5)
   draw_legend(ylim, labels,
-              col = c("steelblue4", grDevices::adjustcolor("steelblue", 0.4), "grey40",
+              col = c("steelblue4", grDevices::adjustcolor("steelblue", 0.4), col[1L],
                       if (length(rv$x)) "firebrick"),
               lwd = c(2, 8, NA, if (length(rv$x)) 1.5), lty = c(1, 1, NA, if (length(rv$x)) NA),
-              pch = c(NA, NA, 16, if (length(rv$x)) 1), pt.cex = c(1, 1, 0.6, if (length(rv$x)) 1.3))
+              pch = c(NA, NA, pch[1L], if (length(rv$x)) 1), pt.cex = c(1, 1, cex[1L], if (length(rv$x)) 1.3))
 }
 
 # Where 1-D plots mark the relevance vectors: their inputs and the data
@@ -179,7 +184,8 @@ matrix_newdata <- function(x, grid) {
   as.data.frame(grid)
 }
 
-plot_probability <- function(x, n_grid, legend = TRUE, main = NULL, xlab = NULL, ylab = NULL, ylim = NULL, ...) {
+plot_probability <- function(x, n_grid, legend = TRUE, main = NULL, xlab = NULL, ylab = NULL, ylim = NULL,
+                             col = "grey40", pch = 16, cex = 0.6, ...) {
   xin <- x$x[, 1L]
   grid <- seq(min(xin), max(xin), length.out = n_grid)
   p <- predict(x, matrix_newdata(x, grid), type = "response")
@@ -193,25 +199,26 @@ plot_probability <- function(x, n_grid, legend = TRUE, main = NULL, xlab = NULL,
   graphics::plot(xin, x$y, xlab = xlab %||% input_label(x),
                  ylab = ylab %||% sprintf("probability of class %s", x$levels[2L]),
                  main = main,
-                 pch = 16, cex = 0.6, col = "grey40", ylim = ylim, ...)
+                 pch = pch, cex = cex, col = col, ylim = ylim, ...)
   graphics::lines(grid, p, col = "steelblue4", lwd = 2)
   graphics::abline(h = 0.5, lty = 3, col = "grey50")
   graphics::points(rv$x, rv$y, pch = 1, cex = 1.8, col = "firebrick", lwd = 1.5)
-  draw_legend(ylim, labels, col = c("steelblue4", "grey40", if (length(rv$x)) "firebrick"),
+  draw_legend(ylim, labels, col = c("steelblue4", col[1L], if (length(rv$x)) "firebrick"),
               lwd = c(2, NA, if (length(rv$x)) 1.5), lty = c(1, NA, if (length(rv$x)) NA),
-              pch = c(NA, 16, if (length(rv$x)) 1), pt.cex = c(1, 0.6, if (length(rv$x)) 1.3))
+              pch = c(NA, pch[1L], if (length(rv$x)) 1), pt.cex = c(1, cex[1L], if (length(rv$x)) 1.3))
 }
 
 # Decision regions of a binary or multiclass classifier with two inputs.
-plot_classes <- function(x, n_grid = 150L, legend = TRUE, main = NULL, xlab = NULL, ylab = NULL, ylim = NULL, ...) {
+plot_classes <- function(x, n_grid = 150L, legend = TRUE, main = NULL, xlab = NULL, ylab = NULL, ylim = NULL,
+                         col = NULL, pch = NULL, ...) {
   models <- if (inherits(x, "sb_rvm_multiclass")) x$models else list(x)
   X <- models[[1L]]$x
   g1 <- seq(min(X[, 1L]), max(X[, 1L]), length.out = n_grid)
   g2 <- seq(min(X[, 2L]), max(X[, 2L]), length.out = n_grid)
   grid <- matrix_newdata(models[[1L]], expand.grid(g1, g2))
   labels <- if (inherits(x, "sb_rvm_multiclass")) x$y else factor(x$levels[x$y + 1L], levels = x$levels)
-  cols <- grDevices::hcl.colors(nlevels(labels), "Dark 3")
-  pch <- c(1, 3, 4, 2, 5)[(seq_along(cols) - 1L) %% 5L + 1L]
+  cols <- rep_len(col %||% grDevices::hcl.colors(nlevels(labels), "Dark 3"), nlevels(labels))  # one per class
+  pch <- rep_len(pch %||% c(1, 3, 4, 2, 5), nlevels(labels))
   rv <- unique(do.call(rbind, lapply(models, function(m) basis_centres(m)[m$relevance_index, , drop = FALSE])))
   binary <- length(models) == 1L
   keys <- if (legend) c(levels(labels), sprintf("relevance vectors (%d)", nrow(rv)),
@@ -243,7 +250,8 @@ plot_classes <- function(x, n_grid = 150L, legend = TRUE, main = NULL, xlab = NU
 
 # The evidence curve of a width search (rvm_width_search()): every width
 # tried, the chosen one and the median heuristic marked.
-plot_width_search <- function(x, legend = TRUE, main = NULL, xlab = NULL, ylab = NULL, ylim = NULL, ...) {
+plot_width_search <- function(x, legend = TRUE, main = NULL, xlab = NULL, ylab = NULL, ylim = NULL, col = "grey30",
+                              pch = 16, cex = 0.8, ...) {
   ws <- x$width_search
   if (is.null(ws))
     stop("which = \"width\" needs a fit whose kernel width was chosen by the evidence ",
@@ -261,7 +269,7 @@ plot_width_search <- function(x, legend = TRUE, main = NULL, xlab = NULL, ylab =
                            substring(what, 2L), format(chosen, digits = 3))
   op <- graphics::par(cex.main = title_cex(main))
   on.exit(graphics::par(op), add = TRUE)
-  graphics::plot(ws$width[ok], ws$logLik[ok], log = "x", type = "o", pch = 16, cex = 0.8, col = "grey30",
+  graphics::plot(ws$width[ok], ws$logLik[ok], log = "x", type = "o", pch = pch, cex = cex, col = col,
                  xlab = xlab %||% sprintf("kernel width (%slog scale)",
                                           if (is.null(x$scaling)) "" else "standardised inputs, "),
                  ylab = ylab %||% what, ylim = ylim,
@@ -273,12 +281,13 @@ plot_width_search <- function(x, legend = TRUE, main = NULL, xlab = NULL, ylab =
   graphics::points(chosen, ws$logLik[which.min(abs(ws$width - chosen))], pch = 1, cex = 2.2, lwd = 2,
                    col = "firebrick")
   graphics::segments(chosen, low, chosen, top, lty = 2, col = "firebrick")
-  draw_legend(ylim, labels, col = c("grey30", if (any(floor)) "darkorange3", "firebrick", "grey50"),
-              pch = c(16, if (any(floor)) 4, 1, NA), lty = c(1, if (any(floor)) NA, 2, 3),
+  draw_legend(ylim, labels, col = c(col[1L], if (any(floor)) "darkorange3", "firebrick", "grey50"),
+              pch = c(pch[1L], if (any(floor)) 4, 1, NA), lty = c(1, if (any(floor)) NA, 2, 3),
               lwd = c(1, if (any(floor)) 1, 2, 1))
 }
 
-plot_diagnostics <- function(x, main = NULL, xlab = NULL, ylab = NULL, ...) {
+plot_diagnostics <- function(x, main = NULL, xlab = NULL, ylab = NULL, col = graphics::par("col"), pch = 16, cex = 0.6,
+                             ...) {
   op <- graphics::par(mfrow = c(1L, 2L))
   on.exit(graphics::par(op))
   response <- response_label(x)
@@ -286,10 +295,10 @@ plot_diagnostics <- function(x, main = NULL, xlab = NULL, ylab = NULL, ...) {
   op <- c(op, graphics::par(cex.main = title_cex(main)))
   xlab <- rep_len(xlab %||% paste(c("observed", "fitted"), response), 2L)
   ylab <- rep_len(ylab %||% c(paste("fitted", response), "residual (observed - fitted)"), 2L)
-  graphics::plot(x$y, x$fitted.values, xlab = xlab[1L], ylab = ylab[1L], main = main[1L], pch = 16, cex = 0.6, ...)
+  graphics::plot(x$y, x$fitted.values, xlab = xlab[1L], ylab = ylab[1L], main = main[1L], pch = pch, cex = cex, col = col, ...)
   graphics::abline(0, 1, col = "grey50", lty = 2)
-  graphics::plot(x$fitted.values, x$residuals, xlab = xlab[2L], ylab = ylab[2L], main = main[2L], pch = 16,
-                 cex = 0.6, ...)
+  graphics::plot(x$fitted.values, x$residuals, xlab = xlab[2L], ylab = ylab[2L], main = main[2L], pch = pch,
+                 cex = cex, col = col, ...)
   graphics::abline(h = 0, col = "grey50", lty = 2)
 }
 

@@ -28,7 +28,10 @@
 #'   in a band above the data, never over it).
 #' @param ... Graphical parameters passed to [graphics::plot()]. `main`,
 #'   `xlab` and `ylab` replace the default title and axis labels; in the
-#'   two-panel views a vector of two gives one per panel.
+#'   two-panel views a vector of two gives one per panel. `col`, `pch` and
+#'   `cex` style the points (or stems and lines); in the leverage,
+#'   relevance and trajectory views `col` replaces the colouring by
+#'   leverage or pruning, and `cex` the sizing by leverage.
 #' @return `x`, invisibly.
 #' @examples
 #' set.seed(1)
@@ -59,7 +62,7 @@ check_highlight <- function(highlight, n) {
   as.integer(highlight)
 }
 
-plot_relevance <- function(x, highlight = NULL, main = NULL, xlab = NULL, ylab = NULL, ...) {
+plot_relevance <- function(x, highlight = NULL, main = NULL, xlab = NULL, ylab = NULL, col = NULL, ...) {
   check_single_model(x)
   if (x$family$family != "gaussian") stop("which = \"relevance\" needs a gaussian fit.", call. = FALSE)
   n <- length(x$y)
@@ -74,12 +77,12 @@ plot_relevance <- function(x, highlight = NULL, main = NULL, xlab = NULL, ylab =
   xlab <- rep_len(xlab %||% c("basis function", "sample"), 2L)
   ylab <- rep_len(ylab %||% c("relevance 1/alpha (prior variance of the weight)",
                               "relevance 1/lambda (inverse noise variance)"), 2L)
-  graphics::plot(seq_along(w_rel), w_rel, type = "h", col = ifelse(pruned, "grey70", "steelblue4"),
+  graphics::plot(seq_along(w_rel), w_rel, type = "h", col = col %||% ifelse(pruned, "grey70", "steelblue4"),
                  xlab = xlab[1L], ylab = ylab[1L], main = main[1L], ...)
   subtitle(sprintf("%d of %d kept (crosses: pruned); effective support %.1f%%", sum(!pruned), length(w_rel),
                    100 * ess_scores(w_rel, 1)))
   graphics::points(which(pruned), rep(0, sum(pruned)), pch = 4, cex = 0.5, col = "grey50")
-  cols <- rep("grey30", n)
+  cols <- rep_len(col %||% "grey30", n)
   cols[highlight] <- "firebrick"
   graphics::plot(seq_len(n), s_rel, type = "h", col = cols, ylim = c(0, max(s_rel)),
                  xlab = xlab[2L], ylab = ylab[2L], main = main[2L], ...)
@@ -88,7 +91,7 @@ plot_relevance <- function(x, highlight = NULL, main = NULL, xlab = NULL, ylab =
   graphics::points(highlight, s_rel[highlight], pch = 16, cex = 0.7, col = "firebrick")
 }
 
-plot_trajectory <- function(x, highlight = NULL, main = NULL, xlab = NULL, ylab = NULL, ...) {
+plot_trajectory <- function(x, highlight = NULL, main = NULL, xlab = NULL, ylab = NULL, col = NULL, ...) {
   check_single_model(x)
   path <- x$path
   if (is.null(path))
@@ -113,7 +116,7 @@ plot_trajectory <- function(x, highlight = NULL, main = NULL, xlab = NULL, ylab 
                               if (shared) "1/lambda, shared by all samples (log scale)"
                               else "relevance 1/lambda (log scale)"), 2L)
   draw <- function(m, red, k, note) {
-    cols <- ifelse(red, "firebrick", grDevices::adjustcolor("steelblue4", 0.5))
+    cols <- ifelse(red, "firebrick", col %||% grDevices::adjustcolor("steelblue4", 0.5))
     ord <- order(red)  # red on top
     rng <- range(m, na.rm = TRUE)
     if (!all(is.finite(rng))) rng <- c(1e-3, 1)
@@ -130,7 +133,7 @@ plot_trajectory <- function(x, highlight = NULL, main = NULL, xlab = NULL, ylab 
 }
 
 plot_leverage <- function(x, highlight = NULL, legend = TRUE, main = NULL, xlab = NULL, ylab = NULL, ylim = NULL,
-                          ...) {
+                          col = NULL, pch = 16, cex = NULL, ...) {
   check_single_model(x)
   if (x$family$family != "gaussian") stop("which = \"leverage\" needs a gaussian fit.", call. = FALSE)
   n <- length(x$y)
@@ -140,15 +143,15 @@ plot_leverage <- function(x, highlight = NULL, legend = TRUE, main = NULL, xlab 
   lambda <- sample_noise(x)
   floor_at <- function(v) pmax(v, max(v) * 1e-8)  # log scale: keep exact zeros visible
   pal <- grDevices::hcl.colors(100, "viridis", rev = TRUE)
-  cols <- pal[1L + floor(99 * h / max(h, 1e-12))]
+  cols <- col %||% grDevices::adjustcolor(pal[1L + floor(99 * h / max(h, 1e-12))], 0.8)  # colour and size: leverage
   labels <- if (legend) c(sprintf("low leverage (h = %.2g)", min(h)), sprintf("high leverage (h = %.2g)", max(h)),
                           "equality", if (length(highlight)) "highlighted")
   ylim <- legend_space(ylim %||% range(floor_at(lambda)), labels, log = TRUE)
   main <- main %||% "Noise variance of each sample against its leave-one-out residual"
   op <- graphics::par(cex.main = title_cex(main))
   on.exit(graphics::par(op), add = TRUE)
-  graphics::plot(floor_at(loo2), floor_at(lambda), log = "xy", pch = 16, col = grDevices::adjustcolor(cols, 0.8),
-                 cex = 0.5 + 2.5 * sqrt(h / max(h, 1e-12)),
+  graphics::plot(floor_at(loo2), floor_at(lambda), log = "xy", pch = pch, col = cols,
+                 cex = cex %||% (0.5 + 2.5 * sqrt(h / max(h, 1e-12))),
                  xlab = xlab %||% "squared leave-one-out residual (r / (1 - h))^2 (log scale)",
                  ylab = ylab %||% "noise variance lambda (log scale)", ylim = ylim,
                  main = main, ...)
@@ -159,6 +162,6 @@ plot_leverage <- function(x, highlight = NULL, legend = TRUE, main = NULL, xlab 
     graphics::points(floor_at(loo2)[highlight], floor_at(lambda)[highlight], pch = 1, cex = 1.8, col = "firebrick",
                      lwd = 1.5)
   draw_legend(ylim, labels, pt.cex = c(0.8, 2.2, 1, if (length(highlight)) 1.8),
-              pch = c(16, 16, NA, if (length(highlight)) 1), lty = c(NA, NA, 2, if (length(highlight)) NA),
-              col = c(pal[10], pal[95], "grey50", if (length(highlight)) "firebrick"))
+              pch = c(pch[1L], pch[1L], NA, if (length(highlight)) 1), lty = c(NA, NA, 2, if (length(highlight)) NA),
+              col = c(if (is.null(col)) pal[c(10, 95)] else rep(col[1L], 2L), "grey50", if (length(highlight)) "firebrick"))
 }

@@ -239,13 +239,14 @@ ess.sb_sparse_gp <- function(x, which = c("samples", "weights"), order = 1, ...)
 #' @param legend `FALSE` to draw no legend (and reserve no room for one).
 #' @param main,xlab,ylab Title and axis labels, replacing the defaults.
 #' @param ylim Limits of the y axis (the legend's band is added above them).
+#' @param col,pch,cex Colour, symbol and size of the data points.
 #' @param ... Graphical parameters passed to [graphics::plot()].
 #' @return `x`, invisibly.
 #' @examples
 #' plot(sparse_gp(accel ~ times, data = MASS::mcycle, inducing = 20, seed = 1))
 #' @export
 plot.sb_sparse_gp <- function(x, level = 0.95, n_grid = 400L, legend = TRUE, main = NULL, xlab = NULL, ylab = NULL,
-                              ylim = NULL, ...) {
+                              ylim = NULL, col = "grey40", pch = 16, cex = 0.6, ...) {
   check_number(level, "level", lower = 0, upper = 1, open_lower = TRUE)
   if (level >= 1) stop_arg("level", "must be below 1.")
   check_number(n_grid, "n_grid", lower = 2, integer = TRUE)
@@ -258,7 +259,7 @@ plot.sb_sparse_gp <- function(x, level = 0.95, n_grid = 400L, legend = TRUE, mai
     graphics::plot(x$fitted.values, x$y, xlab = xlab %||% paste("fitted", response),
                    ylab = ylab %||% paste("observed", response), ylim = ylim,
                    main = main,
-                   pch = 16, cex = 0.6, col = "grey40", ...)
+                   pch = pch, cex = cex, col = col, ...)
     graphics::abline(0, 1, col = "steelblue4", lwd = 2)
     return(invisible(x))
   }
@@ -274,7 +275,7 @@ plot.sb_sparse_gp <- function(x, level = 0.95, n_grid = 400L, legend = TRUE, mai
   on.exit(graphics::par(op), add = TRUE)
   graphics::plot(xin, x$y, xlab = xlab %||% input_label(x), ylab = ylab %||% response,
                  main = main,
-                 pch = 16, cex = 0.6, col = "grey40", xlim = range(grid), ylim = ylim, ...)
+                 pch = pch, cex = cex, col = col, xlim = range(grid), ylim = ylim, ...)
   graphics::polygon(c(grid, rev(grid)), c(pr[, "lwr"], rev(pr[, "upr"])),
                     col = grDevices::adjustcolor("steelblue", 0.25), border = NA)
   graphics::lines(grid, pr[, "fit"], col = "steelblue4", lwd = 2)
@@ -283,9 +284,9 @@ plot.sb_sparse_gp <- function(x, level = 0.95, n_grid = 400L, legend = TRUE, mai
     graphics::rug(zi, col = "firebrick", lwd = 1.5)
     graphics::points(zi, predict(x, matrix_newdata(x, zi)), pch = 4, col = "firebrick", lwd = 1.5)
   }
-  draw_legend(ylim, labels, col = c("steelblue4", grDevices::adjustcolor("steelblue", 0.4), "grey40",
+  draw_legend(ylim, labels, col = c("steelblue4", grDevices::adjustcolor("steelblue", 0.4), col[1L],
                                     if (inducing) "firebrick"),
               lwd = c(2, 8, NA, if (inducing) 1.5), lty = c(1, 1, NA, if (inducing) NA),
-              pch = c(NA, NA, 16, if (inducing) 4), pt.cex = c(1, 1, 0.6, if (inducing) 1))
+              pch = c(NA, NA, pch[1L], if (inducing) 4), pt.cex = c(1, 1, cex[1L], if (inducing) 1))
   invisible(x)
 }

@@ -85,3 +85,22 @@ test_that("multiclass, ard(), sparse_gp() and cross_validate() plots draw and le
   expect_plot(cv)
   expect_plot(cv, legend = FALSE, main = "CV")
 })
+
+test_that("col, pch and cex style the data in every view instead of clashing with the view's own", {
+  skip_if_not_installed("MASS")
+  grDevices::pdf(NULL)
+  on.exit(grDevices::dev.off())
+  d <- sinc_data(n = 60, seed = 5)
+  fit <- rvm(d$x, d$y, kernel = kernel_gaussian("evidence"))
+  for (w in c("fit", "shrinkage", "components", "relevance", "leverage", "width"))
+    expect_plot(fit, which = w, col = "red", pch = 3, cex = 1)
+  expect_plot(rvm(d$x, d$y, method = "em", noise = "student"), which = "trajectory", col = "red")
+  expect_plot(rvm(cbind(d$x, d$f), d$y), col = "red", pch = 3)
+  expect_plot(rvm(d$x, as.integer(d$y > 0.2)), col = "red", pch = 3)
+  expect_plot(rvm(Species ~ Petal.Length + Petal.Width, data = iris[seq(1, 150, by = 3), ]), col = 1:3, pch = 15:17)
+  a <- outlier_data(n = 60, d = 4, n_out = 3)
+  af <- ard(a$X, a$y, noise = "sample", method = "em")
+  for (w in c("fit", "relevance", "trajectory", "leverage")) expect_plot(af, which = w, col = "red", pch = 3)
+  expect_plot(sparse_gp(accel ~ times, data = MASS::mcycle[seq(1, 133, by = 2), ], inducing = 8, seed = 1),
+              col = "red", pch = 3, cex = 1)
+})
