@@ -308,9 +308,11 @@ fit_labels <- function(call) {
 #' strong evidence on the log scale). The fits need not be nested, and any
 #' mix of [rvm()], [ard()] and [sparse_gp()] fits is allowed, but they must
 #' be fitted to the same response with the same family and prior weights:
-#' otherwise their evidences are probabilities of different data. VFE fits
-#' report a lower bound, so their rows compare bounds (marked in the
-#' heading). No test statistic or p-value is given: the evidence is itself
+#' otherwise their evidences are probabilities of different data. VFE and
+#' Student-t noise fits report a lower bound, so their rows compare bounds
+#' (marked in the heading). `noise = "sample"` fits maximise the evidence
+#' over one variance per sample, so against fits with a few noise
+#' parameters their log Bayes factors are inflated (also marked). No test statistic or p-value is given: the evidence is itself
 #' the comparison.
 #'
 #' @param object A fitted model.
@@ -347,9 +349,17 @@ anova.sparsebayes <- function(object, ...) {
                     check.names = FALSE)
   calls <- vapply(fits, function(f) paste(deparse(f$call, width.cutoff = 500L), collapse = " "), "")
   vfe <- vapply(fits, function(f) identical(f$approx, "VFE"), logical(1))
+  noise <- vapply(fits, function(f) {
+    n <- if (inherits(f, "sb_rvm_multiclass")) f$models[[1L]]$noise else f$noise
+    if (is.character(n)) n else "shared"
+  }, "")
   heading <- c("Comparison by log evidence (log Bayes factors against model 1)\n",
                paste0(sprintf("Model %d: %s", seq_along(fits), calls), collapse = "\n"),
-               if (any(vfe)) "\nVFE fits report a lower bound (ELBO) on the log evidence.")
+               if (any(vfe)) "\nVFE fits report a lower bound (ELBO) on the log evidence.",
+               if (any(noise == "student")) "\nStudent-t noise fits report a variational lower bound on the log evidence.",
+               if (any(noise == "sample") && any(noise != "sample"))
+                 paste("\nnoise = \"sample\" fits maximise the evidence over one variance per sample: against fits",
+                       "with fewer noise parameters their Bayes factors are inflated."))
   structure(out, heading = heading, class = c("anova", "data.frame"))
 }
 

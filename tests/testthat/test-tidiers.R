@@ -474,4 +474,11 @@ test_that("anova compares fits of the same data by log Bayes factors", {
   expect_error(anova(fits$binomial, iris_fit), "fitted to different responses")
   expect_error(anova(fits$poisson, rvm(seq(-3, 3, length.out = 80), fits$poisson$y)), "different families")
   expect_error(anova(f1, rvm(accel ~ times, data = d, weights = rep(2, 133))), "different prior weights")
+  # the noise models' evidences: a bound for Student-t, inflated by n variances for "sample"
+  st <- rvm(accel ~ times, data = d, noise = "student")
+  sa <- suppressWarnings(rvm(accel ~ times, data = d, noise = "sample"))
+  expect_match(attr(anova(f1, st), "heading"), "variational lower bound", all = FALSE)
+  expect_match(attr(anova(st, sa), "heading"), "one variance per sample.*inflated", all = FALSE)
+  expect_false(any(grepl("per sample|variational", attr(anova(f1, f2), "heading"))))
+  expect_false(any(grepl("per sample", attr(anova(sa, sa), "heading"))))
 })
