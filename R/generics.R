@@ -350,8 +350,8 @@ anova.sparsebayes <- function(object, ...) {
   calls <- vapply(fits, function(f) paste(deparse(f$call, width.cutoff = 500L), collapse = " "), "")
   vfe <- vapply(fits, function(f) identical(f$approx, "VFE"), logical(1))
   noise <- vapply(fits, function(f) {
-    n <- if (inherits(f, "sb_rvm_multiclass")) f$models[[1L]]$noise else f$noise
-    if (is.character(n)) n else "shared"
+    n <- first_class_model(f)$noise
+    if (is.character(n)) n else "shared"  # a sparse GP's `noise` is its variance
   }, "")
   heading <- c("Comparison by log evidence (log Bayes factors against model 1)\n",
                paste0(sprintf("Model %d: %s", seq_along(fits), calls), collapse = "\n"),
@@ -365,9 +365,7 @@ anova.sparsebayes <- function(object, ...) {
 
 # The prior weights given at the fit (NULL: none); a multiclass fit's are its
 # class models' (all the same).
-prior_weights <- function(object) {
-  if (inherits(object, "sb_rvm_multiclass")) object$models[[1L]]$prior.weights else object$prior.weights
-}
+prior_weights <- function(object) first_class_model(object)$prior.weights
 
 # Basis functions the predictor uses: retained weights, inducing points, or
 # the total over a multiclass fit's classes.

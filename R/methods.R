@@ -98,11 +98,15 @@ predict.sb_rvm <- function(object, newdata = NULL, type = NULL, se.fit = FALSE,
   padded(if (se.fit) list(fit = fit, se.fit = se, df = Inf, residual.scale = 1) else fit)
 }
 
+# The fit itself, or a multiclass fit's first class model, which holds what
+# all its class models share (inputs, kernel, noise model, prior weights).
+first_class_model <- function(object) if (is.null(object$models)) object else object$models[[1L]]
+
 # Predictions at the training inputs padded with NA for the rows that
 # na.exclude set aside, as predict.lm does; a list from se.fit = TRUE is
 # padded element by element.
 pad_training <- function(object, out) {
-  nm <- names(if (is.null(object$models)) object$fitted.values else object$models[[1L]]$fitted.values)
+  nm <- names(first_class_model(object)$fitted.values)
   pad <- function(v) {
     if (is.matrix(v)) rownames(v) <- nm else names(v) <- nm
     stats::napredict(object$na.action, v)

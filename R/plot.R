@@ -258,7 +258,7 @@ plot_width_search <- function(x, legend = TRUE, main = NULL, xlab = NULL, ylab =
          "(e.g. kernel = kernel_gaussian(width = \"evidence\")); this fit has no width search.", call. = FALSE)
   ok <- is.finite(ws$logLik)
   floor <- ok & ws$noise_at_floor %in% TRUE  # recorded, never chosen
-  chosen <- fit_kernels(if (is.null(x$models)) x else x$models[[1L]])[[1L]]$width
+  chosen <- fit_kernels(first_class_model(x))[[1L]]$width
   heuristic <- attr(ws, "heuristic")
   what <- attr(ws, "objective") %||% "log evidence"
   labels <- if (legend) c(sprintf("widths tried (%d)", sum(ok)), if (any(floor)) "noise at its floor",

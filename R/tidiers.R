@@ -214,7 +214,7 @@ augment.sparsebayes <- function(x, data = NULL, newdata = NULL, se_fit = TRUE, t
   cbind(data, as.data.frame(cols, stringsAsFactors = FALSE))
 }
 
-training_names <- function(x) case_names(if (inherits(x, "sb_rvm_multiclass")) x$models[[1L]] else x)
+training_names <- function(x) case_names(first_class_model(x))
 
 # The per-observation columns at the training data, padded for na.exclude.
 augment_training <- function(x, se_fit, type.predict) {

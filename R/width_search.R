@@ -136,7 +136,7 @@ rvm_width_search <- function(kernels, xs, args, call) {
   table <- table[order(table$width), , drop = FALSE]
   rownames(table) <- NULL
   attr(table, "heuristic") <- heuristic
-  first <- if (is.null(best$models)) best else best$models[[1L]]
+  first <- first_class_model(best)
   attr(table, "objective") <- if (first$smoothness > 0) "log posterior" else "log evidence"
   failed <- Filter(function(r) !is.na(r$error), tried)
   if (length(failed))

@@ -34,24 +34,24 @@ gap_split <- function(t) {
   out <- attr(ys, "outliers")
   y <- as.numeric(ys)
   fit <- function(keep = seq_along(y), ...) suppressWarnings(rvm(s$x[keep, ], y[keep], scale = FALSE, ...))
-  medv <- function(f) s$centre + s$spread * predict(f, s$x_test)
-  rmse <- function(f) sqrt(mean((s$y_test - medv(f))^2))
+  error <- function(f) s$y_test - boston_medv(s, f)
+  rmse <- function(e, rows = TRUE) sqrt(mean(e[rows]^2))
   student <- fit(noise = "student")
-  oracle <- fit(setdiff(seq_along(y), out))
+  e_student <- error(student)
+  e_oracle <- error(fit(setdiff(seq_along(y), out)))
   top <- order(student$lambda, decreasing = TRUE)[seq_along(out)]
   ridge <- vapply(ridge_alphas, function(a)
-    rmse(fit(method = "em", noise = "student", control = ard_control(fixed_alpha = a))), 0)
-  excess <- (s$y_test - medv(student))^2 - (s$y_test - medv(oracle))^2
+    rmse(error(fit(method = "em", noise = "student", control = ard_control(fixed_alpha = a)))), 0)
+  excess <- e_student^2 - e_oracle^2
   top_coded <- s$y_test >= 50
   wrongly_flagged <- setdiff(top, out)
-  cbind(data.frame(split = t, oracle = rmse(oracle), student = rmse(student),
-                   student_df4 = rmse(fit(noise = "student", control = ard_control(student_df = 4))),
-                   drop_top_k = rmse(fit(setdiff(seq_along(y), top))), recall = mean(out %in% top)),
+  cbind(data.frame(split = t, oracle = rmse(e_oracle), student = rmse(e_student),
+                   student_df4 = rmse(error(fit(noise = "student", control = ard_control(student_df = 4)))),
+                   drop_top_k = rmse(error(fit(setdiff(seq_along(y), top)))), recall = mean(out %in% top)),
         stats::setNames(as.list(ridge), paste0("t_ridge_", ridge_alphas)),
         data.frame(test_at_50 = sum(top_coded), excess_at_50 = sum(excess[top_coded]),
                    excess_rest = sum(excess[!top_coded]),
-                   student_rest = sqrt(mean((s$y_test - medv(student))[!top_coded]^2)),
-                   oracle_rest = sqrt(mean((s$y_test - medv(oracle))[!top_coded]^2)),
+                   student_rest = rmse(e_student, !top_coded), oracle_rest = rmse(e_oracle, !top_coded),
                    wrongly_flagged = length(wrongly_flagged), wrongly_flagged_at_50 = sum(s$y[wrongly_flagged] >= 50),
                    train_at_50 = sum(s$y >= 50),
                    df = student$student[["df"]]))

@@ -18,3 +18,6 @@ boston_targets <- function(s, rate) {
   contaminate((s$y - s$centre) / s$spread, rate = rate, amplitude = 3, seed = 100 * s$t + round(100 * rate),
               scale = 1)
 }
+
+# A fit's predictions at the test inputs of split `s`, on the medv scale.
+boston_medv <- function(s, fit) s$centre + s$spread * predict(fit, s$x_test)

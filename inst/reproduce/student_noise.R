@@ -71,7 +71,7 @@ boston_fits <- function(t, rate, names) {
     secs <- system.time(fit <- suppressWarnings(
       rvm(s$x[keep, ], as.numeric(ys)[keep], scale = FALSE, method = m$method, noise = m$noise,
           control = m$control)))[[3]]
-    mu <- s$centre + s$spread * predict(fit, s$x_test)
+    mu <- boston_medv(s, fit)
     data.frame(split = t, rate = rate, model = name, rmse = sqrt(mean((s$y_test - mu)^2)), seconds = secs,
                converged = fit$converged, iterations = fit$iterations, relevant = length(fit$relevant),
                ess_samples = ess(fit, which = "samples"), ess_weights = ess(fit), width = fit$kernel$width)
