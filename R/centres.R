@@ -55,12 +55,22 @@ unscale_rows <- function(z, scaling, names) {
 # centred on the n training inputs. `centres`: NULL (automatic: every
 # training input up to `auto_limit` rows, `auto_m` k-means++ centres beyond,
 # with a message), a number m (k-means++ centres; m >= n means the training
-# inputs) or a matrix of centres.
-resolve_centres <- function(centres, x, xs, scaling, kernels, auto_limit = 5000L, auto_m = 1000L) {
-  n <- nrow(x)
+# inputs) or a matrix of centres. `in_fit`: the rows of positive weight; a
+# row of weight 0 is left out of the fit, so no kernel is centred on it and
+# k-means does not see it (the training inputs that remain are then the
+# centres, named by their rows).
+resolve_centres <- function(centres, x, xs, scaling, kernels, in_fit = rep(TRUE, nrow(x)), auto_limit = 5000L,
+                            auto_m = 1000L) {
+  n <- sum(in_fit)
   wavelet <- any(vapply(kernels, is_wavelet, logical(1)))
+  training_rows <- function() {
+    if (all(in_fit)) return(NULL)
+    z <- x[in_fit, , drop = FALSE]
+    rownames(z) <- which(in_fit)
+    z
+  }
   if (is.null(centres)) {
-    if (n <= auto_limit || wavelet) return(NULL)
+    if (n <= auto_limit || wavelet) return(if (wavelet) NULL else training_rows())
     message(sprintf(paste0("rvm(): %d training inputs, so the kernels are centred on %d k-means++ centres ",
                            "(`centres = %d`); `centres = %d` gives the full n x n basis."), n, auto_m, auto_m, n))
     centres <- auto_m
@@ -68,16 +78,21 @@ resolve_centres <- function(centres, x, xs, scaling, kernels, auto_limit = 5000L
   if (wavelet) stop_arg("centres", "must be NULL for a wavelet dictionary (its functions live on the training grid).")
   if (is.numeric(centres) && length(centres) == 1L && is.null(dim(centres))) {
     check_number(centres, "centres", lower = 1, integer = TRUE)
-    if (centres >= n) return(NULL)
-    return(unscale_rows(centres_of(xs, centres), scaling, colnames(x)))
+    if (centres >= n) return(training_rows())
+    return(unscale_rows(centres_of(xs[in_fit, , drop = FALSE], centres), scaling, colnames(x)))
   }
   z <- check_numeric_matrix(centres, "centres")
   if (ncol(z) != ncol(x))
     stop_arg("centres", sprintf("has %d columns but the inputs have %d.", ncol(z), ncol(x)))
   if (!all(is.finite(z))) stop_arg("centres", "contains infinite values.")
   colnames(z) <- colnames(x)
+  rownames(z) <- NULL
   z
 }
+
+# Labels of the centres of a basis: the training rows they are (centres
+# made from the rows of positive weight), or "c" and their row.
+centre_names <- function(centres) rownames(centres) %||% paste0("c", seq_len(nrow(centres)))
 
 # Inputs the kernels of a fit are centred on, in the caller's units.
 basis_centres <- function(object) object$centres %||% object$x

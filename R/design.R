@@ -22,6 +22,8 @@ fit_formula <- function(mcall, env, fitter, generic, ..., keep_intercept = FALSE
   mf$drop.unused.levels <- TRUE
   mf[[1L]] <- quote(stats::model.frame)
   mf <- eval(mf, env)
+  if (nrow(mf) == 0L)
+    stop("0 (non-NA) cases: every row of the data has a missing value in the variables of the formula.", call. = FALSE)
   mt <- attr(mf, "terms")
   y <- stats::model.response(mf)
   if (is.null(y)) stop_arg("formula", "has no response.")

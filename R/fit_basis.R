@@ -13,11 +13,18 @@ fit_basis <- function(Phi, y, family, method, noise = "shared", smoothness = 0, 
                       control, weights = NULL, offset = NULL, wavelet = NULL) {
   gaussian <- family$family == "gaussian"
   n <- length(y)
+  if (gaussian && noise == "shared" && !is.null(weights) && sum(weights) < 2 && is.null(control$noise_variance))
+    stop_arg("weights", sprintf(paste0(
+      "sum to %s: with shared noise an integer weight counts as that many copies of its row, so the noise would ",
+      "be estimated from %s observations. Rescale them to count observations (e.g. weights * n / sum(weights)), or ",
+      "fix the noise with `control = list(noise_variance = )`."), format(sum(weights), digits = 3),
+      format(sum(weights), digits = 3)))
   st <- if (gaussian) standard_units(Phi, y, weights, offset, robust = noise != "shared",
                                      const = if (!is.null(wavelet)) c(1, 1 / sqrt(n)))
   problem <- solver_problem(method, noise, objective, smoothness,
                             fixed_noise = if (gaussian) fixed_noise_std(control$noise_variance, st) else -1,
                             n_effective = if (gaussian) st$n_effective else -1,
+                            target_variance = if (gaussian) st$target_variance else -1,
                             case_weights = if (!gaussian) weights, offset = if (!gaussian) offset)
   settings <- core_settings(control)
   if (!is.null(wavelet)) {
@@ -49,9 +56,10 @@ fit_basis <- function(Phi, y, family, method, noise = "shared", smoothness = 0, 
 # offset of the linear predictor; gaussian ones have them applied to the
 # targets by standard_units().
 solver_problem <- function(method, noise = "shared", objective = "auto", smoothness = 0, fixed_noise = -1,
-                           n_effective = -1, case_weights = NULL, offset = NULL) {
+                           n_effective = -1, target_variance = -1, case_weights = NULL, offset = NULL) {
   list(method = method, per_sample = noise != "shared", student = noise == "student", form = objective,
-       smoothness = smoothness, fixed_noise = fixed_noise, n_effective = n_effective, case_weights = case_weights %||% numeric(0),
+       smoothness = smoothness, fixed_noise = fixed_noise, n_effective = n_effective,
+       target_variance = target_variance, case_weights = case_weights %||% numeric(0),
        offset = offset %||% numeric(0))
 }
 

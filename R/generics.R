@@ -162,7 +162,7 @@ deviance.sparsebayes <- function(object, ...) {
 # The effective number of parameters of a fit (see df.residual above).
 effective_parameters <- function(object) {
   if (inherits(object, "sb_rvm_multiclass")) return(sum(vapply(object$models, effective_parameters, numeric(1))))
-  if (inherits(object, "sb_sparse_gp")) return(sum(1 - object$Lambda * object$pi_diag) + 1)
+  if (inherits(object, "sb_sparse_gp")) return(sum(leverage_gp(object)) + 1)
   sum(1 - object$alpha[object$relevant] * diag(object$Sigma))
 }
 
@@ -249,7 +249,7 @@ family.sparsebayes <- function(object, ...) object$family %||% stats::gaussian()
 #' @importFrom stats logLik
 #' @export
 logLik.sparsebayes <- function(object, ...) {
-  structure(object$logLik, df = NA_real_, nobs = length(object$y), class = "logLik")
+  structure(object$logLik, df = NA_real_, nobs = stats::nobs(object), class = "logLik")
 }
 
 #' @rdname logLik.sparsebayes
@@ -341,7 +341,7 @@ anova.sparsebayes <- function(object, ...) {
     if (!identical(unname(unclass(f$y)), unname(unclass(first$y))) || !identical(levels(f$y), levels(first$y)))
       stop("the fits were fitted to different responses (or different rows); a Bayes factor needs the same data.",
            call. = FALSE)
-    if (!identical(unname(prior_weights(f)), unname(prior_weights(first))))
+    if (!same_weights(prior_weights(f), prior_weights(first), length(first$y)))
       stop("the fits have different prior weights; their evidences are not of the same data.", call. = FALSE)
   }
   ll <- vapply(fits, function(f) as.numeric(logLik(f)), numeric(1))
@@ -361,6 +361,12 @@ anova.sparsebayes <- function(object, ...) {
                  paste("\nnoise = \"sample\" fits maximise the evidence over one variance per sample: against fits",
                        "with fewer noise parameters their Bayes factors are inflated."))
   structure(out, heading = heading, class = c("anova", "data.frame"))
+}
+
+# Do two fits of n rows have the same prior weights? Compared by value, unit
+# weights equal to none.
+same_weights <- function(a, b, n) {
+  identical(as.numeric(a %||% rep(1, n)), as.numeric(b %||% rep(1, n)))
 }
 
 # The prior weights given at the fit (NULL: none); a multiclass fit's are its

@@ -371,7 +371,9 @@ print.summary.sb_rvm <- function(x, digits = max(3L, getOption("digits") - 3L), 
 #' @return The training inputs whose kernels were retained, one row each,
 #'   named by their row number in the training data; for a fit with
 #'   `centres`, the retained centres, named `"c"` and their row in
-#'   `object$centres`.
+#'   `object$centres`. For a multiclass fit, one data frame of the retained
+#'   inputs of every class model, with columns `class` and `row` (the names
+#'   above) first, as [tidy()][tidy.sb_rvm] gives its terms.
 #' @examples
 #' fit <- rvm(accel ~ times, data = MASS::mcycle)
 #' relevance_vectors(fit)
@@ -384,15 +386,28 @@ relevance_vectors.sb_rvm <- function(object, ...) {
                                    "see `object$relevant`.", call. = FALSE)
   rv <- basis_centres(object)[object$relevance_index, , drop = FALSE]
   rownames(rv) <- if (is.null(object$centres)) case_names(object)[object$relevance_index]
-                  else paste0("c", object$relevance_index)
+                  else centre_names(object$centres)[object$relevance_index]
   rv
+}
+
+#' @export
+relevance_vectors.sb_rvm_multiclass <- function(object, ...) {
+  parts <- lapply(names(object$models), function(k) {
+    rv <- relevance_vectors(object$models[[k]])
+    data.frame(class = rep(k, nrow(rv)), row = rownames(rv), rv, row.names = NULL, check.names = FALSE,
+               stringsAsFactors = FALSE)
+  })
+  do.call(rbind, parts)
 }
 
 #' @export
 coef.sparsebayes <- function(object, ...) object$weights
 
 #' @export
-nobs.sparsebayes <- function(object, ...) length(object$y)
+nobs.sparsebayes <- function(object, ...) {
+  w <- prior_weights(object)
+  if (is.null(w)) length(object$y) else sum(w > 0)  # as lm and glm: rows of weight 0 are not observations
+}
 
 #' @export
 vcov.sparsebayes <- function(object, ...) object$Sigma

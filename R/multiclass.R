@@ -82,7 +82,7 @@ coef.sb_rvm_multiclass <- function(object, ...) lapply(object$models, coef)
 #' @export
 logLik.sb_rvm_multiclass <- function(object, ...) {
   ll <- lapply(object$models, logLik)
-  structure(sum(unlist(ll)), df = sum(vapply(ll, attr, numeric(1), "df")), nobs = length(object$y),
+  structure(sum(unlist(ll)), df = sum(vapply(ll, attr, numeric(1), "df")), nobs = stats::nobs(object),
             class = "logLik")
 }
 

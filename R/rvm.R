@@ -210,10 +210,15 @@ rvm.default <- function(x = NULL, y, kernel = "gaussian", bias = TRUE, scale = T
     check_flag(bias)
     check_flag(scale)
     if (any(vapply(kernels, is_wavelet, logical(1)))) bias <- FALSE  # wavelets hold the constant
-    scaling <- input_scaling(x, scale)
+    # Rows of weight 0 are not in the fit: the scaling (weighted moments, so that
+    # integer weights act as copies), the width heuristic and the centres see
+    # only the others.
+    case_weights <- check_weights(weights, nrow(x))
+    in_fit <- if (is.null(case_weights)) rep(TRUE, nrow(x)) else case_weights > 0
+    scaling <- input_scaling(x, scale, weights = case_weights)
     xs <- apply_scaling(x, scaling)
-    kernels <- lapply(kernels, resolve_kernel, x = xs)
-    centres <- resolve_centres(centres, x, xs, scaling, kernels)
+    kernels <- lapply(kernels, resolve_kernel, x = xs[in_fit, , drop = FALSE])
+    centres <- resolve_centres(centres, x, xs, scaling, kernels, in_fit)
     if (any(vapply(kernels, is_evidence_width, logical(1))))  # a width chosen by the evidence: R/width_search.R
       return(rvm_width_search(kernels, xs, list(x = x, y = y, bias = bias, scale = scale, family = family,
                                                 prior = prior, method = method, noise = noise, objective = objective,
@@ -312,7 +317,7 @@ smoothness_constant <- function(prior, n) {
 # the kernel type in a dictionary ("haar:17", "gaussian:c3").
 basis_names_of <- function(kernel, bias, n, centres = NULL) {
   kernels <- as_dictionary(kernel)
-  ids <- if (is.null(centres)) as.character(seq_len(n)) else paste0("c", seq_len(nrow(centres)))
+  ids <- if (is.null(centres)) as.character(seq_len(n)) else centre_names(centres)
   labels <- lapply(kernels, function(k) {
     tag <- if (is_wavelet(k)) k$family else k$type
     if (length(kernels) == 1L && !is_wavelet(k)) ids else paste0(tag, ":", ids)

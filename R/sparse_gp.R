@@ -56,11 +56,13 @@
 #' @param formula A formula `y ~ terms`; factors are expanded by
 #'   [stats::model.matrix()] and the intercept column dropped.
 #' @param data,subset,na.action As in [stats::lm()].
-#' @param weights `NULL` or positive case weights: observation i has noise
-#'   variance `noise / weights[i]` and counts `weights[i]` times in the
+#' @param weights `NULL` or non-negative case weights: observation i has
+#'   noise variance `noise / weights[i]` and counts `weights[i]` times in the
 #'   likelihood, so integer weights act like replicated rows (VFE and exact;
 #'   FITC's per-row correction does not replicate). The reported `noise` is
-#'   that of weight 1.
+#'   that of weight 1. Rows of weight 0 are left out of the fit (the
+#'   scaling, the width heuristic and the inducing points do not see them)
+#'   and get predictions as fitted values.
 #' @param offset A known part of the response, one value per observation
 #'   (or, in a formula, `offset()` terms and this argument evaluated in
 #'   `data`, as by [stats::lm()]): the GP models `y - offset`, fitted
@@ -178,8 +180,21 @@ sparse_gp.default <- function(x, y, kernel = kernel_gaussian(), inducing = 50, a
   if (is.factor(y) || is.character(y) || is.logical(y))
     stop_arg("y", "must be numeric: sparse_gp() is for regression with Gaussian noise.")
   y <- check_response(y, n)
-  case_weights <- check_weights(weights, n, positive = TRUE)
+  case_weights <- check_weights(weights, n)
   offset <- check_offset(offset, n)
+  if (!is.null(case_weights) && any(case_weights == 0)) {
+    # Rows of weight 0 are not in the fit: it is made without them (scaling,
+    # width, inducing points and hyperparameters alike) and they get their
+    # predictions.
+    keep <- case_weights > 0
+    args <- list(x[keep, , drop = FALSE], y[keep], kernel = kernel, approx = approx, noise = noise,
+                 optimize = optimize, restarts = restarts, seed = seed, scale = scale,
+                 weights = case_weights[keep], offset = offset[keep], control = control)
+    if (!missing(inducing)) args$inducing <- inducing
+    fit <- do.call(sparse_gp.default, args)
+    fit$call <- generic_call(match.call(), "sparse_gp")
+    return(with_unfitted_rows(fit, x, y, case_weights, offset))
+  }
   if (!is.null(offset)) y <- y - offset
   check_flag(scale, "scale")
   kernel <- as_kernel(kernel)
@@ -200,7 +215,7 @@ sparse_gp.default <- function(x, y, kernel = kernel_gaussian(), inducing = 50, a
   if (approx == "exact" && n > control$exact_max_n)
     stop_arg("approx", sprintf("\"exact\" needs O(n^3) time and n^2 memory; n = %d exceeds control$exact_max_n = %d. Use \"VFE\" or \"FITC\".",
                                n, control$exact_max_n))
-  scaling <- input_scaling(x, scale)
+  scaling <- input_scaling(x, scale, weights = case_weights)
   xs <- apply_scaling(x, scaling)
   if (!all(is.finite(rowSums(xs^2))))
     stop_arg("x", "is too large for squared distances in double precision; rescale it or use scale = TRUE.")
@@ -214,7 +229,7 @@ sparse_gp.default <- function(x, y, kernel = kernel_gaussian(), inducing = 50, a
   ybar <- std$shift
   sy <- std$scale
   r <- std$r
-  vy <- stats::var(r)
+  vy <- if (is.null(case_weights)) stats::var(r) else replicated_variance(r, case_weights)  # as of replicated rows
   if (!is.null(noise)) noise <- noise / sy^2
   if (optimize == "none") kernel$variance <- kernel$variance / sy^2
 
@@ -238,6 +253,32 @@ sparse_gp.default <- function(x, y, kernel = kernel_gaussian(), inducing = 50, a
                        optimize = optimize, control = control, call = generic_call(match.call(), "sparse_gp"))
   fit$prior.weights <- case_weights
   add_offset(fit, offset)
+}
+
+# A fit made without the rows of weight 0, given them back: their fitted
+# values are predictions, with no precision in the fit (Lambda Inf, Pi 0).
+with_unfitted_rows <- function(fit, x, y, weights, offset) {
+  keep <- weights > 0
+  pad <- function(v, fill) {
+    out <- rep(fill, length(keep))
+    out[keep] <- v
+    out
+  }
+  latent <- gp_latent(fit, x[!keep, , drop = FALSE])
+  fitted <- pad(fit$fitted.values, NA_real_)
+  fitted[!keep] <- latent$mean + if (is.null(offset)) 0 else offset[!keep]
+  fit$fitted_var <- pad(fit$fitted_var, NA_real_)
+  fit$fitted_var[!keep] <- latent$var
+  fit$pi_diag <- pad(fit$pi_diag, 0)
+  fit$pi_r <- pad(fit$pi_r, 0)
+  fit$Lambda <- pad(fit$Lambda, Inf)
+  fit$x <- x
+  fit$y <- y
+  fit$fitted.values <- fitted
+  fit$residuals <- y - fitted
+  fit$prior.weights <- weights
+  if (!is.null(offset)) fit$offset <- offset
+  fit
 }
 
 #' Control settings for sparse GP fits

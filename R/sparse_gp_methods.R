@@ -151,7 +151,7 @@ logLik.sb_sparse_gp <- function(object, ...) {
   df <- 1L + (object$optimize != "none") * 2L +
     isTRUE(object$noise_estimated) +
     (object$optimize == "all" && object$approx != "exact") * length(object$inducing)
-  structure(object$logLik, df = df, nobs = length(object$y), class = "logLik")
+  structure(object$logLik, df = df, nobs = stats::nobs(object), class = "logLik")
 }
 
 #' @export
@@ -186,11 +186,14 @@ vcov.sb_sparse_gp <- function(object, ...) {
 #' @name sparse_gp_diagnostics
 NULL
 
+# h_i = 1 - Lambda_ii Pi_ii; 0 for a row of weight 0 (Lambda Inf), which is not in the fit.
+leverage_gp <- function(model) ifelse(is.finite(model$Lambda), 1 - model$Lambda * model$pi_diag, 0)
+
 #' @rdname sparse_gp_diagnostics
 #' @importFrom stats hatvalues
 #' @export
 hatvalues.sb_sparse_gp <- function(model, ...) {
-  h <- 1 - model$Lambda * model$pi_diag
+  h <- leverage_gp(model)
   names(h) <- names(model$fitted.values)
   stats::naresid(model$na.action, h)
 }
@@ -201,7 +204,7 @@ residuals.sb_sparse_gp <- function(object, type = c("response", "pearson", "loo"
   type <- match_arg(type)
   point_noise <- object$noise / if (is.null(object$prior.weights)) 1 else object$prior.weights
   r <- switch(type, response = object$residuals, pearson = object$residuals / sqrt(point_noise),
-              loo = object$pi_r / object$pi_diag)
+              loo = ifelse(object$pi_diag > 0, object$pi_r / object$pi_diag, object$residuals))  # weight 0: not in the fit
   names(r) <- names(object$fitted.values)
   stats::naresid(object$na.action, r)
 }

@@ -8,7 +8,8 @@
 # function of a wavelet basis) the target is centred by its weighted mean
 # (weighted median with per-sample noise);
 # it is divided by a robust, overflow-safe scale (the MAD, or the sd when
-# the MAD is 0, both computed on y / max|y|); rows are multiplied by
+# the MAD is 0, both computed on y / max|y|; with shared noise and weights,
+# those of the rows replicated w times); rows are multiplied by
 # sqrt(weights), so that lambda_i = lambda / w_i exactly.
 #
 # Coming out (caller_units): weights x scale (+ shift / value on the constant
@@ -35,13 +36,19 @@ constant_column <- function(Phi) {
   0L
 }
 
-# A robust, overflow-safe, positive scale of r (never 0).
-robust_scale <- function(r) {
+# A robust, overflow-safe, positive scale of r (never 0): the MAD, or the
+# sd when the MAD is 0; with `w`, those of r's rows replicated w times.
+robust_scale <- function(r, w = NULL) {
   size <- max(abs(r))
   if (!is.finite(size) || size == 0) return(1)
   u <- r / size
-  s <- stats::mad(u)
-  if (!(s > 0)) s <- stats::sd(u)
+  if (is.null(w)) {
+    s <- stats::mad(u)
+    if (!(s > 0)) s <- stats::sd(u)
+  } else {
+    s <- 1.4826 * weighted_median(abs(u - weighted_median(u, w)), w)
+    if (!(s > 0)) s <- sqrt(replicated_variance(u, w))
+  }
   if (!is.finite(s) || !(s > 0)) s <- 1
   s * size
 }
@@ -79,7 +86,8 @@ standard_units <- function(Phi, y, weights = NULL, offset = NULL, const = NULL, 
   }
   sw <- sqrt(w[keep])
   r <- z[keep] - shift
-  scale <- robust_scale(sw * r)
+  replicated <- !is.null(weights) && !robust
+  scale <- if (replicated) robust_scale(r, w[keep]) else robust_scale(sw * r)
   # Shared noise: weights act as replicates for the noise (the solvers' N is
   # sum(w)) and the evidence is that of the replicated rows; per-sample
   # noise: weights are relative precisions.
@@ -87,7 +95,15 @@ standard_units <- function(Phi, y, weights = NULL, offset = NULL, const = NULL, 
   list(y = sw * r / scale, Phi = if (is.null(weights)) Phi else if (!is.null(Phi)) Phi[keep, , drop = FALSE] * sw,
        n = n, keep = keep, weights = weights, offset = offset, sw = sw, shift = shift, scale = scale,
        const = const, log_jacobian = -sum(keep) * log(scale) + sum(log(w[keep])) / 2,
-       n_effective = if (!is.null(weights) && !robust) sum(w[keep]) else -1)
+       n_effective = if (replicated) sum(w[keep]) else -1,
+       target_variance = if (replicated) replicated_variance(r / scale, w[keep]) else -1)
+}
+
+# The sample variance of u as rows replicated w times (w need not be whole).
+replicated_variance <- function(u, w) {
+  N <- sum(w)
+  centre <- sum(w * u) / N
+  sum(w * (u - centre)^2) / (N - 1)
 }
 
 # A fixed noise variance in the caller's units, in standard units (-1: none).

@@ -170,7 +170,7 @@ glance.sparsebayes <- function(x, ...) {
   models <- if (multiclass) x$models else list(x)
   shared_gaussian <- identical(family(x)$family, "gaussian") && length(x$lambda) == 1L
   edf <- effective_parameters(x)
-  data.frame(nobs = length(x$y), logLik = as.numeric(logLik(x)), relevant = relevant_count(x),
+  data.frame(nobs = stats::nobs(x), logLik = as.numeric(logLik(x)), relevant = relevant_count(x),
              sigma = if (shared_gaussian) sqrt(x$lambda) else NA_real_,
              ess_weights = if (multiclass || gp) NA_real_ else ess(x, which = "weights"),
              ess_samples = if (multiclass) NA_real_ else ess(x, which = "samples"),

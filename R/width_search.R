@@ -124,6 +124,14 @@ rvm_width_search <- function(kernels, xs, args, call) {
   ord <- order(grid)
   grid <- grid[ord]
   top <- which.max(values[ord])
+  limits <- log(heuristic) + log(2) * width_grid_log2
+  at_edge <- abs(grid[top] - limits) < 1e-8
+  if (any(at_edge))
+    warning(sprintf(paste0("the width chosen by the evidence is at the %s end of the grid searched (%s times the median-",
+                           "heuristic width %s): the evidence may rise further beyond it. Give a width, or ",
+                           "cross-validate it."), if (at_edge[1L]) "narrow" else "wide",
+                    format(2^width_grid_log2[at_edge][1L], digits = 3), format(heuristic, digits = 4)),
+            call. = FALSE)
   bracket <- grid[c(max(1L, top - 1L), min(length(grid), top + 1L))]
   # optimize() needs finite values: a skipped width is the worst there is.
   stats::optimize(function(lw) max(evaluate(lw), -.Machine$double.xmax), bracket, maximum = TRUE,

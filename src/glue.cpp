@@ -33,6 +33,7 @@ sparsebayes::SolverOptions as_options(const Rcpp::List& p, const Rcpp::List& c) 
   o.smoothness = setting<double>(p, "smoothness");
   o.fixed_noise = setting<double>(p, "fixed_noise");
   o.n_effective = setting<double>(p, "n_effective");
+  o.target_variance = setting<double>(p, "target_variance");
   o.case_weights = setting<Eigen::VectorXd>(p, "case_weights");
   o.offset = setting<Eigen::VectorXd>(p, "offset");
   o.max_iterations = setting<int>(c, "max_iterations");

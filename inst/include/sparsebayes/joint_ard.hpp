@@ -40,6 +40,7 @@ inline Eigen::VectorXd soft(const Eigen::VectorXd& z, const Eigen::VectorXd& k) 
 // and takes S^3, which made it the largest cost of an EM iteration.
 inline void invert_lower(Eigen::Ref<Eigen::MatrixXd> L) {
   const Eigen::Index n = L.rows();
+  check_interrupt();
   if (n <= 32) {
     Eigen::MatrixXd inv = Eigen::MatrixXd::Identity(n, n);
     L.triangularView<Eigen::Lower>().solveInPlace(inv);
@@ -48,12 +49,28 @@ inline void invert_lower(Eigen::Ref<Eigen::MatrixXd> L) {
   }
   const Eigen::Index h = n / 2;
   auto B = L.bottomLeftCorner(n - h, h);
-  // B <- -C^-1 B A^-1 by two triangular solves with the blocks not yet inverted.
-  L.bottomRightCorner(n - h, n - h).triangularView<Eigen::Lower>().solveInPlace(B);
-  L.topLeftCorner(h, h).triangularView<Eigen::Lower>().template solveInPlace<Eigen::OnTheRight>(B);
+  // B <- -C^-1 B A^-1 by two triangular solves with the blocks not yet inverted,
+  // in panels (columns of B, then rows) so that an interrupt is seen between them.
+  const Eigen::Index w = interrupt_panel(n - h, n - h);
+  for_panels(h, w, [&](Eigen::Index j, Eigen::Index nb) {
+    L.bottomRightCorner(n - h, n - h).triangularView<Eigen::Lower>().solveInPlace(B.middleCols(j, nb));
+  });
+  for_panels(n - h, w, [&](Eigen::Index i, Eigen::Index nb) {
+    L.topLeftCorner(h, h).triangularView<Eigen::Lower>().template solveInPlace<Eigen::OnTheRight>(B.middleRows(i, nb));
+  });
   B = -B;
   invert_lower(L.topLeftCorner(h, h));
   invert_lower(L.bottomRightCorner(n - h, n - h));
+}
+
+// Squared norms of the rows of A B' (A: n x S, B: S x S), by row panels with
+// an interrupt check between them: x_i' Sigma x_i for B = L^-1.
+inline Eigen::VectorXd row_norms_of_product(const Eigen::MatrixXd& A, const Eigen::MatrixXd& B) {
+  Eigen::VectorXd out(A.rows());
+  for_panels(A.rows(), interrupt_panel(B.rows(), B.cols()), [&](Eigen::Index i, Eigen::Index nb) {
+    out.segment(i, nb) = (A.middleRows(i, nb) * B.transpose()).rowwise().squaredNorm();
+  });
+  return out;
 }
 
 // Thinned record of alpha and lambda: every `stride` iterations, halved when full.
@@ -103,10 +120,11 @@ class JointArd {
     if (opt_.schedule != "converge" && opt_.schedule != "paper")
       throw std::invalid_argument("unknown schedule '" + opt_.schedule + "'");
     if (!(sample_variance(y) > 0.0)) throw std::invalid_argument("the response is constant; nothing to fit");
-    // Unit-norm columns times sqrt(n): unit mean square, the units of alpha_min, alpha_max and init_alpha.
+    // Unit-norm columns times sqrt(N): unit mean square (over the replicated rows
+    // when prior weights count copies), the units of alpha_min, alpha_max and init_alpha.
     // Applied on the fly (xcol()), not copied: a copy of an n x d design costs
     // more than the whole shared-noise fit at n = 20000, d = 500.
-    const double root_n = std::sqrt(static_cast<double>(n_));
+    const double root_n = std::sqrt(replicated_rows());
     x_scale_ = Eigen::VectorXd::Zero(d_);
     for (Eigen::Index j = 0; j < d_; ++j) {
       if (Phi.col(j).squaredNorm() > 0.0) {
@@ -123,7 +141,7 @@ class JointArd {
     const bool alpha_fixed = opt_.fixed_alpha > 0.0;
     const bool noise_fixed = opt_.fixed_noise > 0.0;
     alpha_ = Eigen::VectorXd::Constant(active_.size(), alpha_fixed ? opt_.fixed_alpha : opt_.init_alpha);
-    const double lam0 = noise_fixed ? opt_.fixed_noise : initial_noise_variance(y_, opt_.init_lambda);
+    const double lam0 = noise_fixed ? opt_.fixed_noise : initial_noise_variance(y_, opt_);
     lambda_ = Eigen::VectorXd::Constant(opt_.per_sample ? n_ : 1, lam0);
     if (opt_.method == "gradient") {
       adam_m_g_ = adam_v_g_ = Eigen::VectorXd::Zero(alpha_.size());
@@ -337,10 +355,12 @@ class JointArd {
     } else if (!opt_.per_sample) {
       if (XtX_.size() == 0) {
         // Phi'Phi scaled by the column scales (X is never formed); its lower
-        // triangle by a symmetric rank update, half the flops of the general
-        // product (this is the O(n d^2) cost of a shared-noise fit), then mirrored.
+        // triangle by column panels, half the flops of the general product
+        // (this is the O(n d^2) cost of a shared-noise fit), then mirrored.
         XtX_ = Eigen::MatrixXd::Zero(d_, d_);
-        XtX_.selfadjointView<Eigen::Lower>().rankUpdate(Phi_.transpose());
+        for_panels(d_, interrupt_panel(n_, d_), [&](Eigen::Index j, Eigen::Index nb) {
+          XtX_.block(j, j, d_ - j, nb).noalias() = Phi_.middleCols(j, d_ - j).transpose() * Phi_.middleCols(j, nb);
+        });
         for (Eigen::Index j = 0; j < d_; ++j) {
           XtX_.col(j).tail(d_ - j) = XtX_.col(j).tail(d_ - j).cwiseProduct(x_scale_.tail(d_ - j)) * x_scale_(j);
           // j = 0 mirrors nothing; skipping it also spares Eigen's debug-mode aliasing
@@ -401,7 +421,7 @@ class JointArd {
     ard_detail::invert_lower(Linv_);
     mu_ = llt.solve(b_);
     diag_sigma_ = Linv.colwise().squaredNorm().transpose();
-    if (need & 6) Sigma_.noalias() = Linv.transpose() * Linv;
+    if (need & 6) Sigma_ = gram_matrix(Linv);
     // Shared noise needs no copy of the active columns (A_ comes from X'X).
     if (opt_.per_sample) resid_ = y_ - active_X() * mu_;
     else resid_ = y_ - active_times(mu_);
@@ -410,14 +430,15 @@ class JointArd {
     const double fit_term = opt_.per_sample ? (resid_.array().square() / lambda_.array()).sum()
                                             : resid_.squaredNorm() / lambda_(0);
     log_ml_ = log_evidence(log_det_H, alpha_, mu_, log_det_lambda(), fit_term, n_) + student_.log_bound_terms(lambda_);
-    if (need & 1) q_row_ = (active_X() * Linv.transpose()).rowwise().squaredNorm();
+    if (need & 1) q_row_ = ard_detail::row_norms_of_product(active_X(), Linv);
     if (need & 2) q_col_ = (A_.array() * Sigma_.array()).rowwise().sum().matrix().cwiseProduct(alpha_);
   }
 
   // The Cholesky factor of Sigma_y = L + X_a A^-1 X_a' (n x n) over the active columns.
   Eigen::LLT<Eigen::MatrixXd> sample_covariance_factor() {
     const Eigen::MatrixXd& Xa = active_X();
-    Eigen::MatrixXd Sy = Xa * alpha_.cwiseInverse().asDiagonal() * Xa.transpose();
+    const Eigen::MatrixXd Xg = Xa * alpha_.cwiseInverse().cwiseSqrt().asDiagonal();
+    Eigen::MatrixXd Sy = gram_matrix(Xg.transpose());
     if (opt_.per_sample) Sy.diagonal() += lambda_;
     else Sy.diagonal().array() += lambda_(0);
     return robust_cholesky(Sy, jitter_events_);
@@ -430,7 +451,9 @@ class JointArd {
     const Eigen::VectorXd ginv = alpha_.cwiseInverse();
     const auto llt = sample_covariance_factor();
     const Eigen::VectorXd Piy = llt.solve(y_);
-    const Eigen::MatrixXd PiX = llt.solve(Xa);
+    Eigen::MatrixXd PiX(n_, Xa.cols());
+    for_panels(Xa.cols(), interrupt_panel(n_, n_),
+               [&](Eigen::Index j, Eigen::Index nb) { PiX.middleCols(j, nb) = llt.solve(Xa.middleCols(j, nb)); });
     mu_ = ginv.cwiseProduct(Xa.transpose() * Piy);
     const Eigen::VectorXd qc = (Xa.array() * PiX.array()).colwise().sum().transpose();
     diag_sigma_ = ginv - qc.cwiseProduct(ginv.cwiseAbs2());
@@ -440,12 +463,18 @@ class JointArd {
     if (need & 2) q_col_ = qc;
     if (need & 1) {
       // x_i' Sigma x_i = lambda_i - lambda_i^2 [Pi_y]_ii
-      const Eigen::MatrixXd Pi = llt.solve(Eigen::MatrixXd::Identity(n_, n_));
+      // [Pi_y]_ii: the squared column norms of L^-1
+      Eigen::MatrixXd Linv = llt.matrixL();
+      ard_detail::invert_lower(Linv);
       const Eigen::VectorXd lam = opt_.per_sample ? lambda_ : Eigen::VectorXd::Constant(n_, lambda_(0));
-      q_row_ = lam - lam.cwiseAbs2().cwiseProduct(Pi.diagonal());
+      q_row_ = lam - lam.cwiseAbs2().cwiseProduct(Linv.colwise().squaredNorm().transpose());
     }
     return llt;
   }
+
+  // N: the number of rows, or the sum of prior weights (rows scaled by sqrt(w)
+  // then act as w copies for the shared noise).
+  double replicated_rows() const { return opt_.n_effective > 0.0 ? opt_.n_effective : static_cast<double>(n_); }
 
   // sum_j (1 - alpha_j Sigma_jj): the effective number of parameters, = sum_i h_i.
   double effective_parameters() const {
@@ -468,7 +497,7 @@ class JointArd {
     const double rss = resid_.squaredNorm();
     if (!opt_.per_sample) {
       const double lam = lambda_(0), g = effective_parameters();
-      const double N = opt_.n_effective > 0.0 ? opt_.n_effective : static_cast<double>(n_);  // sum of prior weights
+      const double N = replicated_rows();
       if (opt_.method == "mackay") return Eigen::VectorXd::Constant(1, rss / std::max(N - g, 1e-12));
       // em and irls2 (the latter as (rss + n lambda - lambda^2 tr Pi_y) / n, tr Pi_y = (n - g) / lambda)
       return Eigen::VectorXd::Constant(1, (rss + lam * g) / N);
@@ -504,8 +533,7 @@ class JointArd {
       if (opt_.per_sample) {
         grad = 0.5 * (1.0 - q_row_.array() / lambda_.array() - resid_.array().square() / lambda_.array());
       } else {
-        const double N = opt_.n_effective > 0.0 ? opt_.n_effective : static_cast<double>(n_);
-        grad = Eigen::ArrayXd::Constant(1, 0.5 * (N - effective_parameters() - resid_.squaredNorm() / lambda_(0)));
+        grad = Eigen::ArrayXd::Constant(1, 0.5 * (replicated_rows() - effective_parameters() - resid_.squaredNorm() / lambda_(0)));
       }
       adam_m_l_ = b1 * adam_m_l_.array() + (1 - b1) * grad;
       adam_v_l_ = b2 * adam_v_l_.array() + (1 - b2) * grad.square();
@@ -585,7 +613,9 @@ class JointArd {
       if (opt_.per_sample) {
         for (Eigen::Index i = 0; i < n_; ++i) l_new(i) = v(i) > 0.0 ? std::abs(r(i)) / v(i) : lambda_(i);
       } else {
-        l_new(0) = r.norm() / std::sqrt(std::max(pii.sum(), 1e-300));
+        // tr Pi_y over the replicated rows: each extra copy adds 1 / lambda.
+        const double trace_pi = pii.sum() + (replicated_rows() - static_cast<double>(n_)) / lam(0);
+        l_new(0) = r.norm() / std::sqrt(std::max(trace_pi, 1e-300));
       }
     }
   }
@@ -780,9 +810,9 @@ class JointArd {
     res.fitted = y_ - resid_;
   }
 
-  // From unit mean-square columns to unit-norm ones: w sqrt(n), alpha / n.
+  // From unit mean-square columns to unit-norm ones: w sqrt(N), alpha / N (N rows, or replicated ones).
   void to_unit_norm(FitResult& r) const {
-    const double nn = static_cast<double>(n_);
+    const double nn = replicated_rows();
     r.mu *= std::sqrt(nn);
     r.Sigma *= nn;
     r.alpha /= nn;

@@ -23,7 +23,7 @@ inline FitResult mackay_laplace_solve(const Eigen::Ref<const Eigen::MatrixXd>& P
   const Eigen::Index n = Phi.rows(), M = Phi.cols();
   // alpha_max refers to columns of unit mean square, whose precisions are n times those of unit-norm ones.
   const double alpha_max = opt.alpha_max / static_cast<double>(n);
-  const double beta0 = 1.0 / initial_noise_variance(t, opt.init_lambda);
+  const double beta0 = 1.0 / initial_noise_variance(t, opt);
   const Eigen::VectorXd PhiT_t = (Phi.transpose() * t).cwiseProduct(inv_scale);
   // Start every column at its single-column optimum, clipped as SparseBayes does.
   std::vector<Eigen::Index> active;

@@ -32,6 +32,7 @@ struct SolverOptions {
   double smoothness;           // c of the smoothness prior; 0 = none
   double fixed_noise;          // > 0: noise variance held at this value; <= 0: estimated
   double n_effective;          // > 0: the N of the shared noise update (sum of prior weights)
+  double target_variance;      // > 0: var(t) of the targets as replicated rows (prior weights); else computed
   Eigen::VectorXd case_weights;  // Bernoulli, Poisson: weights of the log-likelihood terms (empty: none)
   Eigen::VectorXd offset;        //   and an offset of the linear predictor (empty: none)
   // Every solver.
@@ -112,9 +113,16 @@ inline double sample_variance(const Eigen::Ref<const Eigen::VectorXd>& t) {
   return (t.array() - t.mean()).square().sum() / (t.size() - 1.0);
 }
 
+// var(t), or with prior weights that of the replicated rows (given by R: rows
+// scaled by sqrt(w) do not show it), so that starting values and bounds see
+// an integer weight as copies of its row.
+inline double target_variance(const Eigen::Ref<const Eigen::VectorXd>& t, const SolverOptions& opt) {
+  return opt.target_variance > 0.0 ? opt.target_variance : sample_variance(t);
+}
+
 // The starting noise variance: a fraction of var(t) (targets in standard units).
-inline double initial_noise_variance(const Eigen::Ref<const Eigen::VectorXd>& t, double fraction) {
-  return fraction * std::max(sample_variance(t), 1e-12);
+inline double initial_noise_variance(const Eigen::Ref<const Eigen::VectorXd>& t, const SolverOptions& opt) {
+  return opt.init_lambda * std::max(target_variance(t, opt), 1e-12);
 }
 
 // Eigen's LLT computed by the same blocked algorithm (same panels, same
@@ -202,27 +210,32 @@ inline Eigen::Index interrupt_panel(Eigen::Index rows, Eigen::Index cols) {
   return std::max<Eigen::Index>(32, static_cast<Eigen::Index>(5e8 / per_col));
 }
 
+// f(start, size) over the panels [start, start + size) of [0, total), each at
+// most `width` wide, with an interrupt check before each panel.
+template <class F>
+inline void for_panels(Eigen::Index total, Eigen::Index width, F&& f) {
+  for (Eigen::Index j = 0; j < total; j += width) {
+    check_interrupt();
+    f(j, std::min(width, total - j));
+  }
+}
+
 // A' A, by column panels with an interrupt check between them.
 inline Eigen::MatrixXd gram_matrix(const Eigen::Ref<const Eigen::MatrixXd>& A) {
-  const Eigen::Index S = A.cols(), w = interrupt_panel(A.rows(), S);
+  const Eigen::Index S = A.cols();
   Eigen::MatrixXd G(S, S);
-  for (Eigen::Index j = 0; j < S; j += w) {
-    check_interrupt();
-    const Eigen::Index nb = std::min(w, S - j);
-    G.middleCols(j, nb).noalias() = A.transpose() * A.middleCols(j, nb);
-  }
+  for_panels(S, interrupt_panel(A.rows(), S),
+             [&](Eigen::Index j, Eigen::Index nb) { G.middleCols(j, nb).noalias() = A.transpose() * A.middleCols(j, nb); });
   return G;
 }
 
 // H^-1 from the Cholesky factor of H, by column panels with an interrupt check between them.
 inline Eigen::MatrixXd cholesky_inverse(const Eigen::LLT<Eigen::MatrixXd>& llt) {
-  const Eigen::Index S = llt.rows(), w = interrupt_panel(S, S);
+  const Eigen::Index S = llt.rows();
   Eigen::MatrixXd out(S, S);
-  for (Eigen::Index j = 0; j < S; j += w) {
-    check_interrupt();
-    const Eigen::Index nb = std::min(w, S - j);
+  for_panels(S, interrupt_panel(S, S), [&](Eigen::Index j, Eigen::Index nb) {
     out.middleCols(j, nb) = llt.solve(Eigen::MatrixXd::Identity(S, S).middleCols(j, nb));
-  }
+  });
   return out;
 }
 
