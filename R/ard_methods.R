@@ -90,7 +90,7 @@ print.sb_ard <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
   cat("Joint ARD regression (", noise_model_name(x$noise), ")\n", sep = "")
   cat("Call: ", paste(deparse(x$call, width.cutoff = 70L), collapse = "\n  "), "\n", sep = "")
   cat(sprintf("%d of %d weights relevant (n = %d); %s; log evidence %s\n", length(x$relevant), x$n_basis,
-              length(x$y), noise_label(x, digits), format(x$logLik, digits = digits + 2L)))
+              stats::nobs(x), noise_label(x, digits), format(x$logLik, digits = digits + 2L)))
   cat(solver_label(x), "\n", sep = "")
   invisible(x)
 }
@@ -154,7 +154,7 @@ summary.sb_ard <- function(object, n_weights = 10L, ...) {
   coefs <- weight_table(object, n_weights)
   y <- object$y
   per_sample <- length(object$lambda) > 1L
-  structure(list(call = object$call, method = object$method, noise = object$noise, n = length(y),
+  structure(list(call = object$call, method = object$method, noise = object$noise, n = stats::nobs(object),
                  d = object$n_basis, n_relevant = length(object$relevant),
                  sigma = if (per_sample) NA_real_ else sqrt(object$lambda),
                  lambda_summary = if (per_sample) stats::quantile(object$lambda, c(0, 0.25, 0.5, 0.75, 1)),

@@ -46,10 +46,12 @@
 #'   of the same `y` at every width; `log_posterior` with a smoothness
 #'   prior). It fits on a grid of widths `h * 2^k` around the median
 #'   heuristic `h` above, walking outward from `k = 0` in steps of 0.5 down
-#'   to `k = -4.5` and up to `k = 4`, each way stopping after two steps
-#'   without a new best, then refines the best point by golden-section
-#'   search ([stats::optimize()]) on log width between its grid neighbours,
-#'   to about 1% of the width. That is some 10 to 25 fits instead of one,
+#'   to `k = -4.5` and up to `k = 4` (each way stopping early only after
+#'   two widths in a row whose fits failed or interpolate, see below), then
+#'   refines the best point by golden-section search ([stats::optimize()])
+#'   on log width between its grid neighbours, to about 1% of the width,
+#'   and warns when the best width is at an end of the grid. That is some
+#'   15 to 25 fits instead of one,
 #'   and the narrow widths, which keep many relevance vectors, are the
 #'   slowest of them (on 400 rows of Boston housing the search took about
 #'   40 s against 0.2 s for one fit at `h`). A gaussian fit whose noise

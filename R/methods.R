@@ -228,7 +228,7 @@ print.sb_rvm <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
   cat("Call: ", paste(deparse(x$call, width.cutoff = 70L), collapse = "\n  "), "\n", sep = "")
   cat(sprintf("Kernel: %s\n", kernel_label(x)))
   cat(sprintf("%d of %d basis functions relevant (n = %d); %s; log evidence %s\n",
-              length(x$relevant), x$n_basis, length(x$y), fit_quality(x, digits),
+              length(x$relevant), x$n_basis, stats::nobs(x), fit_quality(x, digits),
               format(x$logLik, digits = digits + 2L)))
   cat(solver_label(x), "\n", sep = "")
   invisible(x)
@@ -292,7 +292,7 @@ summary.sb_rvm <- function(object, n_weights = 10L, ...) {
   y <- object$y
   gaussian <- object$family$family == "gaussian"
   structure(list(call = object$call, title = model_title(object), kernel = kernel_label(object),
-                 method = object$method, family = object$family$family, n = length(y),
+                 method = object$method, family = object$family$family, n = stats::nobs(object),
                  n_basis = object$n_basis, n_relevant = length(object$relevant),
                  sigma = sqrt(mean(object$lambda)),
                  down_weighted = if (length(object$lambda) > 1L) down_weighted(object$lambda),

@@ -57,7 +57,7 @@ print.sb_sparse_gp <- function(x, digits = max(3L, getOption("digits") - 3L), ..
   cat(sprintf("Kernel: %s\n", utils::capture.output(print(x$kernel))))
   cat(sprintf("%s (n = %d); noise sd %s; %s %s\n",
               if (x$approx == "exact") "all training inputs" else sprintf("%d inducing points", x$m),
-              length(x$y), format(sqrt(x$noise), digits = digits),
+              stats::nobs(x), format(sqrt(x$noise), digits = digits),
               if (x$approx == "VFE") "ELBO" else "log marginal likelihood", format(x$logLik, digits = digits + 2L)))
   cat(sprintf("Optimised: %s; %s\n", x$optimize, optim_label(x)))
   invisible(x)
@@ -92,7 +92,7 @@ optim_label <- function(x) {
 summary.sb_sparse_gp <- function(object, ...) {
   y <- object$y
   structure(list(call = object$call, title = gp_title(object), approx = object$approx,
-                 optimize = object$optimize, n = length(y), m = object$m, hyperparameters = coef(object),
+                 optimize = object$optimize, n = stats::nobs(object), m = object$m, hyperparameters = coef(object),
                  sigma = sqrt(object$noise), logLik = object$logLik,
                  objective = if (object$approx == "VFE") "ELBO" else "log marginal likelihood",
                  converged = object$converged, iterations = object$iterations, message = object$message,

@@ -13,10 +13,11 @@
 # noise sits at the solver's floor (var(t) / beta_max_factor): each point
 # explained by its own kernel. Its evidence is set by the floor, not by the
 # model, so such widths are recorded but never chosen; and the walk stops in
-# each direction after two steps without a new best.
+# a direction after two such widths (or failed fits) in a row.
 
 # The grid: h * 2^k for k from -4.5 to 4 in steps of 0.5 (walked outward
-# from k = 0, stopping early); the refinement's tolerance on log width (~1%).
+# from k = 0, stopping early only where fits interpolate or fail); the
+# refinement's tolerance on log width (~1%).
 width_grid_log2 <- c(-4.5, 4)
 width_grid_step <- 0.5
 width_walk_patience <- 2L
@@ -97,17 +98,19 @@ rvm_width_search <- function(kernels, xs, args, call) {
     }
     value
   }
-  # The grid, walked outward from h: downwards, then upwards, each direction
-  # ending at its limit or after `width_walk_patience` steps without a new best.
+  # The whole grid, walked outward from h: downwards, then upwards, each
+  # direction ending at its limit or after `width_walk_patience` widths in a
+  # row whose fit failed or interpolates (noise at the floor): those can
+  # never be chosen, and narrower ones only cost more. (A walk that stopped
+  # after a few widths without a new best missed better widths beyond a dip.)
   step <- log(2) * width_grid_step
   evaluate(log(heuristic))  # first: it raises the errors of bad input as they are
   for (direction in c(-1, 1)) {
-    misses <- 0L
+    skipped <- 0L
     for (k in seq_len(floor(abs(width_grid_log2[(direction + 3) / 2]) / width_grid_step))) {
-      before <- best_value
-      evaluate(log(heuristic) + direction * k * step)
-      misses <- if (best_value > before) 0L else misses + 1L
-      if (misses >= width_walk_patience) break
+      value <- evaluate(log(heuristic) + direction * k * step)
+      skipped <- if (value == -Inf) skipped + 1L else 0L
+      if (skipped >= width_walk_patience) break
     }
   }
   grid <- log(vapply(tried, `[[`, numeric(1), "width"))

@@ -182,3 +182,22 @@ test_that("widths whose noise falls to the floor are recorded but never chosen, 
   on.exit(grDevices::dev.off())
   expect_silent(plot(fit, which = "width"))
 })
+
+test_that("the evidence search walks the whole grid and warns when its best width is at an end", {
+  # The walk used to stop after two widths without a new best, so a better
+  # width beyond a dip was never tried; now every grid width h * 2^k,
+  # k = -4.5, ..., 4, is fitted unless fits interpolate or fail.
+  set.seed(1)
+  x <- runif(200)
+  y <- sin(8 * x) + rnorm(200, sd = 0.1)
+  fit <- rvm(x, y, kernel = kernel_gaussian(width = "evidence"))
+  ws <- fit$width_search
+  k <- log2(ws$width / attr(ws, "heuristic"))
+  expect_true(all(seq(-4.5, 4, by = 0.5) %in% round(k, 10)))
+  expect_equal(fit$logLik, max(ws$logLik[!ws$noise_at_floor]))
+  # a straight line: the evidence keeps rising with the width
+  set.seed(1)
+  x <- runif(100)
+  expect_warning(rvm(x, 2 * x + rnorm(100, sd = 0.1), kernel = kernel_gaussian(width = "evidence")),
+                 "at the wide end of the grid")
+})

@@ -307,7 +307,9 @@ class JointArd {
   const Eigen::MatrixXd& active_X() {
     if (xa_cols_ != active_) {
       Xa_.resize(n_, active_.size());
-      for (std::size_t k = 0; k < active_.size(); ++k) Xa_.col(k) = xcol(active_[k]);
+      for_panels(Xa_.cols(), 256, [&](Eigen::Index j, Eigen::Index nb) {
+        for (Eigen::Index k = j; k < j + nb; ++k) Xa_.col(k) = xcol(active_[k]);
+      });
       xa_cols_ = active_;
     }
     return Xa_;
@@ -357,11 +359,12 @@ class JointArd {
         // Phi'Phi scaled by the column scales (X is never formed); its lower
         // triangle by column panels, half the flops of the general product
         // (this is the O(n d^2) cost of a shared-noise fit), then mirrored.
-        XtX_ = Eigen::MatrixXd::Zero(d_, d_);
+        XtX_.resize(d_, d_);  // every entry is written below (a zero fill of fresh memory would not see an interrupt)
         for_panels(d_, interrupt_panel(n_, d_), [&](Eigen::Index j, Eigen::Index nb) {
           XtX_.block(j, j, d_ - j, nb).noalias() = Phi_.middleCols(j, d_ - j).transpose() * Phi_.middleCols(j, nb);
         });
         for (Eigen::Index j = 0; j < d_; ++j) {
+          check_interrupt();
           XtX_.col(j).tail(d_ - j) = XtX_.col(j).tail(d_ - j).cwiseProduct(x_scale_.tail(d_ - j)) * x_scale_(j);
           // j = 0 mirrors nothing; skipping it also spares Eigen's debug-mode aliasing
           // check, which sees two empty blocks at the same address.
@@ -376,10 +379,9 @@ class JointArd {
         for (Eigen::Index l = 0; l < S; ++l) A_(k, l) = XtX_(active_[k], active_[l]) / lambda_(0);
       }
     } else if (lambda_changed_ || cache_cols_.empty()) {
-      Eigen::MatrixXd Xw = active_X();
       const Eigen::VectorXd w = lambda_.cwiseInverse().cwiseSqrt();
-      Xw = w.asDiagonal() * Xw;
-      A_.noalias() = Xw.transpose() * Xw;
+      const Eigen::MatrixXd Xw = w.asDiagonal() * active_X();
+      A_ = gram_matrix(Xw);
       b_.noalias() = Xw.transpose() * (w.cwiseProduct(y_));
     } else if (cache_cols_ != active_) {  // columns were pruned: keep the sub-block
       std::vector<Eigen::Index> pos;
@@ -437,8 +439,11 @@ class JointArd {
   // The Cholesky factor of Sigma_y = L + X_a A^-1 X_a' (n x n) over the active columns.
   Eigen::LLT<Eigen::MatrixXd> sample_covariance_factor() {
     const Eigen::MatrixXd& Xa = active_X();
-    const Eigen::MatrixXd Xg = Xa * alpha_.cwiseInverse().cwiseSqrt().asDiagonal();
-    Eigen::MatrixXd Sy = gram_matrix(Xg.transpose());
+    const Eigen::VectorXd ginv = alpha_.cwiseInverse();
+    Eigen::MatrixXd Sy(n_, n_);
+    for_panels(n_, interrupt_panel(Xa.cols(), n_), [&](Eigen::Index j, Eigen::Index nb) {
+      Sy.middleCols(j, nb).noalias() = Xa * (ginv.asDiagonal() * Xa.middleRows(j, nb).transpose());
+    });
     if (opt_.per_sample) Sy.diagonal() += lambda_;
     else Sy.diagonal().array() += lambda_(0);
     return robust_cholesky(Sy, jitter_events_);

@@ -125,13 +125,25 @@ inline double initial_noise_variance(const Eigen::Ref<const Eigen::VectorXd>& t,
   return opt.init_lambda * std::max(target_variance(t, opt), 1e-12);
 }
 
+// f(start, size) over the panels [start, start + size) of [0, total), each at
+// most `width` wide, with an interrupt check before each panel.
+template <class F>
+inline void for_panels(Eigen::Index total, Eigen::Index width, F&& f) {
+  for (Eigen::Index j = 0; j < total; j += width) {
+    check_interrupt();
+    f(j, std::min(width, total - j));
+  }
+}
+
 // Eigen's LLT computed by the same blocked algorithm (same panels, same
 // operations, so the same factor) with an interrupt check between panels.
 class CheckedLLT : public Eigen::LLT<Eigen::MatrixXd> {
  public:
   explicit CheckedLLT(const Eigen::MatrixXd& a) {
     const Eigen::Index size = a.rows();
-    m_matrix = a;
+    // copied by panels: the first touch of a large fresh matrix takes a while
+    m_matrix.resize(size, size);
+    for_panels(size, 256, [&](Eigen::Index j, Eigen::Index nb) { m_matrix.middleCols(j, nb) = a.middleCols(j, nb); });
     m_l1_norm = 0.0;
     for (Eigen::Index c = 0; c < size; ++c)
       m_l1_norm = std::max(m_l1_norm, m_matrix.col(c).tail(size - c).lpNorm<1>() + m_matrix.row(c).head(c).lpNorm<1>());
@@ -208,16 +220,6 @@ inline Eigen::LLT<Eigen::MatrixXd> robust_cholesky(const Eigen::MatrixXd& H, int
 inline Eigen::Index interrupt_panel(Eigen::Index rows, Eigen::Index cols) {
   const double per_col = 2.0 * std::max<double>(1.0, static_cast<double>(rows)) * std::max<double>(1.0, cols);
   return std::max<Eigen::Index>(32, static_cast<Eigen::Index>(5e8 / per_col));
-}
-
-// f(start, size) over the panels [start, start + size) of [0, total), each at
-// most `width` wide, with an interrupt check before each panel.
-template <class F>
-inline void for_panels(Eigen::Index total, Eigen::Index width, F&& f) {
-  for (Eigen::Index j = 0; j < total; j += width) {
-    check_interrupt();
-    f(j, std::min(width, total - j));
-  }
 }
 
 // A' A, by column panels with an interrupt check between them.
