@@ -65,7 +65,8 @@
 #'   and of the response by `sqrt(weights[i])`; an integer weight acts as
 #'   that many copies of the row: with shared noise the noise is estimated
 #'   from `sum(weights)` observations and `logLik` is that of the replicated
-#'   rows). Rows of weight 0 are left out of the fit but keep their fitted
+#'   rows, for every `method`; weights that sum to less than 2 are then
+#'   refused). Rows of weight 0 are left out of the fit but keep their fitted
 #'   values (with per-sample noise their `lambda` is `Inf`). Stored as
 #'   `prior.weights`. Gaussian fits run in standard units (the response
 #'   centred when the design has a constant column, and scaled), so `logLik`

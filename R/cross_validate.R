@@ -248,7 +248,7 @@ cv_setup <- function(fit, generic, caller) {
     mf$drop.unused.levels <- TRUE
     mf <- eval(mf, env)
     rows <- match(rownames(mf), rownames(data))
-    if (anyNA(rows) || nrow(mf) != stats::nobs(fit))
+    if (anyNA(rows) || nrow(mf) != length(fit$y))
       stop_arg("fit", "has `data` that no longer matches the fit (other rows); refit it first.")
     d <- data[rows, , drop = FALSE]
     weights <- mf[["(weights)"]]
@@ -263,9 +263,9 @@ cv_setup <- function(fit, generic, caller) {
     parts <- stats::setNames(lapply(data_names, evaluate, env = env), data_names)
     truth <- parts$y
     if (!is.null(dim(truth))) truth <- truth[, 1L]
-    if (length(truth) != stats::nobs(fit))
+    if (length(truth) != length(fit$y))
       stop_arg("fit", sprintf("has `y` of length %d in its call but was fitted to %d observations; refit it first.",
-                              length(truth), stats::nobs(fit)))
+                              length(truth), length(fit$y)))
     weights <- parts$weights
     fixed_args <- stats::setNames(vector("list", length(data_names)), data_names)  # each refit gives its rows
     parts <- parts[!vapply(parts, is.null, logical(1))]

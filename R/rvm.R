@@ -87,9 +87,16 @@
 #'   `lambda / weights[i]` (implemented exactly by scaling row i of the basis
 #'   and of the response by `sqrt(weights[i])`; an integer weight acts as
 #'   that many copies of the row: with shared noise the noise is estimated
-#'   from `sum(weights)` observations and `logLik` is that of the replicated
-#'   rows). Rows of weight 0 are left out of the fit but keep their fitted
-#'   values (with per-sample noise their `lambda` is `Inf`). Stored as
+#'   from `sum(weights)` observations, `scale = TRUE` uses weighted moments
+#'   and `logLik` is that of the replicated rows; the median-heuristic width
+#'   and the kernel centres are taken from the distinct rows, so give
+#'   `centres` and a width for an exact match with replicated rows). Rows of
+#'   weight 0 are left out of the fit (no scaling, width heuristic, centre
+#'   or kernel column sees them: with `centres = NULL` the kernels are then
+#'   centred on the other rows, stored as `centres` named by their row) but
+#'   keep their fitted values (with per-sample noise their `lambda` is
+#'   `Inf`). Weights that sum to less than 2 are refused with shared noise
+#'   (rescale them to count observations). Stored as
 #'   `prior.weights`. Binomial and poisson fits weight each observation's
 #'   log-likelihood (an integer weight counts it that many times). Gaussian
 #'   fits run in standard units (the response

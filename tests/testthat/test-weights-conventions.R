@@ -196,3 +196,14 @@ test_that("relevance_vectors() of a multiclass fit is one table with a class col
     expect_identical(rv$row[rv$class == k], rownames(one))
   }
 })
+
+test_that("cross_validate() takes fits with rows of weight 0 (their held-out errors get weight 0)", {
+  d <- MASS::mcycle
+  d$w <- rep_len(c(1, 1, 1, 0), nrow(d))
+  fit <- rvm(accel ~ times, data = d, weights = w)
+  cv <- cross_validate(fit, folds = 3, seed = 1)
+  expect_true(all(is.finite(cv$results$rmse)))
+  x <- d$times
+  cv2 <- cross_validate(rvm(x, d$accel, weights = d$w), folds = 3, seed = 1)
+  expect_equal(cv2$results$rmse, cv$results$rmse, tolerance = 1e-10)
+})
