@@ -13,12 +13,7 @@ fit_basis <- function(Phi, y, family, method, noise = "shared", smoothness = 0, 
                       control, weights = NULL, offset = NULL, wavelet = NULL) {
   gaussian <- family$family == "gaussian"
   n <- length(y)
-  if (gaussian && noise == "shared" && !is.null(weights) && sum(weights) < 2 && is.null(control$noise_variance))
-    stop_arg("weights", sprintf(paste0(
-      "sum to %s: with shared noise an integer weight counts as that many copies of its row, so the noise would ",
-      "be estimated from %s observations. Rescale them to count observations (e.g. weights * n / sum(weights)), or ",
-      "fix the noise with `control = list(noise_variance = )`."), format(sum(weights), digits = 3),
-      format(sum(weights), digits = 3)))
+  if (gaussian && noise == "shared" && is.null(control$noise_variance)) check_replicated_weights(weights)
   st <- if (gaussian) standard_units(Phi, y, weights, offset, robust = noise != "shared",
                                      const = if (!is.null(wavelet)) c(1, 1 / sqrt(n)))
   problem <- solver_problem(method, noise, objective, smoothness,

@@ -182,6 +182,8 @@ sparse_gp.default <- function(x, y, kernel = kernel_gaussian(), inducing = 50, a
   y <- check_response(y, n)
   case_weights <- check_weights(weights, n)
   offset <- check_offset(offset, n)
+  if (is.null(noise) && optimize != "none")
+    check_replicated_weights(case_weights, "give the noise variance with `noise =`")
   if (!is.null(case_weights) && any(case_weights == 0)) {
     # Rows of weight 0 are not in the fit: it is made without them (scaling,
     # width, inducing points and hyperparameters alike) and they get their
@@ -229,7 +231,8 @@ sparse_gp.default <- function(x, y, kernel = kernel_gaussian(), inducing = 50, a
   ybar <- std$shift
   sy <- std$scale
   r <- std$r
-  vy <- if (is.null(case_weights)) stats::var(r) else replicated_variance(r, case_weights)  # as of replicated rows
+  vy <- if (is.null(case_weights)) -1 else replicated_variance(r, case_weights)  # as of replicated rows
+  if (!(vy > 0)) vy <- stats::var(r)
   if (!is.null(noise)) noise <- noise / sy^2
   if (optimize == "none") kernel$variance <- kernel$variance / sy^2
 

@@ -47,7 +47,7 @@ robust_scale <- function(r, w = NULL) {
     if (!(s > 0)) s <- stats::sd(u)
   } else {
     s <- 1.4826 * weighted_median(abs(u - weighted_median(u, w)), w)
-    if (!(s > 0)) s <- sqrt(replicated_variance(u, w))
+    if (!(s > 0)) s <- sqrt(max(replicated_variance(u, w), 0))
   }
   if (!is.finite(s) || !(s > 0)) s <- 1
   s * size
@@ -99,9 +99,22 @@ standard_units <- function(Phi, y, weights = NULL, offset = NULL, const = NULL, 
        target_variance = if (replicated) replicated_variance(r / scale, w[keep]) else -1)
 }
 
-# The sample variance of u as rows replicated w times (w need not be whole).
+# Weights that count replicated rows for an estimated noise must count at
+# least two of them.
+check_replicated_weights <- function(weights, fix = "fix the noise with `control = list(noise_variance = )`") {
+  if (is.null(weights) || sum(weights) >= 2) return(invisible())
+  total <- format(sum(weights), digits = 3)
+  stop_arg("weights", sprintf(paste0(
+    "sum to %s: with shared noise an integer weight counts as that many copies of its row, so the noise would ",
+    "be estimated from %s observations. Rescale them to count observations (e.g. weights * n / sum(weights)), or ",
+    "%s."), total, total, fix))
+}
+
+# The sample variance of u as rows replicated w times (w need not be whole);
+# -1 (none: the solver computes var(u)) for fewer than two replicated rows.
 replicated_variance <- function(u, w) {
   N <- sum(w)
+  if (N <= 1) return(-1)
   centre <- sum(w * u) / N
   sum(w * (u - centre)^2) / (N - 1)
 }

@@ -207,3 +207,12 @@ test_that("cross_validate() takes fits with rows of weight 0 (their held-out err
   cv2 <- cross_validate(rvm(x, d$accel, weights = d$w), folds = 3, seed = 1)
   expect_equal(cv2$results$rmse, cv$results$rmse, tolerance = 1e-10)
 })
+
+test_that("sparse_gp() refuses weights counting fewer than two rows when it estimates the noise", {
+  set.seed(2)
+  x <- runif(30, -3, 3)
+  y <- sin(x) + rnorm(30, sd = 0.2)
+  expect_error(sparse_gp(x, y, weights = rep(1 / 30, 30), inducing = 5, seed = 1), "`weights` sum to 1: .*`noise =`")
+  expect_s3_class(sparse_gp(x, y, weights = rep(1 / 30, 30), inducing = 5, seed = 1, noise = 0.04), "sb_sparse_gp")
+  expect_no_warning(rvm(x, y, weights = rep(1 / 30, 30), control = rvm_control(noise_variance = 0.04)))
+})
