@@ -231,8 +231,7 @@ sparse_gp.default <- function(x, y, kernel = kernel_gaussian(), inducing = 50, a
   ybar <- std$shift
   sy <- std$scale
   r <- std$r
-  vy <- if (is.null(case_weights)) -1 else replicated_variance(r, case_weights)  # as of replicated rows
-  if (!(vy > 0)) vy <- stats::var(r)
+  vy <- std$variance
   if (!is.null(noise)) noise <- noise / sy^2
   if (optimize == "none") kernel$variance <- kernel$variance / sy^2
 
@@ -507,9 +506,10 @@ new_sparse_gp <- function(opt, x, xs, y, wt, ybar, scaling, approx, optimize, co
 # The response in standard units through standard_units() (the helper of
 # every gaussian fit): the shift is the weighted mean (a constant "column"
 # const = c(1, 1): the GP's constant mean), the scale robust_scale() of
-# sqrt(w) (y - shift). Case weights stay out of r: the GP carries them as
-# noise / w_i. Stops on a constant y and on a scale whose square is not a
-# double (the posterior is formed in the units of y).
+# y - shift with weights as replicated rows; `variance` is var(r), as of the
+# replicated rows with weights. Case weights stay out of r: the GP carries
+# them as noise / w_i. Stops on a constant y and on a scale whose square is
+# not a double (the posterior is formed in the units of y).
 gp_standard_units <- function(y, weights) {
   if (all(y == y[1L])) stop_arg("y", "is constant; there is nothing to fit.")
   st <- standard_units(NULL, y, weights = weights, const = c(1, 1))
@@ -518,7 +518,9 @@ gp_standard_units <- function(y, weights) {
   if (!is.finite(st$scale^2) || st$scale^2 < 1e-250)
     stop_arg("y", sprintf("has variance %s, beyond what the posterior can hold in double precision; rescale it.",
                           format(st$scale^2)))
-  list(shift = st$shift, scale = st$scale, r = r / st$scale)
+  r <- r / st$scale
+  list(shift = st$shift, scale = st$scale, r = r,
+       variance = if (st$target_variance > 0) st$target_variance else stats::var(r))
 }
 
 # Latent mean and variance (or covariance) at inputs x in the original

@@ -572,9 +572,7 @@ class FastSolver {
   void update_noise() {
     const double rss = (t_ - fitted()).squaredNorm();
     const double gamma_sum = (1.0 - alpha_.array() * Sigma_.diagonal().array()).sum();
-    // N: the number of rows, or the sum of prior weights (rows scaled by sqrt(w)
-    // then act as w copies for the noise).
-    const double N = opt_.n_effective > 0.0 ? opt_.n_effective : static_cast<double>(n_);
+    const double N = replicated_rows(opt_, n_);
     double b = (N - gamma_sum) / std::max(rss, 1e-300);
     if (opt_.smoothness > 0.0)
       b = 1.0 / smooth_noise_variance(N, rss, gamma_sum, alpha_, opt_.smoothness,

@@ -124,7 +124,7 @@ class JointArd {
     // when prior weights count copies), the units of alpha_min, alpha_max and init_alpha.
     // Applied on the fly (xcol()), not copied: a copy of an n x d design costs
     // more than the whole shared-noise fit at n = 20000, d = 500.
-    const double root_n = std::sqrt(replicated_rows());
+    const double root_n = std::sqrt(replicated_rows(opt_, n_));
     x_scale_ = Eigen::VectorXd::Zero(d_);
     for (Eigen::Index j = 0; j < d_; ++j) {
       if (Phi.col(j).squaredNorm() > 0.0) {
@@ -477,10 +477,6 @@ class JointArd {
     return llt;
   }
 
-  // N: the number of rows, or the sum of prior weights (rows scaled by sqrt(w)
-  // then act as w copies for the shared noise).
-  double replicated_rows() const { return opt_.n_effective > 0.0 ? opt_.n_effective : static_cast<double>(n_); }
-
   // sum_j (1 - alpha_j Sigma_jj): the effective number of parameters, = sum_i h_i.
   double effective_parameters() const {
     return (1.0 - alpha_.array() * diag_sigma_.array()).sum();
@@ -502,7 +498,7 @@ class JointArd {
     const double rss = resid_.squaredNorm();
     if (!opt_.per_sample) {
       const double lam = lambda_(0), g = effective_parameters();
-      const double N = replicated_rows();
+      const double N = replicated_rows(opt_, n_);
       if (opt_.method == "mackay") return Eigen::VectorXd::Constant(1, rss / std::max(N - g, 1e-12));
       // em and irls2 (the latter as (rss + n lambda - lambda^2 tr Pi_y) / n, tr Pi_y = (n - g) / lambda)
       return Eigen::VectorXd::Constant(1, (rss + lam * g) / N);
@@ -538,7 +534,7 @@ class JointArd {
       if (opt_.per_sample) {
         grad = 0.5 * (1.0 - q_row_.array() / lambda_.array() - resid_.array().square() / lambda_.array());
       } else {
-        grad = Eigen::ArrayXd::Constant(1, 0.5 * (replicated_rows() - effective_parameters() - resid_.squaredNorm() / lambda_(0)));
+        grad = Eigen::ArrayXd::Constant(1, 0.5 * (replicated_rows(opt_, n_) - effective_parameters() - resid_.squaredNorm() / lambda_(0)));
       }
       adam_m_l_ = b1 * adam_m_l_.array() + (1 - b1) * grad;
       adam_v_l_ = b2 * adam_v_l_.array() + (1 - b2) * grad.square();
@@ -619,7 +615,7 @@ class JointArd {
         for (Eigen::Index i = 0; i < n_; ++i) l_new(i) = v(i) > 0.0 ? std::abs(r(i)) / v(i) : lambda_(i);
       } else {
         // tr Pi_y over the replicated rows: each extra copy adds 1 / lambda.
-        const double trace_pi = pii.sum() + (replicated_rows() - static_cast<double>(n_)) / lam(0);
+        const double trace_pi = pii.sum() + (replicated_rows(opt_, n_) - static_cast<double>(n_)) / lam(0);
         l_new(0) = r.norm() / std::sqrt(std::max(trace_pi, 1e-300));
       }
     }
@@ -817,7 +813,7 @@ class JointArd {
 
   // From unit mean-square columns to unit-norm ones: w sqrt(N), alpha / N (N rows, or replicated ones).
   void to_unit_norm(FitResult& r) const {
-    const double nn = replicated_rows();
+    const double nn = replicated_rows(opt_, n_);
     r.mu *= std::sqrt(nn);
     r.Sigma *= nn;
     r.alpha /= nn;

@@ -113,6 +113,12 @@ inline double sample_variance(const Eigen::Ref<const Eigen::VectorXd>& t) {
   return (t.array() - t.mean()).square().sum() / (t.size() - 1.0);
 }
 
+// N: the number of rows, or the sum of prior weights when they count
+// replicated rows (shared noise: rows scaled by sqrt(w) then act as w copies).
+inline double replicated_rows(const SolverOptions& opt, Eigen::Index n) {
+  return opt.n_effective > 0.0 ? opt.n_effective : static_cast<double>(n);
+}
+
 // var(t), or with prior weights that of the replicated rows (given by R: rows
 // scaled by sqrt(w) do not show it), so that starting values and bounds see
 // an integer weight as copies of its row.
