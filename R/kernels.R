@@ -36,10 +36,37 @@
 #'
 #' @param width Width `r` of the kernel, in the units of the inputs the
 #'   kernel sees (standardised inputs when a model is fitted with
-#'   `scale = TRUE`). `NULL` (the default) is resolved when a model is
-#'   fitted: half the median Euclidean distance between training inputs
-#'   (computed on at most 1000 evenly spaced rows), which for Tipping's sinc
-#'   example gives about the width 3 used there.
+#'   `scale = TRUE`). `NULL` (the default) and `"median"` are resolved when
+#'   a model is fitted: half the median Euclidean distance between training
+#'   inputs (computed on at most 1000 evenly spaced rows), which for
+#'   Tipping's sinc example gives about the width 3 used there.
+#'
+#'   **One width per input.** A vector of widths, one per input column the
+#'   kernel sees (after factors are expanded, in the order of the model
+#'   matrix; every column of a factor has its own width), divides the
+#'   difference in column k by `r_k`: `kernel_gaussian(c(r1, r2))` is
+#'   `exp(-(dx1 / r1)^2 - (dx2 / r2)^2)`, and equal widths give the
+#'   one-width kernel. The linear spline is a product over inputs, each with
+#'   its width.
+#'
+#'   `"learn"`: one width per input learned from the data when [rvm()] or
+#'   [sparse_gp()] fits (gaussian, laplace and cauchy kernels). The widths,
+#'   the kernel variance and the noise maximise the marginal likelihood of
+#'   the Gaussian process with this kernel (exact, on at most 300 training
+#'   rows, a random subset with seed 1 beyond; L-BFGS-B with analytic
+#'   gradients, first with one width for all inputs from the median
+#'   heuristic, then with one per input from there). Unlike the RVM
+#'   evidence, this criterion does not reward narrow kernels: it has one
+#'   prior for all the kernel's weights. [rvm()] then fits its sparse
+#'   weights on the learned kernel; [sparse_gp()] starts its own
+#'   optimisation there. The widths are stored in the fit's kernel (named
+#'   by input, with `width_rule = "learn"` and the GP's `learned` variance,
+#'   noise and log marginal likelihood), so `predict()` needs nothing else
+#'   and `update()` learns again; [input_relevance()] reports them (small
+#'   width, relevant input). A classifier learns them by GP regression on
+#'   the 0/1 class indicators (one per class for a multiclass fit, sharing
+#'   the widths), a poisson model on `log(1 + y)`: proxies for the
+#'   likelihood of the model fitted, measured in `bench/RESULTS.md`.
 #'
 #'   `"evidence"`: [rvm()] chooses the width that maximises the log
 #'   evidence of the fit (`logLik`, the log marginal likelihood, a density
@@ -80,8 +107,8 @@
 #'   low-dimensional signals (the sinc example).
 #'   Not available in a dictionary of several kernels, nor in
 #'   [kernel_matrix()]; [sparse_gp()] accepts it only when it optimises
-#'   the width itself (a gaussian kernel with `optimize = "all"` or
-#'   `"hyper"`), where it means a start at the median heuristic.
+#'   the width itself (`optimize = "all"` or `"hyper"`), where it means a
+#'   start at the median heuristic.
 #' @param variance Positive multiplier of the kernel.
 #' @param degree,offset Degree and offset of the polynomial kernel.
 #' @return An object of class `"sparsebayes_kernel"`: a list with `type`,
@@ -140,16 +167,21 @@ kernel_constructors <- list(gaussian = kernel_gaussian, laplace = kernel_laplace
                             lspline = kernel_lspline, tpspline = kernel_tpspline,
                             haar = function() kernel_wavelet("haar"), symmlet8 = function() kernel_wavelet("symmlet8"))
 
-# A width is a positive number, NULL (the median heuristic, at fit time) or
-# "evidence" (chosen by rvm(), see R/width_search.R).
+# A width is positive numbers (one, or one per input column), NULL (from
+# the data, at fit time), "median" (the median heuristic), "learn" (learned
+# by a GP marginal likelihood, R/learn_widths.R) or "evidence" (chosen by
+# rvm(), R/width_search.R).
+width_rules <- c("learn", "median", "evidence")
 check_width <- function(width) {
-  if (is.null(width) || identical(width, "evidence")) return(invisible(width))
+  if (is.null(width) || (is.character(width) && length(width) == 1L && width %in% width_rules))
+    return(invisible(width))
+  expected <- "must be positive numbers (one, or one per input column), NULL (from the data), \"learn\", \"median\" or \"evidence\""
   if (is.character(width) || is.factor(width))
-    stop_arg("width", sprintf("must be a positive number, NULL (from the data) or \"evidence\"; got %s.",
-                              paste0("\"", width, "\"", collapse = ", ")))
-  if (!is.numeric(width) || length(width) != 1L || is.na(width))
-    stop_arg("width", "must be a positive number, NULL (from the data) or \"evidence\".")
-  check_number(width, "width", lower = 0, open_lower = TRUE)
+    stop_arg("width", sprintf("%s; got %s.", expected, paste0("\"", width, "\"", collapse = ", ")))
+  if (!is.numeric(width) || !length(width) || anyNA(width)) stop_arg("width", paste0(expected, "."))
+  if (length(width) == 1L) return(check_number(width, "width", lower = 0, open_lower = TRUE))
+  if (!all(is.finite(width)) || any(width <= 0)) stop_arg("width", "must be positive and finite in every input column.")
+  invisible(width)
 }
 
 kernel_has_width <- function(kernel) kernel$type %in% c("gaussian", "laplace", "cauchy", "lspline", "tpspline")
@@ -176,12 +208,22 @@ default_width <- function(x) {
   if (!is.finite(w) || w <= 0) 1 else w
 }
 
-# Fill in a data-driven width from the training inputs when none was given.
-# A width = "evidence" is left for rvm() to choose (R/width_search.R); a
-# `width_rule` copied from a searched fit's kernel no longer applies.
+# Fill in a data-driven width from the training inputs when none was given
+# (or "median"); check per-input widths against the inputs. "learn" and
+# "evidence" are left for the fitter (R/learn_widths.R, R/width_search.R); a
+# `width_rule` copied from a fit's kernel no longer applies.
 resolve_kernel <- function(kernel, x) {
-  if (kernel_has_width(kernel) && is.null(kernel$width)) kernel$width <- default_width(x)
+  if (kernel_has_width(kernel)) {
+    if (is.null(kernel$width) || identical(kernel$width, "median")) kernel$width <- default_width(x)
+    if (is.numeric(kernel$width) && length(kernel$width) > 1L && length(kernel$width) != ncol(x))
+      stop_arg("kernel", sprintf("has %d widths but the kernel sees %d input columns (give one width, or one per column%s).",
+                                 length(kernel$width), ncol(x),
+                                 if (is.null(colnames(x))) "" else paste0(": ", paste(colnames(x), collapse = ", "))))
+  } else if (is.numeric(kernel$width) || is.character(kernel$width)) {
+    stop_arg("kernel", sprintf("is a %s kernel, which has no width.", kernel$type))
+  }
   kernel$width_rule <- NULL
+  kernel$learned <- NULL
   kernel
 }
 
@@ -205,8 +247,9 @@ kernel_matrix <- function(kernel, x, y = x) {
   x <- check_numeric_matrix(x, "x")
   y <- check_numeric_matrix(y, "y")
   if (ncol(x) != ncol(y)) stop_arg("y", sprintf("has %d columns but `x` has %d.", ncol(y), ncol(x)))
-  if (is_evidence_width(kernel))
-    stop_arg("kernel", "has width = \"evidence\", which rvm() chooses when it fits; give kernel_matrix() a number.")
+  if (is_evidence_width(kernel) || is_learned_width(kernel))
+    stop_arg("kernel", sprintf("has width = \"%s\", which is chosen when a model is fitted; give kernel_matrix() numbers.",
+                               kernel$width))
   kernel_design(resolve_kernel(kernel, x), x, y)
 }
 
@@ -300,11 +343,23 @@ print.sparsebayes_kernel <- function(x, ...) {
     wavelet = x$family,
     polynomial = sprintf("degree = %s, offset = %s", format(x$degree), format(x$offset)),
     linear = "",
-    sprintf("width = %s", if (is.null(x$width)) "NULL (from the data)"
-                          else if (is_evidence_width(x)) "\"evidence\" (chosen when fitted)"
-                          else paste0(format(x$width, digits = 4),
-                                      if (identical(x$width_rule, "evidence")) ", chosen by the evidence" else "")))
+    if (is.numeric(x$width) && length(x$width) > 1L) per_input_width_label(x)
+    else sprintf("width = %s", if (is.null(x$width)) "NULL (from the data)"
+                               else if (is.character(x$width)) sprintf("\"%s\" (when fitted)", x$width)
+                               else paste0(format(x$width, digits = 4),
+                                           if (identical(x$width_rule, "evidence")) ", chosen by the evidence" else "")))
   if (x$variance != 1) args <- paste0(args, if (nzchar(args)) ", ", "variance = ", format(x$variance, digits = 4))
   cat(sprintf("%s kernel(%s)\n", x$type, args))
   invisible(x)
+}
+
+# "widths 0.53 (Pgain) to 2.3e+03 (Screw), one per input, learned": one line
+# for any number of inputs.
+per_input_width_label <- function(x) {
+  w <- x$width
+  nm <- names(w) %||% paste0("x", seq_along(w))
+  lo <- which.min(w)
+  hi <- which.max(w)
+  sprintf("widths %s (%s) to %s (%s), one per input%s", format(w[lo], digits = 3), nm[lo], format(w[hi], digits = 3),
+          nm[hi], if (identical(x$width_rule, "learn")) ", learned" else "")
 }

@@ -304,7 +304,8 @@ summary.sb_rvm <- function(object, n_weights = 10L, ...) {
                          else NA_real_,
                  deviance = deviance_of(object), coefficients = coefs,
                  components = if (length(fit_kernels(object)) > 1L) component_table(object),
-                 width_search = width_search_label(object)),
+                 width_search = width_search_label(object),
+                 inputs = if (is_per_input_kernel(object$kernel)) input_relevance(object)),
             class = "summary.sb_rvm")
 }
 
@@ -335,6 +336,7 @@ print.summary.sb_rvm <- function(x, digits = max(3L, getOption("digits") - 3L), 
       "\n\n", sep = "")
   cat(sprintf("Kernel:             %s\n", x$kernel))
   if (!is.null(x$width_search)) cat(sprintf("Width search:       %s\n", x$width_search))
+  if (!is.null(x$inputs)) print_input_relevance(x$inputs, digits)
   cat(sprintf("Relevance vectors:  %d of %d basis functions (n = %d)\n", x$n_relevant, x$n_basis, x$n))
   if (x$family == "gaussian") {
     cat(sprintf("Noise sd:           %s%s\n", format(x$sigma, digits = digits),

@@ -27,8 +27,9 @@
 #'
 #' @param x A fitted [rvm()].
 #' @param which `"fit"` (the default views above), `"components"`,
-#'   `"shrinkage"`, `"relevance"`, `"trajectory"`, `"leverage"` or
-#'   `"width"`.
+#'   `"shrinkage"`, `"relevance"`, `"trajectory"`, `"leverage"`,
+#'   `"width"` or `"inputs"` (the kernel width of each input, for kernels
+#'   with one width per input: see [input_relevance()]).
 #' @param level Coverage of the prediction band.
 #' @param n_grid Number of grid points for the curve.
 #' @param legend `FALSE` to draw no legend (and reserve no room for one).
@@ -44,7 +45,8 @@
 #' @examples
 #' plot(rvm(accel ~ times, data = MASS::mcycle))
 #' @export
-plot.sb_rvm <- function(x, which = c("fit", "components", "shrinkage", "relevance", "trajectory", "leverage", "width"),
+plot.sb_rvm <- function(x, which = c("fit", "components", "shrinkage", "relevance", "trajectory", "leverage", "width",
+                                     "inputs"),
                      level = 0.95, n_grid = 400L, legend = TRUE, ...) {
   which <- match_arg(which)
   check_number(level, "level", lower = 0, upper = 1, open_lower = TRUE)
@@ -58,6 +60,7 @@ plot.sb_rvm <- function(x, which = c("fit", "components", "shrinkage", "relevanc
   else if (which == "trajectory") plot_trajectory(x, ...)
   else if (which == "leverage") plot_leverage(x, legend = legend, ...)
   else if (which == "width") plot_width_search(x, legend = legend, ...)
+  else if (which == "inputs") plot_input_relevance(x, ...)
   else if (p == 1L && family == "binomial") plot_probability(x, n_grid, legend = legend, ...)
   else if (p == 1L) plot_curve(x, level, n_grid, legend = legend, ...)
   else if (p == 2L && family == "binomial") plot_classes(x, legend = legend, ...)

@@ -253,6 +253,15 @@ rvm.default <- function(x = NULL, y, kernel = "gaussian", bias = TRUE, scale = T
   # grid, the fast solver, shared noise): no basis matrix is formed.
   shortcut <- is.null(basis) && length(kernels) == 1L && is_wavelet(kernel) && control$orthonormal_shortcut &&
     gaussian && method == "fast" && noise == "shared" && is.null(wo$weights)
+  if (is.null(basis) && any(vapply(kernels, is_learned_width, logical(1)))) {  # R/learn_widths.R
+    if (length(kernels) > 1L)
+      stop_arg("kernel", "is a dictionary of several kernels with width = \"learn\" in one of them; widths are ",
+               "learned for a single kernel. Learn each kernel's widths in its own fit and give them as numbers.")
+    kernels[[1L]] <- learn_kernel_widths(kernels[[1L]], xs[in_fit, , drop = FALSE],
+                                         learning_targets(y, family, wo$offset)[in_fit, , drop = FALSE],
+                                         wo$weights[in_fit])
+    kernel <- kernels[[1L]]
+  }
   if (is.null(basis)) {
     centre_inputs <- if (is.null(centres)) xs else apply_scaling(centres, scaling)
     if (!shortcut) check_fit_memory(n, bias + length(kernels) * nrow(centre_inputs), method, noise, family$family,

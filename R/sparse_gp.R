@@ -47,9 +47,13 @@
 #' until `maxit`: a non-converged FITC fit is often still a usable one, but
 #' `optimize = "hyper"` avoids the drift.
 #'
-#' **Kernels.** Hyperparameters can be optimised for [kernel_gaussian()]
-#' only. [kernel_laplace()] and [kernel_cauchy()] are accepted with
-#' `optimize = "none"`; other kernels are rejected.
+#' **Kernels.** [kernel_gaussian()], [kernel_laplace()] and
+#' [kernel_cauchy()], with one width or one per input (analytic gradients
+#' for all three); other kernels are rejected. With `width = "learn"` the
+#' kernel has one width per input, and the optimisation starts from those
+#' of the exact GP on at most 300 rows (see [kernels]): from the median
+#' heuristic, the VFE bound on fixed inducing points in several dimensions
+#' often runs to a constant fit.
 #'
 #' @param x A numeric matrix (or data frame of numbers, or vector) of inputs;
 #'   or a formula for the formula method.
@@ -202,13 +206,17 @@ sparse_gp.default <- function(x, y, kernel = kernel_gaussian(), inducing = 50, a
   kernel <- as_kernel(kernel)
   if (!kernel$type %in% c("gaussian", "laplace", "cauchy"))
     stop_arg("kernel", sprintf("must be a gaussian, laplace or cauchy kernel for a sparse GP, not %s.", kernel$type))
-  if (kernel$type != "gaussian" && optimize != "none")
-    stop_arg("kernel", sprintf("is %s: hyperparameters can be optimised for kernel_gaussian() only; use optimize = \"none\".",
-                               kernel$type))
   if (is_evidence_width(kernel)) {  # the width is optimised by the evidence here anyway, from the median heuristic
     if (optimize == "none")
       stop_arg("kernel", "has width = \"evidence\", but optimize = \"none\" uses the width as given; give a number, ",
                "or let sparse_gp() maximise the evidence over the width with optimize = \"hyper\" or \"all\".")
+    kernel$width <- NULL
+  }
+  per_input <- is_learned_width(kernel)  # one width per input, learned
+  if (per_input) {
+    if (optimize == "none")
+      stop_arg("kernel", "has width = \"learn\", but optimize = \"none\" uses the width as given; give numbers, ",
+               "or learn the widths with optimize = \"hyper\" or \"all\".")
     kernel$width <- NULL
   }
   if (!is.null(noise)) check_number(noise, "noise", lower = 0, open_lower = TRUE)
@@ -222,6 +230,8 @@ sparse_gp.default <- function(x, y, kernel = kernel_gaussian(), inducing = 50, a
   if (!all(is.finite(rowSums(xs^2))))
     stop_arg("x", "is too large for squared distances in double precision; rescale it or use scale = TRUE.")
   kernel <- resolve_kernel(kernel, xs)
+  if (per_input) kernel$width <- rep(kernel$width, ncol(xs))
+  if (length(kernel$width) > 1L) names(kernel$width) <- colnames(xs)
   # Standard units, as for every gaussian fit (standard_units.R): y centred
   # by its weighted mean (the constant mean of the process) and divided by a
   # robust, overflow-safe scale; kernel variance, noise and the evidence are
@@ -243,6 +253,15 @@ sparse_gp.default <- function(x, y, kernel = kernel_gaussian(), inducing = 50, a
   start <- list(log_width = log(kernel$width),
                 log_variance = log(if (optimize == "none") kernel$variance else vy),
                 log_noise = log(if (!is.null(noise)) noise else vy / 10))
+  if (per_input) {
+    # Start from the widths, variance and noise of the exact GP on at most
+    # learn_max_rows rows (R/learn_widths.R): from the median heuristic, a
+    # VFE bound on fixed inducing points often runs to the constant fit.
+    learned <- learn_kernel_widths(kernel, xs, y, case_weights, control)$learned
+    start$log_width <- log(learned$width)
+    start$log_variance <- log(learned$variance / sy^2)
+    if (is.null(noise)) start$log_noise <- log(learned$noise / sy^2)
+  }
   wt <- if (is.null(case_weights)) numeric(0) else case_weights
   fit <- gp_optimise(xs, r, Z, wt, kernel, start, approx, optimize, fixed_noise = !is.null(noise), vy = vy,
                      restarts = restarts, control = control)
@@ -390,19 +409,20 @@ kmeans_inducing <- function(xs, m) {
   out
 }
 
-# Objective and gradient over theta = (log width, log variance, [log noise],
-# [vec(Z)]): one C++ call per new theta, cached so that optim's fn and gr
-# share it.
+# Objective and gradient over theta = (log widths (one, or one per input),
+# log variance, [log noise], [vec(Z)]): one C++ call per new theta, cached
+# so that optim's fn and gr share it.
 gp_closure <- function(xs, r, Z, wt, kernel, fixed, approx, jitter, est_noise, est_z) {
   last_theta <- NULL
   last <- NULL
   jitter_events <- 0L
+  nw <- length(kernel$width)
   unpack <- function(theta) {
     k <- kernel
-    k$width <- exp(theta[1L])
-    k$variance <- exp(theta[2L])
-    noise <- if (est_noise) exp(theta[3L]) else fixed$noise
-    z <- if (est_z) matrix(theta[(3L + est_noise):length(theta)], nrow(Z), ncol(Z)) else Z
+    k$width <- exp(theta[seq_len(nw)])
+    k$variance <- exp(theta[nw + 1L])
+    noise <- if (est_noise) exp(theta[nw + 2L]) else fixed$noise
+    z <- if (est_z) matrix(theta[(nw + 2L + est_noise):length(theta)], nrow(Z), ncol(Z)) else Z
     list(kernel = k, noise = noise, Z = z)
   }
   evaluate <- function(theta) {
@@ -411,7 +431,7 @@ gp_closure <- function(xs, r, Z, wt, kernel, fixed, approx, jitter, est_noise, e
     zz <- if (is.null(p$Z)) matrix(0, 0, ncol(xs)) else p$Z
     res <- .sb_gp_objective(unclass(p$kernel), p$noise, xs, r, zz, wt, approx, jitter, TRUE)
     jitter_events <<- jitter_events + res$jitter_events
-    g <- res$gradient[c(1L, 2L, if (est_noise) 3L, if (est_z) 3L + seq_len(length(Z)))]
+    g <- res$gradient[c(seq_len(nw + 1L), if (est_noise) nw + 2L, if (est_z) nw + 2L + seq_len(length(Z)))]
     last_theta <<- theta
     last <<- list(value = res$value, gradient = g)
     last
@@ -421,14 +441,15 @@ gp_closure <- function(xs, r, Z, wt, kernel, fixed, approx, jitter, est_noise, e
 }
 
 # L-BFGS-B from the start (and `restarts` random starts); the best optimum.
+# start$log_width has one entry per width (one, or one per input).
 gp_optimise <- function(xs, r, Z, wt, kernel, start, approx, optimize, fixed_noise, vy, restarts, control) {
   est_noise <- !fixed_noise && optimize != "none"
   est_z <- optimize == "all" && approx != "exact"
   fixed <- list(noise = exp(start$log_noise))
+  kernel$width <- exp(start$log_width)
   fns <- gp_closure(xs, r, Z, wt, kernel, fixed, approx, control$jitter, est_noise, est_z)
   theta0 <- c(start$log_width, start$log_variance, if (est_noise) start$log_noise, if (est_z) as.vector(Z))
   if (optimize == "none") {
-    # no gradient: kernels other than the gaussian are allowed here
     p <- fns$unpack(theta0)
     value <- .sb_gp_objective(unclass(p$kernel), p$noise, xs, r, if (is.null(Z)) matrix(0, 0, ncol(xs)) else Z,
                               wt, approx, control$jitter, FALSE)$value
@@ -436,7 +457,7 @@ gp_optimise <- function(xs, r, Z, wt, kernel, start, approx, optimize, fixed_noi
                 message = "no optimisation (optimize = \"none\")", restart_values = value,
                 jitter_events = 0L, noise_estimated = FALSE))
   }
-  n_hyper <- 2L + est_noise
+  n_hyper <- length(start$log_width) + 1L + est_noise
   lower <- c(start$log_width - log(1e4), log(vy) - log(1e6), if (est_noise) log(control$noise_lower * vy),
              rep(-Inf, length(theta0) - n_hyper))
   upper <- c(start$log_width + log(1e4), log(vy) + log(1e6), if (est_noise) log(vy) + log(1e3),

@@ -28,6 +28,10 @@ generics::augment
 #'   hyperparameters are point estimates (type-II maximum likelihood) with no
 #'   standard error: `conf.int = TRUE` stops there.
 #' @param conf.level Coverage of the interval.
+#' @param what For `tidy`: `"weights"` (the default for [rvm()] and
+#'   [ard()] fits; `"hyperparameters"` for [sparse_gp()]) or `"inputs"`,
+#'   the width and relevance of each input of a kernel with one width per
+#'   input, as [input_relevance()] gives them.
 #' @param data For `augment`: a data frame to add the columns to, with one
 #'   row per row of the data the model was fitted on (rows that `na.omit`
 #'   removed may be included: they are dropped; rows that `na.exclude` set
@@ -100,8 +104,10 @@ NULL
 
 #' @rdname tidy.sb_rvm
 #' @export
-tidy.sparsebayes <- function(x, conf.int = FALSE, conf.level = 0.95, ...) {
+tidy.sparsebayes <- function(x, conf.int = FALSE, conf.level = 0.95, what = c("weights", "inputs"), ...) {
   check_dots_empty(...)
+  what <- match_arg(what)
+  if (what == "inputs") return(input_relevance(x))
   check_conf(conf.int, conf.level)
   est <- x$weights
   out <- data.frame(term = names(est), estimate = unname(est), std.error = sqrt(unname(diag(x$Sigma))),
@@ -149,8 +155,10 @@ tidy.sb_rvm_multiclass <- function(x, conf.int = FALSE, conf.level = 0.95, ...) 
 
 #' @rdname tidy.sb_rvm
 #' @export
-tidy.sb_sparse_gp <- function(x, conf.int = FALSE, conf.level = 0.95, ...) {
+tidy.sb_sparse_gp <- function(x, conf.int = FALSE, conf.level = 0.95, what = c("hyperparameters", "inputs"), ...) {
   check_dots_empty(...)
+  what <- match_arg(what)
+  if (what == "inputs") return(input_relevance(x))
   check_conf(conf.int, conf.level)
   if (conf.int)
     stop_arg("conf.int", "must be FALSE for a sparse GP: its hyperparameters are point estimates (type-II ",

@@ -11,8 +11,8 @@
 // [[Rcpp::depends(RcppEigen)]]
 
 // Objective (negative log marginal likelihood or negative VFE bound) and,
-// with gradient = TRUE, its derivatives c(log width, log variance, log
-// noise, vec(inducing)) in one call, so optim's fn and gr share it.
+// with gradient = TRUE, its derivatives c(log widths (one, or one per
+// input), log variance, log noise, vec(inducing)) in one call, so optim's fn and gr share it.
 // [[Rcpp::export(.sb_gp_objective)]]
 Rcpp::List sb_gp_objective(Rcpp::List kernel, double noise, Eigen::Map<Eigen::MatrixXd> x,
                            Eigen::Map<Eigen::VectorXd> r, Eigen::Map<Eigen::MatrixXd> z,
@@ -22,12 +22,12 @@ Rcpp::List sb_gp_objective(Rcpp::List kernel, double noise, Eigen::Map<Eigen::Ma
       as_kernel(kernel), noise, x, r, z, case_weights, sparsebayes::gp_approx_from_name(approx), jitter, gradient);
   Rcpp::NumericVector g;
   if (gradient) {
-    const Eigen::Index nz = o.d_inducing.size();
-    g = Rcpp::NumericVector(3 + nz);
-    g[0] = o.d_log_width;
-    g[1] = o.d_log_variance;
-    g[2] = o.d_log_noise;
-    for (Eigen::Index i = 0; i < nz; ++i) g[3 + i] = o.d_inducing.data()[i];
+    const Eigen::Index nw = o.d_log_width.size(), nz = o.d_inducing.size();
+    g = Rcpp::NumericVector(nw + 2 + nz);
+    for (Eigen::Index i = 0; i < nw; ++i) g[i] = o.d_log_width(i);
+    g[nw] = o.d_log_variance;
+    g[nw + 1] = o.d_log_noise;
+    for (Eigen::Index i = 0; i < nz; ++i) g[nw + 2 + i] = o.d_inducing.data()[i];
   }
   return Rcpp::List::create(Rcpp::Named("value") = o.value, Rcpp::Named("gradient") = g,
                             Rcpp::Named("jitter_events") = o.jitter_events);

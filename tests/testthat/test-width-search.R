@@ -129,12 +129,12 @@ test_that("non-convergence during the search is quiet; the final fit's is warned
 })
 
 test_that("bad widths and unsupported uses of \"evidence\" are refused clearly", {
-  expect_error(kernel_gaussian("foo"), "`width` must be a positive number, NULL .* or \"evidence\"; got \"foo\"")
+  expect_error(kernel_gaussian("foo"), "`width` must be positive numbers .* or \"evidence\"; got \"foo\"")
   expect_error(kernel_laplace(-1), "`width` must be > 0")
   expect_error(kernel_cauchy(0), "`width` must be > 0")
-  expect_error(kernel_gaussian(c(1, 2)), "`width` must be a positive number")
-  expect_error(kernel_gaussian(NA), "`width` must be a positive number")
-  expect_error(kernel_gaussian(c("evidence", "evidence")), "`width` must be a positive number")
+  expect_error(kernel_gaussian(c(1, -2)), "`width` must be positive and finite in every input column")
+  expect_error(kernel_gaussian(NA), "`width` must be positive numbers")
+  expect_error(kernel_gaussian(c("evidence", "evidence")), "`width` must be positive numbers")
   d <- sinc_data(n = 40, seed = 7)
   expect_error(rvm(d$x, d$y, kernel = list(kernel_gaussian("evidence"), kernel_laplace(1))),
                "`kernel` is a dictionary .*width = \"evidence\"")

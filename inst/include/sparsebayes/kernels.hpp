@@ -22,10 +22,49 @@ enum class KernelType { gaussian, laplace, cauchy, polynomial, linear, lspline, 
 struct Kernel {
   KernelType type = KernelType::gaussian;
   double width = 1.0;     // r in the seeds' notation
+  // One width per input column (empty: `width` serves every column). Every
+  // width kernel depends on x and z only through (x_k - z_k) / r, or (the
+  // linear spline) is homogeneous of degree 0 in (x, z, r), so per-input
+  // widths r_k are the kernel of width 1 on inputs whose column k is divided
+  // by r_k: see scaled_inputs().
+  Eigen::VectorXd input_widths;
   double variance = 1.0;  // multiplies every kernel
   double degree = 2.0;    // polynomial only
   double offset = 1.0;    // polynomial only
 };
+
+inline bool has_width(KernelType t) { return t != KernelType::polynomial && t != KernelType::linear; }
+
+// Checks the widths of k for inputs of `columns` columns.
+inline void check_kernel_widths(const Kernel& k, Eigen::Index columns) {
+  if (!has_width(k.type)) {
+    if (k.input_widths.size()) throw std::invalid_argument("the polynomial and linear kernels have no width");
+    return;
+  }
+  if (!(k.width > 0.0) || !std::isfinite(k.width)) throw std::invalid_argument("kernel width must be positive");
+  if (!k.input_widths.size()) return;
+  if (k.input_widths.size() != columns)
+    throw std::invalid_argument("the kernel has " + std::to_string(k.input_widths.size()) +
+                                " input widths but the inputs have " + std::to_string(columns) + " columns");
+  if (!((k.input_widths.array() > 0.0).all() && k.input_widths.allFinite()))
+    throw std::invalid_argument("kernel input widths must be positive and finite");
+}
+
+// x with column k divided by the k-th input width (x itself when the kernel
+// has one width).
+inline Eigen::MatrixXd scaled_inputs(const Kernel& k, const Eigen::Ref<const Eigen::MatrixXd>& x) {
+  if (!k.input_widths.size()) return x;
+  return x * k.input_widths.cwiseInverse().asDiagonal();
+}
+
+// The kernel on scaled_inputs(): per-input widths folded into the inputs.
+inline Kernel on_scaled_inputs(Kernel k) {
+  if (k.input_widths.size()) {
+    k.input_widths.resize(0);
+    k.width = 1.0;
+  }
+  return k;
+}
 
 inline KernelType kernel_type_from_name(const std::string& name) {
   if (name == "gaussian") return KernelType::gaussian;
@@ -149,10 +188,13 @@ inline void fill_kernel_matrix(const Kernel& k, const Eigen::Ref<const Eigen::Ma
   if (out.rows() != x.rows() || out.cols() != z.rows() + offset)
     throw std::invalid_argument("kernel output has the wrong dimensions");
   if (!(k.variance > 0.0)) throw std::invalid_argument("kernel variance must be positive");
-  const bool needs_width = k.type != KernelType::polynomial && k.type != KernelType::linear;
-  if (needs_width && !(k.width > 0.0)) throw std::invalid_argument("kernel width must be positive");
+  check_kernel_widths(k, x.cols());
   const Eigen::Index n = x.rows(), m = z.rows();
   if (n == 0 || m == 0) return;
+  if (k.input_widths.size()) {
+    fill_kernel_matrix(on_scaled_inputs(k), scaled_inputs(k, x), scaled_inputs(k, z), out, offset, threads);
+    return;
+  }
   if (out.outerStride() == out.rows()) detail::advise_huge_pages(out.data(), std::size_t(out.size()));
   const Eigen::Index tile_rows = std::min<Eigen::Index>(n, 4096);
   const Eigen::Index tile_cols = std::max<Eigen::Index>(1, (Eigen::Index(1) << 15) / tile_rows);

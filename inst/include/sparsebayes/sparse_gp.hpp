@@ -51,7 +51,7 @@ inline GPApprox gp_approx_from_name(const std::string& name) {
 
 struct GPObjective {
   double value = 0.0;          // negative log marginal likelihood (FITC, exact) or negative bound (VFE)
-  double d_log_width = 0.0;    // derivatives of value
+  Eigen::VectorXd d_log_width;  // derivatives of value: one per width (one, or one per input)
   double d_log_variance = 0.0;
   double d_log_noise = 0.0;
   Eigen::MatrixXd d_inducing;  // m x p (empty for exact)
@@ -104,34 +104,72 @@ inline void check_gp_inputs(const Kernel& k, double noise, const Eigen::Ref<cons
   if (k.type != KernelType::gaussian && k.type != KernelType::laplace && k.type != KernelType::cauchy)
     throw std::invalid_argument("sparse GPs support the gaussian, laplace and cauchy kernels");
   if (!(noise > 0.0) || !std::isfinite(noise)) throw std::invalid_argument("noise variance must be positive");
-  if (!(k.width > 0.0) || !(k.variance > 0.0)) throw std::invalid_argument("kernel width and variance must be positive");
+  if (!(k.variance > 0.0)) throw std::invalid_argument("kernel variance must be positive");
+  check_kernel_widths(k, x.cols());
   if (x.rows() != r.size()) throw std::invalid_argument("inputs and response have different lengths");
   if (approx != GPApprox::exact && (z.cols() != x.cols() || z.rows() < 1))
     throw std::invalid_argument("inducing points must have the inputs' number of columns");
 }
 
-// sum_jl G(j,l) dK(j,l) for the Gaussian kernel k = s2 exp(-|z - x|^2 / w^2),
-// K(j, l) = k(z_j, x_l): adds the derivatives w.r.t. log w and log s2 and
-// (when dz is not null) dz_factor times those w.r.t. the rows z_j.
-// dk/dlog w = 2 k d^2 / w^2, dk/dz_j = 2 k (x_l - z_j) / w^2. G is
-// overwritten (by G o K) to save an allocation of its size.
-inline void gaussian_kernel_chain(const Kernel& k, const Eigen::Ref<const Eigen::MatrixXd>& z,
-                                  const Eigen::Ref<const Eigen::MatrixXd>& x, const Eigen::Ref<const Eigen::MatrixXd>& K,
-                                  Eigen::Ref<Eigen::MatrixXd> G, double& d_log_width, double& d_log_variance,
-                                  Eigen::MatrixXd* dz, double dz_factor) {
-  const double w2 = k.width * k.width;
-  Eigen::MatrixXd D(z.rows(), x.rows());
-  squared_distances(z, x, D);
-  G.array() *= K.array();
-  d_log_width += 2.0 / w2 * (G.array() * D.array()).sum();
-  d_log_variance += G.sum();
+// sum_jl G(j,l) dK(j,l) for K(j, l) = k(z_j, x_l), k = s2 f(rho) a gaussian
+// (f = exp(-rho)), laplace (exp(-sqrt rho)) or cauchy (1 / (1 + rho))
+// kernel of rho = sum_k (z_jk - x_lk)^2 / (r^2 v_k^2), v the per-input
+// widths (all 1 with one width r; r = 1 with per-input widths). Adds the
+// derivatives w.r.t. the log widths (one, or one per input) and log s2 and
+// (when dz is not null) dz_factor times those w.r.t. the rows z_j. With
+// H = G o (-2 s2 f'(rho)) and u = (z - x) / v on the scaled inputs:
+// dk/dlog r = -2 s2 f' rho, dk/dlog v_k = -2 s2 f' u_k^2 and
+// dk/dz_jk = 2 s2 f' u_k / (v_k r^2). G is overwritten.
+inline void kernel_chain(const Kernel& k, const Eigen::Ref<const Eigen::MatrixXd>& z,
+                         const Eigen::Ref<const Eigen::MatrixXd>& x, const Eigen::Ref<const Eigen::MatrixXd>& K,
+                         Eigen::Ref<Eigen::MatrixXd> G, Eigen::VectorXd& d_log_width, double& d_log_variance,
+                         Eigen::MatrixXd* dz, double dz_factor) {
+  const bool per_input = k.input_widths.size() > 0;
+  const Eigen::MatrixXd zs = scaled_inputs(k, z), xs = scaled_inputs(k, x);
+  const double r2 = per_input ? 1.0 : k.width * k.width;
+  d_log_variance += (G.array() * K.array()).sum();
+  // G becomes H = G o (-2 s2 f'(rho)).
+  switch (k.type) {
+    case KernelType::gaussian:
+      G.array() *= 2.0 * K.array();
+      break;
+    case KernelType::cauchy:
+      G.array() *= 2.0 / k.variance * K.array().square();
+      break;
+    case KernelType::laplace: {
+      Eigen::MatrixXd D(zs.rows(), xs.rows());
+      squared_distances(zs, xs, D);  // r^2 rho
+      // -2 s2 f' = K / sqrt(rho); at rho = 0 (a centre on a point) the
+      // kernel has a cusp: its derivatives are taken as 0 there.
+      G.array() *= (D.array() > 0.0).select(K.array() * std::sqrt(r2) / D.array().sqrt(), 0.0);
+      break;
+    }
+    default:
+      throw std::invalid_argument("gradients are available for the gaussian, laplace and cauchy kernels only");
+  }
+  if (per_input) {
+    for (Eigen::Index c = 0; c < xs.cols(); ++c) {
+      double s = 0.0;
+      for (Eigen::Index l = 0; l < xs.rows(); ++l)
+        s += (G.col(l).array() * (zs.col(c).array() - xs(l, c)).square()).sum();
+      d_log_width(c) += s;
+    }
+  } else {
+    Eigen::MatrixXd D(zs.rows(), xs.rows());
+    squared_distances(zs, xs, D);
+    d_log_width(0) += (G.array() * D.array()).sum() / r2;
+  }
   if (dz) {
-    // d/dz_j = 2/w^2 sum_l GK(j,l) (x_l - z_j)
-    Eigen::MatrixXd t = G * x;  // z.rows x p
-    t -= G.rowwise().sum().asDiagonal() * z;
-    *dz += dz_factor * 2.0 / w2 * t;
+    // d/dz_jk = sum_l H(j,l) (x_lk - z_jk) / (v_k r^2), on the scaled inputs
+    Eigen::MatrixXd t = G * xs;  // z.rows x p
+    t -= G.rowwise().sum().asDiagonal() * zs;
+    if (per_input) t = t * k.input_widths.cwiseInverse().asDiagonal();
+    *dz += dz_factor / r2 * t;
   }
 }
+
+// Number of width parameters of a kernel: one, or one per input column.
+inline Eigen::Index width_count(const Kernel& k) { return k.input_widths.size() ? k.input_widths.size() : 1; }
 
 // Columns of the training data are processed in blocks of this many, so a
 // VFE/FITC evaluation holds O(m * block) memory, not O(m n).
@@ -309,10 +347,9 @@ inline GPObjective sparse_gp_objective(const Kernel& k, double noise, const Eige
                                        const Eigen::Ref<const Eigen::VectorXd>& wt, GPApprox approx, double jitter,
                                        bool gradient) {
   detail::check_gp_inputs(k, noise, x, r, z, wt, approx);
-  if (gradient && k.type != KernelType::gaussian)
-    throw std::invalid_argument("gradients are available for the gaussian kernel only");
   const Eigen::Index n = x.rows();
   GPObjective out;
+  out.d_log_width = Eigen::VectorXd::Zero(detail::width_count(k));
 
   if (approx == GPApprox::exact) {
     const detail::ExactFactors f = detail::exact_factors(k, noise, x, r, wt);
@@ -327,7 +364,7 @@ inline GPObjective sparse_gp_objective(const Kernel& k, double noise, const Eige
       W.noalias() -= f.a * f.a.transpose();
       out.d_log_noise = 0.5 * W.diagonal().dot(f.noise_i) + detail::replication_slope(wt);
       W *= 0.5;
-      detail::gaussian_kernel_chain(k, x, x, f.K, W, out.d_log_width, out.d_log_variance, nullptr, 0.0);
+      detail::kernel_chain(k, x, x, f.K, W, out.d_log_width, out.d_log_variance, nullptr, 0.0);
     }
     return out;
   }
@@ -383,7 +420,7 @@ inline GPObjective sparse_gp_objective(const Kernel& k, double noise, const Eige
       g_diag += 0.5 * w.sum();
     }
     const Eigen::MatrixXd Kb = kernel_matrix(k, z, xb);
-    detail::gaussian_kernel_chain(k, z, xb, Kb, G, out.d_log_width, out.d_log_variance, &out.d_inducing, 1.0);
+    detail::kernel_chain(k, z, xb, Kb, G, out.d_log_width, out.d_log_variance, &out.d_inducing, 1.0);
   }
   if (approx == GPApprox::vfe) {
     PdP.triangularView<Eigen::StrictlyUpper>() = PdP.transpose();
@@ -400,7 +437,7 @@ inline GPObjective sparse_gp_objective(const Kernel& k, double noise, const Eige
   // G_uu = -PWP/2 + PdP/(2 s2n) (VFE) or -PWP/2 + P diag(w) P'/2 (FITC).
   Eigen::MatrixXd Guu = -0.5 * PWP + (approx == GPApprox::vfe ? 0.5 / noise : 0.5) * PdP;
   // K_uu (symmetric, jitter proportional to s2): both z arguments move.
-  detail::gaussian_kernel_chain(k, z, z, f.Kuu, Guu, out.d_log_width, out.d_log_variance, &out.d_inducing, 2.0);
+  detail::kernel_chain(k, z, z, f.Kuu, Guu, out.d_log_width, out.d_log_variance, &out.d_inducing, 2.0);
   out.d_log_variance += g_diag * kd;
   out.d_log_noise = noise * g_noise + detail::replication_slope(wt);
   return out;

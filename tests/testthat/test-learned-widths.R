@@ -1,0 +1,127 @@
+# Per-input kernel widths and widths learned by the GP marginal likelihood
+# (kernel_gaussian(width = "learn")).
+
+fd_gradient <- function(f, t, h = 1e-5) {
+  vapply(seq_along(t), function(i) {
+    e <- replace(numeric(length(t)), i, h)
+    (f(t + e) - f(t - e)) / (2 * h)
+  }, numeric(1))
+}
+
+test_that("GP gradients match finite differences for every kernel, approximation and width form", {
+  set.seed(1)
+  x <- matrix(rnorm(60), 20, 3)
+  z <- matrix(rnorm(15), 5, 3)
+  r <- sin(x[, 1]) + 0.1 * rnorm(20)
+  for (type in c("gaussian", "laplace", "cauchy")) for (approx in c("exact", "VFE", "FITC")) for (nw in c(1L, 3L)) {
+    objective <- function(t, gradient = FALSE) {
+      k <- unclass(sparsebayes:::kernel_constructors[[type]](exp(t[seq_len(nw)]), exp(t[nw + 1L])))
+      zt <- if (approx == "exact") matrix(0, 0, 3) else matrix(t[-seq_len(nw + 2L)], 5, 3)
+      sparsebayes:::.sb_gp_objective(k, exp(t[nw + 2L]), x, r, zt, numeric(0), approx, 1e-6, gradient)
+    }
+    t0 <- c(log(c(0.8, 1.3, 2)[seq_len(nw)]), log(1.2), log(0.05), if (approx != "exact") as.vector(z))
+    analytic <- objective(t0, TRUE)$gradient
+    numeric_ <- fd_gradient(function(t) objective(t)$value, t0)
+    expect_lt(max(abs(analytic - numeric_) / (abs(numeric_) + 1e-3)), 1e-5)
+  }
+})
+
+test_that("equal per-input widths reproduce the one-width fit", {
+  set.seed(2)
+  x <- matrix(rnorm(120), 40, 3)
+  y <- sin(x[, 1]) + x[, 2]^2 / 4 + rnorm(40, sd = 0.1)
+  for (type in c("gaussian", "laplace", "cauchy", "lspline", "tpspline")) {
+    make <- sparsebayes:::kernel_constructors[[type]]
+    expect_equal(kernel_matrix(make(rep(1.7, 3)), x), kernel_matrix(make(1.7), x), tolerance = 1e-12, info = type)
+  }
+  a <- rvm(x, y, kernel = kernel_gaussian(2))
+  b <- rvm(x, y, kernel = kernel_gaussian(c(2, 2, 2)))
+  expect_equal(b$fitted.values, a$fitted.values, tolerance = 1e-10)
+  expect_equal(b$logLik, a$logLik, tolerance = 1e-10)
+  expect_equal(predict(b, x[1:5, ] + 0.1, interval = "prediction"),
+               predict(a, x[1:5, ] + 0.1, interval = "prediction"), tolerance = 1e-10)
+  g1 <- sparse_gp(x, y, kernel = kernel_gaussian(2), approx = "exact", optimize = "none", noise = 0.01)
+  g3 <- sparse_gp(x, y, kernel = kernel_gaussian(rep(2, 3)), approx = "exact", optimize = "none", noise = 0.01)
+  expect_equal(g3$fitted.values, g1$fitted.values, tolerance = 1e-10)
+  expect_equal(g3$logLik, g1$logLik, tolerance = 1e-10)
+})
+
+test_that("learned widths put irrelevant inputs at widths at least 10 times the relevant ones", {
+  for (seed in 1:4) {
+    set.seed(seed)
+    x <- matrix(runif(150 * 5, -2, 2), 150, 5)
+    y <- sin(2 * x[, 1]) + 0.5 * x[, 2]^2 + rnorm(150, sd = 0.1)
+    fit <- rvm(x, y, kernel = kernel_gaussian("learn"))
+    w <- fit$kernel$width
+    expect_length(w, 5L)
+    expect_gte(min(w[3:5]) / max(w[1:2]), 10)
+    expect_setequal(input_relevance(fit)$input[1:2], c("x1", "x2"))
+    g <- sparse_gp(x, y, kernel = kernel_gaussian("learn"), inducing = 20, optimize = "hyper", seed = 1)
+    expect_gte(min(g$kernel$width[3:5]) / max(g$kernel$width[1:2]), 10)
+  }
+})
+
+test_that("learned widths are equivariant under rescaling an input column", {
+  set.seed(3)
+  x <- matrix(runif(100 * 3, -2, 2), 100, 3)
+  y <- sin(2 * x[, 1]) + x[, 2] + 0.5 * x[, 3]^2 + rnorm(100, sd = 0.1)
+  x2 <- x
+  x2[, 2] <- 10 * x2[, 2]
+  a <- rvm(x, y, kernel = kernel_gaussian("learn"), scale = FALSE)
+  b <- rvm(x2, y, kernel = kernel_gaussian("learn"), scale = FALSE)
+  expect_equal(unname(b$kernel$width / a$kernel$width), c(1, 10, 1), tolerance = 1e-2)  # the optimiser's tolerance
+  expect_equal(b$fitted.values, a$fitted.values, tolerance = 1e-3)
+  # with scale = TRUE (the default) the widths do not move at all
+  c1 <- rvm(x, y, kernel = kernel_gaussian("learn"))
+  c2 <- rvm(x2, y, kernel = kernel_gaussian("learn"))
+  expect_equal(c2$kernel$width, c1$kernel$width, tolerance = 1e-8)
+})
+
+test_that("a learned kernel serves predict, update, saveRDS, the formula interface and classification", {
+  d <- transform(mtcars, cyl = factor(cyl))
+  fit <- rvm(mpg ~ cyl + wt + hp + qsec, data = d, kernel = kernel_gaussian("learn"))
+  expect_equal(names(fit$kernel$width), colnames(fit$x))
+  expect_identical(fit$kernel$width_rule, "learn")
+  expect_equal(unname(predict(fit, d)), unname(fitted(fit)), tolerance = 1e-10)
+  path <- tempfile(fileext = ".rds")
+  saveRDS(fit, path)
+  expect_equal(predict(readRDS(path), d[1:3, ]), predict(fit, d[1:3, ]))
+  expect_equal(update(fit)$kernel$width, fit$kernel$width)
+  expect_s3_class(summary(fit), "summary.sb_rvm")
+  expect_output(print(summary(fit)), "Input relevance")
+  expect_output(print(fit), "one per input, learned")
+  expect_identical(tidy(fit, what = "inputs"), input_relevance(fit))
+  expect_silent(plot(fit, which = "inputs"))
+  # classification: binary and multiclass share one kernel
+  b <- rvm(am ~ wt + hp + qsec, data = transform(mtcars, am = factor(am)), kernel = kernel_gaussian("learn"))
+  expect_length(b$kernel$width, 3L)
+  m <- rvm(Species ~ ., data = iris, kernel = kernel_gaussian("learn"))
+  expect_length(m$models[[1L]]$kernel$width, 4L)
+  expect_lt(mean(predict(m, iris) != iris$Species), 0.1)
+  expect_identical(input_relevance(m)$input[4L] %in% colnames(iris)[1:4], TRUE)
+})
+
+test_that("sparse_gp() optimises laplace and cauchy kernels, with one width or one per input", {
+  d <- gp_toy(n = 60, p = 2, seed = 4)
+  for (type in c("laplace", "cauchy")) for (width in list(NULL, "learn")) {
+    fit <- sparse_gp(d$x, d$y, kernel = sparsebayes:::kernel_constructors[[type]](width), inducing = 15, seed = 1)
+    expect_true(fit$converged)
+    expect_length(fit$kernel$width, if (is.null(width)) 1L else 2L)
+    expect_lt(sqrt(mean((fit$fitted.values - d$f)^2)), 0.75 * sd(d$f))  # a real fit, not the constant
+  }
+})
+
+test_that("bad width specifications give clear errors", {
+  x <- matrix(rnorm(40), 20, 2)
+  y <- rnorm(20)
+  expect_error(kernel_gaussian(c(1, -1)), "positive and finite in every input column")
+  expect_error(kernel_gaussian("wide"), "learn")
+  expect_error(rvm(x, y, kernel = kernel_gaussian(c(1, 2, 3))), "3 widths but the kernel sees 2")
+  expect_error(kernel_matrix(kernel_gaussian("learn"), x), "chosen when a model is fitted")
+  expect_error(rvm(x, y, kernel = kernel_lspline("learn")), "learned for the gaussian, laplace and cauchy")
+  expect_error(rvm(x, y, kernel = list(kernel_gaussian("learn"), kernel_laplace(1))), "single kernel")
+  expect_error(sparse_gp(x, y, kernel = kernel_gaussian("learn"), optimize = "none"), "optimize")
+  expect_error(input_relevance(lm(y ~ x)), "rvm\\(\\) or sparse_gp\\(\\)")
+  expect_error(sparsebayes:::.sb_kernel_design(unclass(kernel_gaussian(c(1, 2, 3))), x, x, FALSE, 1L),
+               "3 input widths but the inputs have 2 columns")
+})
