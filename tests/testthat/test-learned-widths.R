@@ -91,6 +91,8 @@ test_that("a learned kernel serves predict, update, saveRDS, the formula interfa
   expect_output(print(summary(fit)), "Input relevance")
   expect_output(print(fit), "one per input, learned")
   expect_identical(tidy(fit, what = "inputs"), input_relevance(fit))
+  grDevices::pdf(NULL)
+  on.exit(grDevices::dev.off())
   expect_silent(plot(fit, which = "inputs"))
   # classification: binary and multiclass share one kernel
   b <- rvm(am ~ wt + hp + qsec, data = transform(mtcars, am = factor(am)), kernel = kernel_gaussian("learn"))
