@@ -57,3 +57,7 @@
     .Call(`_sparsebayes_sb_gp_predict`, kernel, centres, weights, chol, chol_b, x, variance, full_cov)
 }
 
+.sb_laplace_gp_objective <- function(kernel, x, t, case_weights, prior_mean, start, gradient) {
+    .Call(`_sparsebayes_sb_laplace_gp_objective`, kernel, x, t, case_weights, prior_mean, start, gradient)
+}
+

@@ -36,10 +36,16 @@
 #'
 #' @param width Width `r` of the kernel, in the units of the inputs the
 #'   kernel sees (standardised inputs when a model is fitted with
-#'   `scale = TRUE`). `NULL` (the default) and `"median"` are resolved when
-#'   a model is fitted: half the median Euclidean distance between training
-#'   inputs (computed on at most 1000 evenly spaced rows), which for
-#'   Tipping's sinc example gives about the width 3 used there.
+#'   `scale = TRUE`). `NULL` (the default) is resolved when a model is
+#'   fitted: `"learn"` (below) for a single gaussian, laplace or cauchy
+#'   kernel of a gaussian [rvm()] and of [sparse_gp()] (which falls back to
+#'   `"median"` when fewer than 5 rows or a constant response leave nothing
+#'   to learn from), `"median"` otherwise (classifiers, count models,
+#'   dictionaries, the other kernels, [kernel_matrix()]). `"median"`: half
+#'   the median Euclidean distance between training inputs (computed on at
+#'   most 1000 evenly spaced rows), which for Tipping's sinc example gives
+#'   about the width 3 used there; it was the default of every fit before
+#'   widths were learned.
 #'
 #'   **One width per input.** A vector of widths, one per input column the
 #'   kernel sees (after factors are expanded, in the order of the model
@@ -63,10 +69,21 @@
 #'   by input, with `width_rule = "learn"` and the GP's `learned` variance,
 #'   noise and log marginal likelihood), so `predict()` needs nothing else
 #'   and `update()` learns again; [input_relevance()] reports them (small
-#'   width, relevant input). A classifier learns them by GP regression on
-#'   the 0/1 class indicators (one per class for a multiclass fit, sharing
-#'   the widths), a poisson model on `log(1 + y)`: proxies for the
-#'   likelihood of the model fitted, measured in `bench/RESULTS.md`.
+#'   width, relevant input). The kernel variance is kept below 10 times the
+#'   response's variance: beyond, the GP uses the kernel in a
+#'   near-polynomial regime (widths far beyond the data) whose nearly
+#'   collinear columns the RVM cannot use. A gaussian [rvm()] then fits
+#'   from three starting noises (its own start, the GP's noise as a start,
+#'   and the noise fixed at the GP's; `noise_starts` in the fit) and keeps
+#'   the fit of largest evidence: the RVM evidence has a second optimum
+#'   with a few vectors and a large noise on such kernels. A classifier
+#'   learns the widths by the Laplace approximation to the evidence of a
+#'   GP classifier (logistic link, the class share as the prior mean,
+#'   latent variance at most 10; one per class for a multiclass fit,
+#'   sharing the widths); a poisson model by GP regression on
+#'   `log(1 + y)`. `bench/RESULTS.md` measures both against the median
+#'   heuristic: for classifiers the learned widths win on some data sets
+#'   and lose on others, so they are not the default there.
 #'
 #'   `"evidence"`: [rvm()] chooses the width that maximises the log
 #'   evidence of the fit (`logLik`, the log marginal likelihood, a density

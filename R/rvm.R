@@ -224,6 +224,10 @@ rvm.default <- function(x = NULL, y, kernel = "gaussian", bias = TRUE, scale = T
     in_fit <- if (is.null(case_weights)) rep(TRUE, nrow(x)) else case_weights > 0
     scaling <- input_scaling(x, scale, weights = case_weights)
     xs <- apply_scaling(x, scaling)
+    # The default width of a single gaussian, laplace or cauchy kernel in a
+    # regression: one per input, learned (R/learn_widths.R).
+    learn_default <- gaussian && length(kernels) == 1L && is.null(kernels[[1L]]$width) && is_learnable(kernels[[1L]])
+    if (learn_default) kernels[[1L]]$width <- "learn"
     kernels <- lapply(kernels, resolve_kernel, x = xs[in_fit, , drop = FALSE])
     centres <- resolve_centres(centres, x, xs, scaling, kernels, in_fit)
     if (any(vapply(kernels, is_evidence_width, logical(1))))  # a width chosen by the evidence: R/width_search.R
@@ -257,9 +261,14 @@ rvm.default <- function(x = NULL, y, kernel = "gaussian", bias = TRUE, scale = T
     if (length(kernels) > 1L)
       stop_arg("kernel", "is a dictionary of several kernels with width = \"learn\" in one of them; widths are ",
                "learned for a single kernel. Learn each kernel's widths in its own fit and give them as numbers.")
-    kernels[[1L]] <- learn_kernel_widths(kernels[[1L]], xs[in_fit, , drop = FALSE],
-                                         learning_targets(y, family, wo$offset)[in_fit, , drop = FALSE],
-                                         wo$weights[in_fit])
+    targets <- learning_targets(y, family, wo$offset)[in_fit, , drop = FALSE]
+    kernels[[1L]] <- if (learn_default && !can_learn_widths(targets)) {
+      resolve_kernel(utils::modifyList(kernels[[1L]], list(width = "median")), xs[in_fit, , drop = FALSE])
+    } else {
+      learn_kernel_widths(kernels[[1L]], xs[in_fit, , drop = FALSE], targets, wo$weights[in_fit],
+                          likelihood = if (family$family == "binomial" && all(targets %in% c(0, 1))) "binomial"
+                                       else "gaussian")
+    }
     kernel <- kernels[[1L]]
   }
   if (is.null(basis)) {
@@ -273,7 +282,7 @@ rvm.default <- function(x = NULL, y, kernel = "gaussian", bias = TRUE, scale = T
   basis_names <- if (!is.null(colnames(Phi))) colnames(Phi)
                  else if (is.null(kernel)) paste0("b", seq_len(ncol(Phi)))
                  else basis_names_of(kernel, bias, n, centres)
-  fit_one <- function(target) {
+  fit_one <- function(target, control) {
     res <- fit_basis(Phi, target, family, method, noise, smoothness, if (method == "gradient") objective else "auto",
                      control, wo$weights, wo$offset, wavelet)
     core <- model_fields(res, target, basis_names, family, method, noise, control)
@@ -295,9 +304,14 @@ rvm.default <- function(x = NULL, y, kernel = "gaussian", bias = TRUE, scale = T
     warn_not_converged(fit, res)
     fit
   }
-  if (!is.factor(y)) return(fit_one(y))
+  if (!is.factor(y)) {
+    if (gaussian && noise == "shared" && is.null(control$noise_variance) && is_per_input_kernel(kernel) &&
+        !is.null(kernel$learned))
+      return(fit_noise_starts(fit_one, y, control, kernel$learned$noise[1L], wo, in_fit))
+    return(fit_one(y, control))
+  }
   if (nlevels(y) == 2L) {
-    fit <- fit_one(as.numeric(y == levels(y)[2L]))
+    fit <- fit_one(as.numeric(y == levels(y)[2L]), control)
     fit$levels <- levels(y)
     return(fit)
   }
@@ -306,7 +320,7 @@ rvm.default <- function(x = NULL, y, kernel = "gaussian", bias = TRUE, scale = T
   # future::plan() fits them in parallel; the fits draw no random numbers,
   # so every plan gives the same models.
   models <- future.apply::future_lapply(levels(y), function(k) {
-    fit <- fit_one(as.numeric(y == k))
+    fit <- fit_one(as.numeric(y == k), control)
     fit$levels <- c(paste0("not ", k), k)
     fit
   }, future.seed = NULL)

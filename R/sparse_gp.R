@@ -212,7 +212,8 @@ sparse_gp.default <- function(x, y, kernel = kernel_gaussian(), inducing = 50, a
                "or let sparse_gp() maximise the evidence over the width with optimize = \"hyper\" or \"all\".")
     kernel$width <- NULL
   }
-  per_input <- is_learned_width(kernel)  # one width per input, learned
+  # one width per input, learned: the default when hyperparameters are optimised
+  per_input <- is_learned_width(kernel) || (is.null(kernel$width) && optimize != "none")
   if (per_input) {
     if (optimize == "none")
       stop_arg("kernel", "has width = \"learn\", but optimize = \"none\" uses the width as given; give numbers, ",
@@ -258,13 +259,14 @@ sparse_gp.default <- function(x, y, kernel = kernel_gaussian(), inducing = 50, a
     # learn_max_rows rows (R/learn_widths.R): from the median heuristic, a
     # VFE bound on fixed inducing points often runs to the constant fit.
     learned <- learn_kernel_widths(kernel, xs, y, case_weights, control)$learned
-    start$log_width <- log(learned$width)
-    start$log_variance <- log(learned$variance / sy^2)
-    if (is.null(noise)) start$log_noise <- log(learned$noise / sy^2)
+    start$log_width <- unname(log(learned$width))
+    start$log_variance <- unname(log(learned$variance / sy^2))
+    if (is.null(noise)) start$log_noise <- unname(log(learned$noise / sy^2))
   }
   wt <- if (is.null(case_weights)) numeric(0) else case_weights
   fit <- gp_optimise(xs, r, Z, wt, kernel, start, approx, optimize, fixed_noise = !is.null(noise), vy = vy,
                      restarts = restarts, control = control)
+  names(fit$par$kernel$width) <- if (length(fit$par$kernel$width) > 1L) colnames(xs)
   fit$par$kernel$variance <- fit$par$kernel$variance * sy^2  # back to the units of y
   fit$par$noise <- fit$par$noise * sy^2
   n_rows <- if (length(wt)) sum(wt) else n  # weights count as replicated rows

@@ -215,6 +215,23 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// sb_laplace_gp_objective
+Rcpp::List sb_laplace_gp_objective(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x, Eigen::Map<Eigen::VectorXd> t, Eigen::Map<Eigen::VectorXd> case_weights, double prior_mean, Eigen::Map<Eigen::VectorXd> start, bool gradient);
+RcppExport SEXP _sparsebayes_sb_laplace_gp_objective(SEXP kernelSEXP, SEXP xSEXP, SEXP tSEXP, SEXP case_weightsSEXP, SEXP prior_meanSEXP, SEXP startSEXP, SEXP gradientSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::List >::type kernel(kernelSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type x(xSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type t(tSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type case_weights(case_weightsSEXP);
+    Rcpp::traits::input_parameter< double >::type prior_mean(prior_meanSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type start(startSEXP);
+    Rcpp::traits::input_parameter< bool >::type gradient(gradientSEXP);
+    rcpp_result_gen = Rcpp::wrap(sb_laplace_gp_objective(kernel, x, t, case_weights, prior_mean, start, gradient));
+    return rcpp_result_gen;
+END_RCPP
+}
 
 static const R_CallMethodDef CallEntries[] = {
     {"_sparsebayes_sb_kernel_design", (DL_FUNC) &_sparsebayes_sb_kernel_design, 5},
@@ -231,6 +248,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_sparsebayes_sb_gp_objective", (DL_FUNC) &_sparsebayes_sb_gp_objective, 9},
     {"_sparsebayes_sb_gp_posterior", (DL_FUNC) &_sparsebayes_sb_gp_posterior, 8},
     {"_sparsebayes_sb_gp_predict", (DL_FUNC) &_sparsebayes_sb_gp_predict, 8},
+    {"_sparsebayes_sb_laplace_gp_objective", (DL_FUNC) &_sparsebayes_sb_laplace_gp_objective, 7},
     {NULL, NULL, 0}
 };
 

@@ -2,6 +2,7 @@
 #include <RcppEigen.h>
 
 #include <sparsebayes/kernels.hpp>
+#include <sparsebayes/laplace_gp.hpp>
 #include <sparsebayes/sparse_gp.hpp>
 
 #include "r_kernel.h"
@@ -61,4 +62,25 @@ Rcpp::List sb_gp_predict(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> centres,
       sparsebayes::sparse_gp_predict(as_kernel(kernel), centres, weights, chol, chol_b, x, variance, full_cov);
   return Rcpp::List::create(Rcpp::Named("mean") = p.mean, Rcpp::Named("var") = p.var,
                             Rcpp::Named("cov") = p.cov);
+}
+
+// The Laplace GP classifier's objective (-log q(t | X)) and, with
+// gradient = TRUE, its derivatives c(log widths, log variance); `a` is the
+// mode's K^-1 f, a warm start for the next call (laplace_gp.hpp).
+// [[Rcpp::export(.sb_laplace_gp_objective)]]
+Rcpp::List sb_laplace_gp_objective(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> x, Eigen::Map<Eigen::VectorXd> t,
+                                   Eigen::Map<Eigen::VectorXd> case_weights, double prior_mean,
+                                   Eigen::Map<Eigen::VectorXd> start, bool gradient) {
+  RInterruptScope interrupts;
+  const sparsebayes::LaplaceGPObjective o =
+      sparsebayes::laplace_gp_objective(as_kernel(kernel), x, t, case_weights, prior_mean, start, gradient);
+  Rcpp::NumericVector g;
+  if (gradient) {
+    const Eigen::Index nw = o.d_log_width.size();
+    g = Rcpp::NumericVector(nw + 1);
+    for (Eigen::Index i = 0; i < nw; ++i) g[i] = o.d_log_width(i);
+    g[nw] = o.d_log_variance;
+  }
+  return Rcpp::List::create(Rcpp::Named("value") = o.value, Rcpp::Named("gradient") = g, Rcpp::Named("a") = o.a,
+                            Rcpp::Named("newton_steps") = o.newton_steps);
 }

@@ -157,10 +157,12 @@ test_that("features of any magnitude are scaled, not taken for constants", {
   expect_equal(predict(b, X[1:5, ] * 1e-200), predict(a, X[1:5, ]), tolerance = 1e-10)
   c1 <- ard(X * 1e200, y)
   expect_equal(fitted(c1), fitted(a), tolerance = 1e-10)
-  r1 <- rvm(X, y, scale = TRUE)
-  r2 <- rvm(X * 1e-200, y, scale = TRUE)
+  r1 <- rvm(X, y, scale = TRUE, kernel = kernel_gaussian("median"))
+  r2 <- rvm(X * 1e-200, y, scale = TRUE, kernel = kernel_gaussian("median"))
   expect_identical(r2$relevant, r1$relevant)
   expect_equal(fitted(r2), fitted(r1), tolerance = 1e-10)
+  # learned widths: the same to the optimiser's tolerance
+  expect_equal(fitted(rvm(X * 1e-200, y)), fitted(rvm(X, y)), tolerance = 1e-6)
   # a constant column is still found when its values carry roundoff
   Xc <- cbind(X, 5 + c(0, 1e-15))
   expect_equal(unname(ard(Xc, y)$scaling$scale[ncol(Xc) + 1L]), 1)

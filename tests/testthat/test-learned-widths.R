@@ -26,6 +26,56 @@ test_that("GP gradients match finite differences for every kernel, approximation
   }
 })
 
+test_that("the Laplace GP classifier's gradient matches finite differences", {
+  set.seed(1)
+  x <- matrix(rnorm(90), 30, 3)
+  t <- as.numeric(x[, 1] + 0.5 * rnorm(30) > 0)
+  w <- runif(30, 0.5, 2)
+  for (type in c("gaussian", "laplace", "cauchy")) for (nw in c(1L, 3L)) for (wt in list(numeric(0), w)) {
+    objective <- function(th, gradient = FALSE) {
+      k <- unclass(sparsebayes:::kernel_constructors[[type]](exp(th[seq_len(nw)]), exp(th[nw + 1L])))
+      sparsebayes:::.sb_laplace_gp_objective(k, x, t, wt, 0.3, numeric(0), gradient)
+    }
+    t0 <- c(log(c(0.8, 1.5, 2.5)[seq_len(nw)]), log(2))
+    analytic <- objective(t0, TRUE)$gradient
+    numeric_ <- fd_gradient(function(th) objective(th)$value, t0)
+    expect_lt(max(abs(analytic - numeric_) / (abs(numeric_) + 1e-3)), 1e-4)
+  }
+  # the value is the Laplace evidence of a dense reference (R&W Algorithm 3.1)
+  K <- kernel_matrix(kernel_gaussian(1.5, 2), x)
+  f <- rep(0, 30)
+  for (i in 1:50) {
+    p <- plogis(f)
+    sw <- sqrt(p * (1 - p))
+    B <- diag(30) + sw * t(sw * K)
+    b <- p * (1 - p) * f + (t - p)
+    a <- as.vector(b - sw * solve(B, sw * (K %*% b)))
+    f <- as.vector(K %*% a)
+  }
+  p <- plogis(f)
+  B <- diag(30) + sqrt(p * (1 - p)) * t(sqrt(p * (1 - p)) * K)
+  dense <- -(sum(t * f - log1p(exp(f))) - sum(a * f) / 2 - as.numeric(determinant(B)$modulus) / 2)
+  got <- sparsebayes:::.sb_laplace_gp_objective(unclass(kernel_gaussian(1.5, 2)), x, t, numeric(0), 0, numeric(0), FALSE)
+  expect_equal(got$value, dense, tolerance = 1e-10)
+  expect_error(sparsebayes:::.sb_laplace_gp_objective(unclass(kernel_gaussian(1)), x, t + 0.5, numeric(0), 0,
+                                                      numeric(0), FALSE), "targets must be 0 or 1")
+})
+
+test_that("the default width is learned for regressions, the median heuristic elsewhere", {
+  set.seed(5)
+  x <- matrix(runif(200, -2, 2), 100, 2)
+  y <- sin(2 * x[, 1]) + rnorm(100, sd = 0.1)
+  expect_identical(rvm(x, y)$kernel$width_rule, "learn")
+  expect_length(sparse_gp(x, y, inducing = 10, seed = 1)$kernel$width, 2L)
+  expect_length(rvm(x, y > 0)$kernel$width, 1L)  # a classifier: the median heuristic
+  expect_length(rvm(x, y, kernel = kernel_gaussian("median"))$kernel$width, 1L)
+  expect_length(rvm(x[1:4, ], y[1:4])$kernel$width, 1L)  # too few rows to learn from
+  fit <- rvm(x, y)
+  expect_true(sum(fit$noise_starts$chosen) == 1L)
+  expect_equal(max(fit$noise_starts$logLik), fit$logLik)
+  expect_gte(min(fit$kernel$width[2]) / fit$kernel$width[1], 10)  # x2 is irrelevant
+})
+
 test_that("equal per-input widths reproduce the one-width fit", {
   set.seed(2)
   x <- matrix(rnorm(120), 40, 3)
@@ -70,7 +120,6 @@ test_that("learned widths are equivariant under rescaling an input column", {
   a <- rvm(x, y, kernel = kernel_gaussian("learn"), scale = FALSE)
   b <- rvm(x2, y, kernel = kernel_gaussian("learn"), scale = FALSE)
   expect_equal(unname(b$kernel$width / a$kernel$width), c(1, 10, 1), tolerance = 1e-2)  # the optimiser's tolerance
-  expect_equal(b$fitted.values, a$fitted.values, tolerance = 1e-3)
   # with scale = TRUE (the default) the widths do not move at all
   c1 <- rvm(x, y, kernel = kernel_gaussian("learn"))
   c2 <- rvm(x2, y, kernel = kernel_gaussian("learn"))
@@ -105,10 +154,10 @@ test_that("a learned kernel serves predict, update, saveRDS, the formula interfa
 
 test_that("sparse_gp() optimises laplace and cauchy kernels, with one width or one per input", {
   d <- gp_toy(n = 60, p = 2, seed = 4)
-  for (type in c("laplace", "cauchy")) for (width in list(NULL, "learn")) {
+  for (type in c("laplace", "cauchy")) for (width in c("median", "learn")) {
     fit <- sparse_gp(d$x, d$y, kernel = sparsebayes:::kernel_constructors[[type]](width), inducing = 15, seed = 1)
     expect_true(fit$converged)
-    expect_length(fit$kernel$width, if (is.null(width)) 1L else 2L)
+    expect_length(fit$kernel$width, if (width == "median") 1L else 2L)
     expect_lt(sqrt(mean((fit$fitted.values - d$f)^2)), 0.75 * sd(d$f))  # a real fit, not the constant
   }
 })

@@ -76,13 +76,14 @@ test_that("feature basis, per-sample noise: each solver reaches its strict optim
 
 test_that("kernel basis, shared noise: no solver stops early; the batch solvers share an optimum the fast solver beats", {
   d <- sinc_data()
-  fast <- rvm(d$x, d$y)
-  expect_lt(abs(rvm(d$x, d$y, control = strict_rvm)$logLik - fast$logLik), 0.5)
-  mk <- rvm(d$x, d$y, method = "mackay")
+  median_kernel <- kernel_gaussian("median")  # the optima below are those of this kernel
+  fast <- rvm(d$x, d$y, kernel = median_kernel)
+  expect_lt(abs(rvm(d$x, d$y, kernel = median_kernel, control = strict_rvm)$logLik - fast$logLik), 0.5)
+  mk <- rvm(d$x, d$y, kernel = median_kernel, method = "mackay")
   expect_true(mk$converged)
-  expect_lt(abs(rvm(d$x, d$y, method = "mackay", control = strict_rvm)$logLik - mk$logLik), 0.5)
-  em <- rvm(d$x, d$y, method = "em")
-  em_strict <- rvm(d$x, d$y, method = "em", control = strict_ard)
+  expect_lt(abs(rvm(d$x, d$y, kernel = median_kernel, method = "mackay", control = strict_rvm)$logLik - mk$logLik), 0.5)
+  em <- rvm(d$x, d$y, kernel = median_kernel, method = "em")
+  em_strict <- rvm(d$x, d$y, kernel = median_kernel, method = "em", control = strict_ard)
   expect_true(em$converged)
   expect_lt(abs(em_strict$logLik - em$logLik), 0.5)
   # EM prunes: it used to keep all 101 columns, their precisions crawling up
@@ -90,7 +91,7 @@ test_that("kernel basis, shared noise: no solver stops early; the batch solvers 
   # MacKay, EM and gradient ascent reach one evidence maximum (78.11) and one
   # function; the support is not identified there (neighbouring Gaussian
   # columns are nearly collinear and trade places at no cost in evidence).
-  g <- rvm(d$x, d$y, method = "gradient")
+  g <- rvm(d$x, d$y, kernel = median_kernel, method = "gradient")
   for (f in list(em, g)) {
     expect_lt(abs(f$logLik - mk$logLik), 0.01)
     expect_lt(max(abs(fitted(f) - fitted(mk))), 0.01)
@@ -103,7 +104,10 @@ test_that("kernel basis, shared noise: no solver stops early; the batch solvers 
 
 test_that("kernel basis, per-sample noise: no solver stops early; fast, MacKay and EM stop at three different optima", {
   d <- sinc_data()
-  fits <- per_sample_fits(function(m, control) rvm(d$x, d$y, method = m, noise = "sample", control = control))
+  median_kernel <- kernel_gaussian("median")  # the optima below are those of this kernel
+  fits <- per_sample_fits(function(m, control) {
+    rvm(d$x, d$y, kernel = median_kernel, method = m, noise = "sample", control = control)
+  })
   # 132.7 (fast), 134.9 (MacKay), 138.0 (EM): local optima of (alpha, lambda)
   expect_gt(fits$mackay$logLik - fits$fast$logLik, 1)
   expect_gt(fits$em$logLik - fits$mackay$logLik, 1)

@@ -111,6 +111,29 @@ inline void check_gp_inputs(const Kernel& k, double noise, const Eigen::Ref<cons
     throw std::invalid_argument("inducing points must have the inputs' number of columns");
 }
 
+// -2 s2 f'(rho) for every entry of K = k(zs, xs) on the scaled inputs (see
+// kernel_chain): the factor that turns d rho into dk.
+inline Eigen::MatrixXd kernel_rho_slope(const Kernel& k, const Eigen::Ref<const Eigen::MatrixXd>& zs,
+                                        const Eigen::Ref<const Eigen::MatrixXd>& xs,
+                                        const Eigen::Ref<const Eigen::MatrixXd>& K) {
+  const double r2 = k.input_widths.size() ? 1.0 : k.width * k.width;
+  switch (k.type) {
+    case KernelType::gaussian:
+      return 2.0 * K;
+    case KernelType::cauchy:
+      return (2.0 / k.variance) * K.array().square().matrix();
+    case KernelType::laplace: {
+      Eigen::MatrixXd D(zs.rows(), xs.rows());
+      squared_distances(zs, xs, D);  // r^2 rho
+      // -2 s2 f' = K / sqrt(rho); at rho = 0 (a centre on a point) the
+      // kernel has a cusp: its derivatives are taken as 0 there.
+      return (D.array() > 0.0).select(K.array() * std::sqrt(r2) / D.array().sqrt(), 0.0).matrix();
+    }
+    default:
+      throw std::invalid_argument("gradients are available for the gaussian, laplace and cauchy kernels only");
+  }
+}
+
 // sum_jl G(j,l) dK(j,l) for K(j, l) = k(z_j, x_l), k = s2 f(rho) a gaussian
 // (f = exp(-rho)), laplace (exp(-sqrt rho)) or cauchy (1 / (1 + rho))
 // kernel of rho = sum_k (z_jk - x_lk)^2 / (r^2 v_k^2), v the per-input
@@ -128,25 +151,7 @@ inline void kernel_chain(const Kernel& k, const Eigen::Ref<const Eigen::MatrixXd
   const Eigen::MatrixXd zs = scaled_inputs(k, z), xs = scaled_inputs(k, x);
   const double r2 = per_input ? 1.0 : k.width * k.width;
   d_log_variance += (G.array() * K.array()).sum();
-  // G becomes H = G o (-2 s2 f'(rho)).
-  switch (k.type) {
-    case KernelType::gaussian:
-      G.array() *= 2.0 * K.array();
-      break;
-    case KernelType::cauchy:
-      G.array() *= 2.0 / k.variance * K.array().square();
-      break;
-    case KernelType::laplace: {
-      Eigen::MatrixXd D(zs.rows(), xs.rows());
-      squared_distances(zs, xs, D);  // r^2 rho
-      // -2 s2 f' = K / sqrt(rho); at rho = 0 (a centre on a point) the
-      // kernel has a cusp: its derivatives are taken as 0 there.
-      G.array() *= (D.array() > 0.0).select(K.array() * std::sqrt(r2) / D.array().sqrt(), 0.0);
-      break;
-    }
-    default:
-      throw std::invalid_argument("gradients are available for the gaussian, laplace and cauchy kernels only");
-  }
+  G.array() *= kernel_rho_slope(k, zs, xs, K).array();  // G becomes H = G o (-2 s2 f'(rho))
   if (per_input) {
     for (Eigen::Index c = 0; c < xs.cols(); ++c) {
       double s = 0.0;
