@@ -15,7 +15,12 @@
 #'   plays its part).
 #' @param data,subset,na.action As in [stats::lm()].
 #' @param y Numeric response.
-#' @param kernel A kernel object (see [kernels]) or its name.
+#' @param kernel A kernel object (see [kernels]) or its name. The default
+#'   gaussian kernel of a regression has one width per input, learned by a
+#'   GP marginal likelihood (`width = "learn"` in [kernels]; see
+#'   [input_relevance()]); classifiers and count models use the median
+#'   heuristic (`width = "median"`), which any fit takes with
+#'   `kernel = kernel_gaussian("median")`.
 #' @param bias Add a constant basis function (with its own precision)?
 #' @param scale Standardise each input column with the training means and
 #'   standard deviations (kept for `predict`)? Kernel widths then refer to
@@ -88,8 +93,9 @@
 #'   and of the response by `sqrt(weights[i])`; an integer weight acts as
 #'   that many copies of the row: with shared noise the noise is estimated
 #'   from `sum(weights)` observations, `scale = TRUE` uses weighted moments
-#'   and `logLik` is that of the replicated rows; the median-heuristic width
-#'   and the kernel centres are taken from the distinct rows, so give
+#'   and `logLik` is that of the replicated rows; the learned or
+#'   median-heuristic width and the kernel centres are taken from the
+#'   distinct rows (learned widths with the weights), so give
 #'   `centres` and a width for an exact match with replicated rows). Rows of
 #'   weight 0 are left out of the fit (no scaling, width heuristic, centre
 #'   or kernel column sees them: with `centres = NULL` the kernels are then
@@ -115,7 +121,13 @@
 #'   \item{call}{the matched call.}
 #'   \item{kernel}{the kernel with its width resolved (`NULL` with `basis`);
 #'     with `width = "evidence"` the chosen width, and `width_rule =
-#'     "evidence"`.}
+#'     "evidence"`; with learned widths, one per input with `width_rule =
+#'     "learn"` and the GP's `learned` variance, noise and log marginal
+#'     likelihood.}
+#'   \item{noise_starts}{gaussian fits with learned widths and shared noise:
+#'     the fits from the three starting noises (see [kernels]), their
+#'     `logLik`, noise variance `lambda`, number of `relevant` functions
+#'     and which was `chosen` (the largest evidence).}
 #'   \item{width_search}{fits with `width = "evidence"` (see [kernels]):
 #'     a data frame of every width tried, in increasing order, with the
 #'     objective maximised, `logLik` (the log evidence; the log posterior

@@ -18,12 +18,15 @@
 #' `y + c` shifts predictions by `c` and `y * c` scales them by `c` (and
 #' variances by `c^2`).
 #'
-#' **Starting values.** The kernel's `width` (or, if `NULL`, half the median
-#' distance between the inputs as in [rvm()]) starts the optimisation; the
-#' variance starts at `var(y)` and the noise at `var(y) / 10`. The width
-#' is kept within a factor 10^4 of its start, the variance within a factor
-#' 10^6 of `var(y)`, and the noise between `control$noise_lower * var(y)`
-#' and `1000 var(y)`. With
+#' **Starting values.** With a `NULL` width (the default) or
+#' `width = "learn"`, the kernel has one width per input, and the widths,
+#' variance and noise of the exact GP on at most 300 rows (see [kernels])
+#' start the optimisation. Otherwise the kernel's `width` (one, or one per
+#' input; `"median"`: half the median distance between the inputs) starts
+#' it, with the variance at `var(y)` and the noise at `var(y) / 10`. The
+#' widths are kept within a factor 10^4 of their start, the variance within
+#' a factor 10^6 of `var(y)`, and the noise between
+#' `control$noise_lower * var(y)` and `1000 var(y)`. With
 #' `optimize = "none"` the kernel is used as given, and a `NULL` noise is
 #' that starting value.
 #'
@@ -322,12 +325,17 @@ with_unfitted_rows <- function(fit, x, y, weights, offset) {
 #' @param noise_lower The estimated noise variance is bounded below by
 #'   `noise_lower * var(y)`.
 #' @param factr,pgtol L-BFGS-B convergence tolerances, see [stats::optim()].
+#'   The objective minimised is its change from the start, so `factr = 1e9`
+#'   stops when an iteration gains less than about `2e-7` of the total gain
+#'   (some 1e-5 nats): with the inducing locations optimised, `1e7` took up
+#'   to five times the iterations (Ozone: 5401 against 1164) for 0.003 nats
+#'   and no change in test error.
 #' @param exact_max_n Largest n accepted by `approx = "exact"`.
 #' @return An object of class `"sparse_gp_control"`.
 #' @examples
 #' sparse_gp_control(maxit = 50)
 #' @export
-sparse_gp_control <- function(maxit = 5000L, verbose = FALSE, jitter = 1e-6, noise_lower = 1e-6, factr = 1e7,
+sparse_gp_control <- function(maxit = 5000L, verbose = FALSE, jitter = 1e-6, noise_lower = 1e-6, factr = 1e9,
                               pgtol = 0, exact_max_n = 5000L) {
   check_number(maxit, "maxit", lower = 1, integer = TRUE)
   check_flag(verbose, "verbose")

@@ -443,7 +443,7 @@ test_that("integer case weights act like replicated rows", {
     replicated <- do.call(sparse_gp, c(list(d$x[rows, , drop = FALSE], d$y[rows]), tuned))
     # The same objective from the same start (the variance of the replicated rows)
     expect_equal(weighted$logLik, replicated$logLik, tolerance = 1e-8, info = approx)
-    expect_equal(weighted$noise, replicated$noise, tolerance = 1e-5, info = approx)  # VFE: a flat width
+    expect_equal(weighted$noise, replicated$noise, tolerance = 1e-3, info = approx)  # to the optimiser's tolerance
   }
   fit <- sparse_gp(d$x, d$y, weights = w, inducing = 5, seed = 1)
   expect_equal(residuals(fit, type = "pearson"), fit$residuals / sqrt(fit$noise / w))
