@@ -1,0 +1,112 @@
+# The cross-validation harness shared by bench/regression_panel.R and
+# bench/classification_panel.R: command-line filters, one (set, method)
+# over the same 5 folds, and the loop over sets and methods.
+time_limit <- 60  # seconds (elapsed) per fit before a method is skipped on a set
+
+# Kept basis functions of a fit (NA where the notion does not apply).
+n_vectors <- function(fit) {
+  if (inherits(fit, "sb_rvm")) length(fit$relevance_index)
+  else if (inherits(fit, "sb_rvm_multiclass")) sum(vapply(fit$models, function(m) length(m$relevance_index), 0L))
+  else if (inherits(fit, "sb_sparse_gp")) fit$m
+  else if (inherits(fit, "svm")) fit$tot.nSV
+  else NA_real_
+}
+
+# The names in the i-th command-line argument (comma-separated; all if absent).
+choose <- function(all, i, what) {
+  args <- commandArgs(TRUE)
+  if (length(args) < i || !nzchar(args[i])) return(all)
+  want <- strsplit(args[i], ",", fixed = TRUE)[[1L]]
+  if (length(bad <- setdiff(want, all))) stop(sprintf("unknown %s: %s (have %s)", what,
+    paste(bad, collapse = ", "), paste(all, collapse = ", ")), call. = FALSE)
+  want
+}
+
+# One (set, method): fit on 4 folds, predict the 5th; `loss(pred, y)` gives
+# per-row losses and `pool(losses)` the score (RMSE, error rate). Warnings
+# are recorded (unique) and muffled; an error or a fit over the time limit
+# stops the method on this set and is reported instead of its numbers.
+run_cv <- function(d, f, fold, fitter, as_pred, loss, pool) {
+  losses <- numeric(0); fold_score <- vec <- cpu <- rep(NA_real_, 5); warn <- character(); problem <- NA_character_
+  for (k in 1:5) {
+    train <- d[fold != k, ]; test <- d[fold == k, ]
+    y <- model.response(model.frame(f, test))
+    set.seed(k)  # methods that draw random numbers (ranger) do not depend on which others ran
+    t0 <- proc.time()
+    out <- tryCatch(withCallingHandlers({
+      fit <- fitter(f, train)
+      list(fit = fit, pred = as_pred(predict(fit, test)))
+    }, warning = function(w) { warn <<- union(warn, conditionMessage(w)); invokeRestart("muffleWarning") }),
+    error = function(e) conditionMessage(e))
+    t <- proc.time() - t0
+    if (is.character(out)) { problem <- sprintf("error in fold %d: %s", k, out); break }
+    if (length(out$pred) != length(y)) { problem <- sprintf("fold %d: %d predictions for %d rows", k, length(out$pred), length(y)); break }
+    cpu[k] <- t[["user.self"]] + t[["sys.self"]] + t[["user.child"]] + t[["sys.child"]]
+    l <- loss(out$pred, y)
+    losses <- c(losses, l); fold_score[k] <- pool(l); vec[k] <- n_vectors(out$fit)
+    if (t[["elapsed"]] > time_limit && k < 5) {
+      problem <- sprintf("skipped after fold %d: the fit took %.0f s (> %d s)", k, t[["elapsed"]], time_limit); break
+    }
+  }
+  done <- !is.na(problem)
+  data.frame(score = if (done) NA else pool(losses), se = if (done) NA else sd(fold_score) / sqrt(5),
+             vectors = mean(vec), cpu = mean(cpu, na.rm = TRUE), problem = problem,
+             warnings = I(list(warn)), fold_score = I(list(fold_score)))
+}
+
+# Every set with every method on the set's folds (set.seed(1), 5 folds); the
+# results, one row per (set, method), also saved with the session to `rds`.
+run_panel <- function(sets, methods, as_pred, loss, pool, rds) {
+  start <- proc.time()
+  res <- list()
+  for (s in names(sets)) {
+    d <- sets[[s]]$data
+    set.seed(1); fold <- sample(rep(1:5, length.out = nrow(d)))
+    for (m in names(methods)) {
+      r <- run_cv(d, sets[[s]]$formula, fold, methods[[m]], as_pred, loss, pool)
+      res[[length(res) + 1L]] <- cbind(data.frame(set = s, n = nrow(d), method = m), r)
+      cat(sprintf("%-12s %-16s %8.4f  %6.2f s/fit%s\n", s, m, r$score, r$cpu,
+                  if (is.na(r$problem)) "" else paste0("  ", r$problem)), file = stderr())
+    }
+  }
+  res <- do.call(rbind, res)
+  elapsed <- (proc.time() - start)[["elapsed"]]
+  saveRDS(list(results = res, sets = names(sets), methods = names(methods), elapsed = elapsed,
+               session = sessionInfo()), rds)
+  attr(res, "elapsed") <- elapsed
+  res
+}
+
+# A markdown table, one row per set and one column per method, of
+# value(result row); `extra` adds named columns after n (e.g. classes).
+table_md <- function(res, sets, methods, title, value, extra = list()) {
+  extra_cells <- function(cells) if (length(extra)) paste0(cells, " | ", collapse = "") else ""
+  cat("\n", title, "\n\n| set | n | ", extra_cells(names(extra)), paste(names(methods), collapse = " | "),
+      " |\n|---|---:|", strrep("---:|", length(extra) + length(methods)), "\n", sep = "")
+  for (s in names(sets))
+    cat("| ", s, " | ", nrow(sets[[s]]$data), " | ", extra_cells(vapply(extra, function(f) format(f(s)), "")),
+        paste(vapply(names(methods), function(m) value(res[res$set == s & res$method == m, ]), ""), collapse = " | "),
+        " |\n", sep = "")
+}
+
+# The score table: score +- se (mean kept vectors), the best per set in bold.
+score_cell <- function(res) {
+  best <- tapply(res$score, res$set, function(x) if (all(is.na(x))) NA else min(x, na.rm = TRUE))
+  function(r) {
+    if (!is.na(r$problem)) return("—")
+    x <- sprintf("%.3f ± %.3f", r$score, r$se)
+    if (r$score == best[[r$set]]) x <- paste0("**", x, "**")
+    if (is.na(r$vectors)) x else sprintf("%s (%.0f)", x, r$vectors)
+  }
+}
+
+# Every warning and problem, per set and method, and the total time.
+print_warnings <- function(res) {
+  cat("\nWarnings and problems (unique messages per set and method):\n")
+  if (!any(!is.na(res$problem) | lengths(res$warnings) > 0)) cat("none\n")
+  for (i in seq_len(nrow(res))) {
+    msgs <- c(if (!is.na(res$problem[i])) paste("PROBLEM:", res$problem[i]), res$warnings[[i]])
+    if (length(msgs)) cat(sprintf("- %s / %s: %s\n", res$set[i], res$method[i], paste(msgs, collapse = "\n    ")))
+  }
+  cat(sprintf("\nTotal elapsed %.0f s.\n", attr(res, "elapsed")))
+}
