@@ -63,7 +63,12 @@
 #'   gradients, first with one width for all inputs from the median
 #'   heuristic, then with one per input from there). Unlike the RVM
 #'   evidence, this criterion does not reward narrow kernels: it has one
-#'   prior for all the kernel's weights. [rvm()] then fits its sparse
+#'   prior for all the kernel's weights. When the GP's evidence beats the
+#'   constant model by less than the BIC price of its extra parameters
+#'   (`(p + 1) log(n) / 2` for p widths), the data show no signal the
+#'   widths could describe, and the median heuristic is used (`width_rule =
+#'   "median"`): on pure noise the GP finds short, near-white widths on
+#'   which an RVM would interpolate. [rvm()] then fits its sparse
 #'   weights on the learned kernel; [sparse_gp()] starts its own
 #'   optimisation there. The widths are stored in the fit's kernel (named
 #'   by input, with `width_rule = "learn"` and the GP's `learned` variance,

@@ -261,10 +261,12 @@ sparse_gp.default <- function(x, y, kernel = kernel_gaussian(), inducing = 50, a
     # Start from the widths, variance and noise of the exact GP on at most
     # learn_max_rows rows (R/learn_widths.R): from the median heuristic, a
     # VFE bound on fixed inducing points often runs to the constant fit.
-    learned <- learn_kernel_widths(kernel, xs, y, case_weights, control)$learned
+    learned <- learn_kernel_widths(kernel, xs, y, case_weights, control)
     start$log_width <- unname(log(learned$width))
-    start$log_variance <- unname(log(learned$variance / sy^2))
-    if (is.null(noise)) start$log_noise <- unname(log(learned$noise / sy^2))
+    if (identical(learned$width_rule, "learn")) {  # (otherwise no signal: the median heuristic, one width)
+      start$log_variance <- unname(log(learned$learned$variance / sy^2))
+      if (is.null(noise)) start$log_noise <- unname(log(learned$learned$noise / sy^2))
+    }
   }
   wt <- if (is.null(case_weights)) numeric(0) else case_weights
   fit <- gp_optimise(xs, r, Z, wt, kernel, start, approx, optimize, fixed_noise = !is.null(noise), vy = vy,

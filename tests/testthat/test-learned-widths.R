@@ -70,6 +70,14 @@ test_that("the default width is learned for regressions, the median heuristic el
   expect_length(rvm(x, y > 0)$kernel$width, 1L)  # a classifier: the median heuristic
   expect_length(rvm(x, y, kernel = kernel_gaussian("median"))$kernel$width, 1L)
   expect_length(rvm(x[1:4, ], y[1:4])$kernel$width, 1L)  # too few rows to learn from
+  # pure noise: no signal beyond the constant model, so the median heuristic
+  # (an RVM on the GP's near-white kernel would interpolate)
+  noise_only <- rvm(x, rnorm(100))
+  expect_identical(noise_only$kernel$width_rule, "median")
+  expect_length(noise_only$kernel$width, 1L)
+  expect_lt(length(noise_only$relevant), 10)
+  # a response near the double range: the GP's noise in its units overflows
+  expect_s3_class(rvm(x, 1e200 * y), "sb_rvm")
   fit <- rvm(x, y)
   expect_true(sum(fit$noise_starts$chosen) == 1L)
   expect_equal(max(fit$noise_starts$logLik), fit$logLik)
