@@ -9,7 +9,7 @@
 #
 # The GP is exact, on at most learn_max_rows rows (a random subset beyond:
 # an evaluation costs O(n^3), and the widths need far fewer rows than the
-# RVM, which is then fitted on all of them; bench/learned_widths.R). The
+# RVM, which is then fitted on all of them; bench/regression_panel.R). The
 # VFE bound with fixed inducing points was cheaper but learned widths too
 # wide (Boston housing: test RMSE 3.52 with 100 points against 3.23 exact).
 # Two stages: one width for all inputs from the median heuristic, then one
@@ -69,9 +69,9 @@ learn_kernel_widths <- function(kernel, xs, targets, weights = NULL, control = s
   h <- default_width(xs)
   outputs <- if (likelihood == "gaussian") gaussian_outputs(xs, targets, weights, control)
              else binomial_outputs(xs, targets, weights)
-  k_of <- function(theta, nw, variance) {
+  k_of <- function(log_widths, variance) {
     k <- kernel
-    k$width <- exp(theta[seq_len(nw)])
+    k$width <- exp(log_widths)
     k$variance <- variance
     k
   }
@@ -91,18 +91,11 @@ learn_kernel_widths <- function(kernel, xs, targets, weights = NULL, control = s
   optimise <- function(theta0, nw) {
     lower <- c(rep(log(h) - log(1e4), nw), unlist(lapply(outputs, `[[`, "lower")))
     upper <- c(rep(log(h) + log(1e4), nw), unlist(lapply(outputs, `[[`, "upper")))
-    cache <- new.env()
-    eval_at <- function(theta) {
-      if (!identical(theta, cache$theta)) {
-        cache$theta <- theta
-        cache$res <- objective(theta, nw)
-      }
-      cache$res
-    }
+    fns <- shared_fn_gr(function(theta) objective(theta, nw))
     theta0 <- pmin(pmax(theta0, lower), upper)
-    f0 <- eval_at(theta0)$value
+    f0 <- fns$fn(theta0)
     res <- tryCatch(
-      stats::optim(theta0, function(t) eval_at(t)$value - f0, function(t) eval_at(t)$gradient, method = "L-BFGS-B",
+      stats::optim(theta0, function(t) fns$fn(t) - f0, fns$gr, method = "L-BFGS-B",
                    lower = lower, upper = upper,
                    control = list(maxit = control$maxit, factr = learn_factr)),
       error = function(e) stop("learning the kernel widths failed: ", conditionMessage(e), call. = FALSE))
@@ -156,7 +149,7 @@ gaussian_outputs <- function(xs, targets, weights, control) {
          lower = log(c(vy / 1e6, control$noise_lower * vy)), upper = log(c(vy * learn_max_variance, vy * 1e3)),
          log_units = n_rows * log(scale),
          evaluate = function(log_widths, par, k_of) {
-           k <- k_of(log_widths, length(log_widths), exp(par[1L]))
+           k <- k_of(log_widths, exp(par[1L]))
            res <- .sb_gp_objective(unclass(k), exp(par[2L]), xs, u$r, matrix(0, 0, ncol(xs)), wt, "exact",
                                    control$jitter, TRUE)
            list(value = res$value, gradient = res$gradient)
@@ -180,7 +173,7 @@ binomial_outputs <- function(xs, targets, weights) {
     list(n_par = 1L, start = 0, lower = log(1e-3), upper = log(learn_max_variance), log_units = 0,
          constant_loglik = sum(w * (t * log(share) + (1 - t) * log(1 - share))),
          evaluate = function(log_widths, par, k_of) {
-           k <- k_of(log_widths, length(log_widths), exp(par[1L]))
+           k <- k_of(log_widths, exp(par[1L]))
            res <- .sb_laplace_gp_objective(unclass(k), xs, t, wt, mean, warm, TRUE)
            warm <<- res$a
            list(value = res$value, gradient = res$gradient)
@@ -188,6 +181,7 @@ binomial_outputs <- function(xs, targets, weights) {
          natural = function(par) list(variance = exp(par[1L]), noise = NA_real_))
   })
 }
+
 # What the widths are learned from, one column per output: the response
 # (less its offset), the indicator of the second class (binomial) or of
 # each class (multiclass), log(1 + y) for counts.

@@ -234,8 +234,6 @@ sparse_gp.default <- function(x, y, kernel = kernel_gaussian(), inducing = 50, a
   if (!all(is.finite(rowSums(xs^2))))
     stop_arg("x", "is too large for squared distances in double precision; rescale it or use scale = TRUE.")
   kernel <- resolve_kernel(kernel, xs)
-  if (per_input) kernel$width <- rep(kernel$width, ncol(xs))
-  if (length(kernel$width) > 1L) names(kernel$width) <- colnames(xs)
   # Standard units, as for every gaussian fit (standard_units.R): y centred
   # by its weighted mean (the constant mean of the process) and divided by a
   # robust, overflow-safe scale; kernel variance, noise and the evidence are
@@ -426,8 +424,6 @@ kmeans_inducing <- function(xs, m) {
 # log variance, [log noise], [vec(Z)]): one C++ call per new theta, cached
 # so that optim's fn and gr share it.
 gp_closure <- function(xs, r, Z, wt, kernel, fixed, approx, jitter, est_noise, est_z) {
-  last_theta <- NULL
-  last <- NULL
   jitter_events <- 0L
   nw <- length(kernel$width)
   unpack <- function(theta) {
@@ -438,19 +434,30 @@ gp_closure <- function(xs, r, Z, wt, kernel, fixed, approx, jitter, est_noise, e
     z <- if (est_z) matrix(theta[(nw + 2L + est_noise):length(theta)], nrow(Z), ncol(Z)) else Z
     list(kernel = k, noise = noise, Z = z)
   }
-  evaluate <- function(theta) {
-    if (!is.null(last_theta) && identical(theta, last_theta)) return(last)
+  fns <- shared_fn_gr(function(theta) {
     p <- unpack(theta)
     zz <- if (is.null(p$Z)) matrix(0, 0, ncol(xs)) else p$Z
     res <- .sb_gp_objective(unclass(p$kernel), p$noise, xs, r, zz, wt, approx, jitter, TRUE)
     jitter_events <<- jitter_events + res$jitter_events
     g <- res$gradient[c(seq_len(nw + 1L), if (est_noise) nw + 2L, if (est_z) nw + 2L + seq_len(length(Z)))]
-    last_theta <<- theta
-    last <<- list(value = res$value, gradient = g)
+    list(value = res$value, gradient = g)
+  })
+  c(fns, list(unpack = unpack, jitter_events = function() jitter_events))
+}
+
+# optim's fn and gr from one evaluate(theta) -> list(value, gradient) per
+# new theta: the last evaluation is kept, so fn and gr at one theta share it.
+shared_fn_gr <- function(evaluate) {
+  last_theta <- NULL
+  last <- NULL
+  at <- function(theta) {
+    if (!identical(theta, last_theta)) {
+      last <<- evaluate(theta)
+      last_theta <<- theta
+    }
     last
   }
-  list(fn = function(theta) evaluate(theta)$value, gr = function(theta) evaluate(theta)$gradient,
-       unpack = unpack, jitter_events = function() jitter_events)
+  list(fn = function(theta) at(theta)$value, gr = function(theta) at(theta)$gradient)
 }
 
 # L-BFGS-B from the start (and `restarts` random starts); the best optimum.
