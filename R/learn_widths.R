@@ -54,6 +54,7 @@ learn_kernel_widths <- function(kernel, xs, targets, weights = NULL, control = s
   targets <- as.matrix(targets)
   if (!is.null(weights) && all(weights == 1)) weights <- NULL  # unit weights are none, to the last bit
   if (nrow(xs) < 3L) stop_arg("x", "has fewer than 3 rows; there is nothing to learn a kernel width from.")
+  all_rows <- xs
   if (nrow(xs) > learn_max_rows) {  # a random subset (seed 1; the caller's random stream is left alone)
     state <- save_rng()
     on.exit(restore_rng(state), add = TRUE)
@@ -115,7 +116,7 @@ learn_kernel_widths <- function(kernel, xs, targets, weights = NULL, control = s
   # then, and the median heuristic is used.
   gain <- -all$value - sum(vapply(outputs, function(o) o$constant_loglik, numeric(1)))
   if (gain < (p + length(outputs)) / 2 * log(n)) {
-    kernel$width <- h
+    kernel$width <- default_width(all_rows)  # as resolve_kernel() gives it, from all the rows
     kernel$width_rule <- "median"
     kernel$learned <- list(criterion = "none: no signal beyond the constant model", gain = gain, n = n)
     return(kernel)

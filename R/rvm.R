@@ -317,8 +317,7 @@ rvm.default <- function(x = NULL, y, kernel = "gaussian", bias = TRUE, scale = T
     fit
   }
   if (!is.factor(y)) {
-    if (gaussian && noise == "shared" && is.null(control$noise_variance) && is_per_input_kernel(kernel) &&
-        !is.null(kernel$learned))
+    if (gaussian && noise == "shared" && is.null(control$noise_variance) && identical(kernel$width_rule, "learn"))
       return(fit_noise_starts(fit_one, y, control, kernel$learned$noise[1L], wo, in_fit))
     return(fit_one(y, control))
   }
