@@ -368,8 +368,9 @@ print.sparsebayes_kernel <- function(x, ...) {
     if (is.numeric(x$width) && length(x$width) > 1L) per_input_width_label(x)
     else sprintf("width = %s", if (is.null(x$width)) "NULL (from the data)"
                                else if (is.character(x$width)) sprintf("\"%s\" (when fitted)", x$width)
-                               else paste0(format(x$width, digits = 4),
-                                           if (identical(x$width_rule, "evidence")) ", chosen by the evidence" else "")))
+                               else paste0(format(unname(x$width), digits = 4),
+                                           switch(x$width_rule %||% "", evidence = ", chosen by the evidence",
+                                                  learn = ", learned", ""))))
   if (x$variance != 1) args <- paste0(args, if (nzchar(args)) ", ", "variance = ", format(x$variance, digits = 4))
   cat(sprintf("%s kernel(%s)\n", x$type, args))
   invisible(x)
