@@ -45,8 +45,12 @@
     .Call(`_sparsebayes_sb_scale_columns`, x, center, scale, intercept)
 }
 
-.sb_gp_objective <- function(kernel, noise, x, r, z, case_weights, approx, jitter, gradient) {
-    .Call(`_sparsebayes_sb_gp_objective`, kernel, noise, x, r, z, case_weights, approx, jitter, gradient)
+.sb_gp_objective <- function(kernel, noise, x, r, z, case_weights, approx, jitter, gradient, workspace = NULL) {
+    .Call(`_sparsebayes_sb_gp_objective`, kernel, noise, x, r, z, case_weights, approx, jitter, gradient, workspace)
+}
+
+.sb_gp_workspace <- function() {
+    .Call(`_sparsebayes_sb_gp_workspace`)
 }
 
 .sb_gp_posterior <- function(kernel, noise, x, r, z, case_weights, approx, jitter) {

@@ -145,6 +145,7 @@ gaussian_outputs <- function(xs, targets, weights, control) {
     scale <- u$scale * size
     vy <- u$variance
     w <- weights %||% rep(1, length(u$r))
+    workspace <- .sb_gp_workspace()  # the n x n buffers, reused by every evaluation
     list(n_par = 2L, start = log(c(vy, vy / 10)),
          constant_loglik = -sum(w) / 2 * (log(2 * pi * sum(w * u$r^2) / sum(w)) + 1),
          lower = log(c(vy / 1e6, control$noise_lower * vy)), upper = log(c(vy * learn_max_variance, vy * 1e3)),
@@ -152,7 +153,7 @@ gaussian_outputs <- function(xs, targets, weights, control) {
          evaluate = function(log_widths, par, k_of) {
            k <- k_of(log_widths, exp(par[1L]))
            res <- .sb_gp_objective(unclass(k), exp(par[2L]), xs, u$r, matrix(0, 0, ncol(xs)), wt, "exact",
-                                   control$jitter, TRUE)
+                                   control$jitter, TRUE, workspace)
            list(value = res$value, gradient = res$gradient)
          },
          natural = function(par) list(variance = exp(par[1L]) * scale^2, noise = exp(par[2L]) * scale^2))

@@ -426,6 +426,7 @@ kmeans_inducing <- function(xs, m) {
 gp_closure <- function(xs, r, Z, wt, kernel, fixed, approx, jitter, est_noise, est_z) {
   jitter_events <- 0L
   nw <- length(kernel$width)
+  workspace <- if (approx == "exact") .sb_gp_workspace()  # the n x n buffers, reused by every evaluation
   unpack <- function(theta) {
     k <- kernel
     k$width <- exp(theta[seq_len(nw)])
@@ -437,7 +438,7 @@ gp_closure <- function(xs, r, Z, wt, kernel, fixed, approx, jitter, est_noise, e
   fns <- shared_fn_gr(function(theta) {
     p <- unpack(theta)
     zz <- if (is.null(p$Z)) matrix(0, 0, ncol(xs)) else p$Z
-    res <- .sb_gp_objective(unclass(p$kernel), p$noise, xs, r, zz, wt, approx, jitter, TRUE)
+    res <- .sb_gp_objective(unclass(p$kernel), p$noise, xs, r, zz, wt, approx, jitter, TRUE, workspace)
     jitter_events <<- jitter_events + res$jitter_events
     g <- res$gradient[c(seq_len(nw + 1L), if (est_noise) nw + 2L, if (est_z) nw + 2L + seq_len(length(Z)))]
     list(value = res$value, gradient = g)

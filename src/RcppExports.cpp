@@ -161,8 +161,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // sb_gp_objective
-Rcpp::List sb_gp_objective(Rcpp::List kernel, double noise, Eigen::Map<Eigen::MatrixXd> x, Eigen::Map<Eigen::VectorXd> r, Eigen::Map<Eigen::MatrixXd> z, Eigen::Map<Eigen::VectorXd> case_weights, std::string approx, double jitter, bool gradient);
-RcppExport SEXP _sparsebayes_sb_gp_objective(SEXP kernelSEXP, SEXP noiseSEXP, SEXP xSEXP, SEXP rSEXP, SEXP zSEXP, SEXP case_weightsSEXP, SEXP approxSEXP, SEXP jitterSEXP, SEXP gradientSEXP) {
+Rcpp::List sb_gp_objective(Rcpp::List kernel, double noise, Eigen::Map<Eigen::MatrixXd> x, Eigen::Map<Eigen::VectorXd> r, Eigen::Map<Eigen::MatrixXd> z, Eigen::Map<Eigen::VectorXd> case_weights, std::string approx, double jitter, bool gradient, SEXP workspace);
+RcppExport SEXP _sparsebayes_sb_gp_objective(SEXP kernelSEXP, SEXP noiseSEXP, SEXP xSEXP, SEXP rSEXP, SEXP zSEXP, SEXP case_weightsSEXP, SEXP approxSEXP, SEXP jitterSEXP, SEXP gradientSEXP, SEXP workspaceSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -175,7 +175,18 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< std::string >::type approx(approxSEXP);
     Rcpp::traits::input_parameter< double >::type jitter(jitterSEXP);
     Rcpp::traits::input_parameter< bool >::type gradient(gradientSEXP);
-    rcpp_result_gen = Rcpp::wrap(sb_gp_objective(kernel, noise, x, r, z, case_weights, approx, jitter, gradient));
+    Rcpp::traits::input_parameter< SEXP >::type workspace(workspaceSEXP);
+    rcpp_result_gen = Rcpp::wrap(sb_gp_objective(kernel, noise, x, r, z, case_weights, approx, jitter, gradient, workspace));
+    return rcpp_result_gen;
+END_RCPP
+}
+// sb_gp_workspace
+SEXP sb_gp_workspace();
+RcppExport SEXP _sparsebayes_sb_gp_workspace() {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    rcpp_result_gen = Rcpp::wrap(sb_gp_workspace());
     return rcpp_result_gen;
 END_RCPP
 }
@@ -245,7 +256,8 @@ static const R_CallMethodDef CallEntries[] = {
     {"_sparsebayes_sb_all_finite", (DL_FUNC) &_sparsebayes_sb_all_finite, 1},
     {"_sparsebayes_sb_column_moments", (DL_FUNC) &_sparsebayes_sb_column_moments, 1},
     {"_sparsebayes_sb_scale_columns", (DL_FUNC) &_sparsebayes_sb_scale_columns, 4},
-    {"_sparsebayes_sb_gp_objective", (DL_FUNC) &_sparsebayes_sb_gp_objective, 9},
+    {"_sparsebayes_sb_gp_objective", (DL_FUNC) &_sparsebayes_sb_gp_objective, 10},
+    {"_sparsebayes_sb_gp_workspace", (DL_FUNC) &_sparsebayes_sb_gp_workspace, 0},
     {"_sparsebayes_sb_gp_posterior", (DL_FUNC) &_sparsebayes_sb_gp_posterior, 8},
     {"_sparsebayes_sb_gp_predict", (DL_FUNC) &_sparsebayes_sb_gp_predict, 8},
     {"_sparsebayes_sb_laplace_gp_objective", (DL_FUNC) &_sparsebayes_sb_laplace_gp_objective, 7},

@@ -14,13 +14,18 @@
 // Objective (negative log marginal likelihood or negative VFE bound) and,
 // with gradient = TRUE, its derivatives c(log widths (one, or one per
 // input), log variance, log noise, vec(inducing)) in one call, so optim's fn and gr share it.
+// workspace: NULL or a .sb_gp_workspace() that successive calls share.
 // [[Rcpp::export(.sb_gp_objective)]]
 Rcpp::List sb_gp_objective(Rcpp::List kernel, double noise, Eigen::Map<Eigen::MatrixXd> x,
                            Eigen::Map<Eigen::VectorXd> r, Eigen::Map<Eigen::MatrixXd> z,
-                           Eigen::Map<Eigen::VectorXd> case_weights, std::string approx, double jitter, bool gradient) {
+                           Eigen::Map<Eigen::VectorXd> case_weights, std::string approx, double jitter, bool gradient,
+                           SEXP workspace = R_NilValue) {
   RInterruptScope interrupts;
-  const sparsebayes::GPObjective o = sparsebayes::sparse_gp_objective(
-      as_kernel(kernel), noise, x, r, z, case_weights, sparsebayes::gp_approx_from_name(approx), jitter, gradient);
+  sparsebayes::GPWorkspace* buffers =
+      Rf_isNull(workspace) ? nullptr : Rcpp::XPtr<sparsebayes::GPWorkspace>(workspace).checked_get();
+  const sparsebayes::GPObjective o =
+      sparsebayes::sparse_gp_objective(as_kernel(kernel), noise, x, r, z, case_weights,
+                                       sparsebayes::gp_approx_from_name(approx), jitter, gradient, buffers);
   Rcpp::NumericVector g;
   if (gradient) {
     const Eigen::Index nw = o.d_log_width.size(), nz = o.d_inducing.size();
@@ -33,6 +38,10 @@ Rcpp::List sb_gp_objective(Rcpp::List kernel, double noise, Eigen::Map<Eigen::Ma
   return Rcpp::List::create(Rcpp::Named("value") = o.value, Rcpp::Named("gradient") = g,
                             Rcpp::Named("jitter_events") = o.jitter_events);
 }
+
+// Buffers for repeated calls of .sb_gp_objective (freed with the pointer).
+// [[Rcpp::export(.sb_gp_workspace)]]
+SEXP sb_gp_workspace() { return Rcpp::XPtr<sparsebayes::GPWorkspace>(new sparsebayes::GPWorkspace(), true); }
 
 // Posterior quantities for predict, hatvalues and LOO residuals: the
 // predictor is (weights, chol, chol_b), plain matrices.

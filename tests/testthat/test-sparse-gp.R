@@ -67,6 +67,38 @@ test_that("analytic gradients match finite differences, inducing locations inclu
   }
 })
 
+test_that("the exact GP's blocked inverse gives the dense gradient and leverages over several blocks", {
+  # n = 150 spans three 64-column blocks of the in-place inverse, the last
+  # one partial; a shared workspace (reused across sizes) changes nothing
+  for (kernel in list(kernel_gaussian(c(0.9, 1.4), 1.3), kernel_cauchy(1.1, 0.8), kernel_laplace(c(1.2, 2), 1))) {
+    d <- gp_toy(150, 2, seed = 8)
+    r <- d$y - mean(d$y)
+    k <- unclass(kernel)
+    none <- matrix(0, 0, 2)
+    f <- function(t) {
+      kt <- k
+      kt$width <- exp(t[seq_along(k$width)])
+      kt$variance <- exp(t[length(k$width) + 1])
+      sparsebayes:::.sb_gp_objective(kt, exp(t[length(t)]), d$x, r, none, numeric(0), "exact", 0, FALSE)$value
+    }
+    th <- c(log(k$width), log(k$variance), log(0.05))
+    fd <- vapply(seq_along(th), function(i) {
+      h <- 1e-5
+      (f(replace(th, i, th[i] + h)) - f(replace(th, i, th[i] - h))) / (2 * h)
+    }, numeric(1))
+    ws <- sparsebayes:::.sb_gp_workspace()
+    small <- sparsebayes:::.sb_gp_objective(k, 0.05, d$x[1:70, ], r[1:70], none, numeric(0), "exact", 0, TRUE, ws)
+    g <- sparsebayes:::.sb_gp_objective(k, 0.05, d$x, r, none, numeric(0), "exact", 0, TRUE)
+    again <- sparsebayes:::.sb_gp_objective(k, 0.05, d$x, r, none, numeric(0), "exact", 0, TRUE, ws)
+    expect_equal(g$gradient, fd, tolerance = 1e-6, info = kernel$type)
+    expect_identical(again, g)
+    S <- kernel_matrix(kernel, d$x, d$x) + diag(0.05, 150)
+    post <- sparsebayes:::.sb_gp_posterior(k, 0.05, d$x, r, none, numeric(0), "exact", 0)
+    expect_equal(post$pi_diag, diag(solve(S)), tolerance = 1e-10, info = kernel$type)
+    expect_equal(post$chol[upper.tri(post$chol)], rep(0, 150 * 149 / 2))
+  }
+})
+
 test_that("predictions equal the dense sparse-GP predictive", {
   d <- gp_toy(40)
   z <- matrix(c(-2.5, -1, 0, 1.2, 2.4))

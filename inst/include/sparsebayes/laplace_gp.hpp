@@ -137,19 +137,22 @@ inline LaplaceGPObjective laplace_gp_objective(const Kernel& k, const Eigen::Ref
   auto implicit = [&](const Eigen::VectorXd& dKg) { return s2.dot(dKg - K * (R * dKg)); };
   d_variance += implicit(K * g);
   const Eigen::MatrixXd xs = scaled_inputs(k, x);
-  const Eigen::MatrixXd slope = detail::kernel_rho_slope(k, xs, xs, K);  // dK = slope o d(rho)
-  if (k.input_widths.size()) {
-    for (Eigen::Index c = 0; c < xs.cols(); ++c) {
-      Eigen::VectorXd dKg = Eigen::VectorXd::Zero(n);
-      for (Eigen::Index l = 0; l < n; ++l)
-        dKg += slope.col(l).cwiseProduct((xs.col(c).array() - xs(l, c)).square().matrix()) * g(l);
+  Eigen::MatrixXd slope = Eigen::MatrixXd::Ones(n, n);
+  detail::scale_by_rho_slope(k, xs, xs, K, slope);  // dK = slope o d(rho)
+  // d rho = sum over inputs c of (x_c - x'_c)^2 times -d log v_c (one
+  // width: times -2 d log r / r^2 for all inputs at once)
+  const bool per_input = k.input_widths.size() > 0;
+  Eigen::VectorXd all_inputs = Eigen::VectorXd::Zero(n);
+  for (Eigen::Index c = 0; c < xs.cols(); ++c) {
+    Eigen::VectorXd dKg = Eigen::VectorXd::Zero(n);
+    for (Eigen::Index l = 0; l < n; ++l)
+      dKg += slope.col(l).cwiseProduct((xs.col(c).array() - xs(l, c)).square().matrix()) * g(l);
+    if (per_input)
       d_width(c) += implicit(dKg);
-    }
-  } else {
-    Eigen::MatrixXd D(n, n);
-    detail::squared_distances(xs, xs, D);
-    d_width(0) += implicit((slope.cwiseProduct(D) / (k.width * k.width)) * g);
+    else
+      all_inputs += dKg;
   }
+  if (!per_input) d_width(0) += implicit(all_inputs / (k.width * k.width));
   out.d_log_width = -d_width;
   out.d_log_variance = -d_variance;
   return out;

@@ -141,8 +141,31 @@ inline void for_panels(Eigen::Index total, Eigen::Index width, F&& f) {
   }
 }
 
-// Eigen's LLT computed by the same blocked algorithm (same panels, same
-// operations, so the same factor) with an interrupt check between panels.
+// Lower Cholesky factor of A in its lower triangle, in place, by Eigen's
+// blocked algorithm (same panels, same operations, so the same factor) with
+// an interrupt check between panels. False when A is not positive definite.
+// The strict upper triangle is left as it was.
+inline bool cholesky_in_place(Eigen::Ref<Eigen::MatrixXd> A) {
+  using inplace = Eigen::internal::llt_inplace<double, Eigen::Lower>;
+  const Eigen::Index size = A.rows();
+  if (size < 32) return inplace::unblocked(A) < 0;
+  const Eigen::Index block = std::min<Eigen::Index>(std::max<Eigen::Index>((size / 8 / 16) * 16, 8), 128);
+  for (Eigen::Index k = 0; k < size; k += block) {
+    check_interrupt();
+    const Eigen::Index bs = std::min(block, size - k), rs = size - k - bs;
+    auto A11 = A.block(k, k, bs, bs);
+    auto A21 = A.block(k + bs, k, rs, bs);
+    auto A22 = A.block(k + bs, k + bs, rs, rs);
+    if (inplace::unblocked(A11) >= 0) return false;
+    if (rs > 0) {
+      A11.adjoint().triangularView<Eigen::Upper>().solveInPlace<Eigen::OnTheRight>(A21);
+      A22.selfadjointView<Eigen::Lower>().rankUpdate(A21, -1.0);
+    }
+  }
+  return true;
+}
+
+// Eigen's LLT computed by cholesky_in_place().
 class CheckedLLT : public Eigen::LLT<Eigen::MatrixXd> {
  public:
   explicit CheckedLLT(const Eigen::MatrixXd& a) {
@@ -154,46 +177,19 @@ class CheckedLLT : public Eigen::LLT<Eigen::MatrixXd> {
     for (Eigen::Index c = 0; c < size; ++c)
       m_l1_norm = std::max(m_l1_norm, m_matrix.col(c).tail(size - c).lpNorm<1>() + m_matrix.row(c).head(c).lpNorm<1>());
     m_isInitialized = true;
-    m_info = factorise() ? Eigen::Success : Eigen::NumericalIssue;
-  }
-
- private:
-  bool factorise() {
-    using inplace = Eigen::internal::llt_inplace<double, Eigen::Lower>;
-    const Eigen::Index size = m_matrix.rows();
-    if (size < 32) return inplace::unblocked(m_matrix) < 0;
-    const Eigen::Index block = std::min<Eigen::Index>(std::max<Eigen::Index>((size / 8 / 16) * 16, 8), 128);
-    for (Eigen::Index k = 0; k < size; k += block) {
-      check_interrupt();
-      const Eigen::Index bs = std::min(block, size - k), rs = size - k - bs;
-      Eigen::Block<Eigen::MatrixXd> A11(m_matrix, k, k, bs, bs), A21(m_matrix, k + bs, k, rs, bs),
-          A22(m_matrix, k + bs, k + bs, rs, rs);
-      if (inplace::unblocked(A11) >= 0) return false;
-      if (rs > 0) {
-        A11.adjoint().triangularView<Eigen::Upper>().solveInPlace<Eigen::OnTheRight>(A21);
-        A22.selfadjointView<Eigen::Lower>().rankUpdate(A21, -1.0);
-      }
-    }
-    return true;
+    m_info = cholesky_in_place(m_matrix) ? Eigen::Success : Eigen::NumericalIssue;
   }
 };
 
-// Cholesky factor of M + j scale I, trying j = base first and then tenfold
+// The jitter schedule: factorise(j) for j = base first and then tenfold
 // larger values from max(base, 1e-10), `attempts` tries in all. Every failed
 // try is counted in `events`; `used` is the j that worked. False if none did.
-inline bool jittered_cholesky(const Eigen::MatrixXd& M, double base, double scale, int attempts,
-                              Eigen::LLT<Eigen::MatrixXd>& llt, int& events, double& used) {
+template <class Factorise>
+inline bool with_jitter(double base, int attempts, int& events, double& used, Factorise&& factorise) {
   double j = base;
   for (int attempt = 0; attempt < attempts; ++attempt) {
     check_interrupt();
-    if (j > 0.0) {
-      Eigen::MatrixXd Mj = M;
-      Mj.diagonal().array() += j * scale;
-      llt = CheckedLLT(Mj);
-    } else {
-      llt = CheckedLLT(M);
-    }
-    if (llt.info() == Eigen::Success && llt.matrixLLT().diagonal().minCoeff() > 0.0) {
+    if (factorise(j)) {
       used = j;
       return true;
     }
@@ -201,6 +197,35 @@ inline bool jittered_cholesky(const Eigen::MatrixXd& M, double base, double scal
     j = j > 0.0 ? j * 10.0 : 1e-10;
   }
   return false;
+}
+
+// Cholesky factor of M + j scale I on the jitter schedule of with_jitter().
+inline bool jittered_cholesky(const Eigen::MatrixXd& M, double base, double scale, int attempts,
+                              Eigen::LLT<Eigen::MatrixXd>& llt, int& events, double& used) {
+  return with_jitter(base, attempts, events, used, [&](double j) {
+    if (j > 0.0) {
+      Eigen::MatrixXd Mj = M;
+      Mj.diagonal().array() += j * scale;
+      llt = CheckedLLT(Mj);
+    } else {
+      llt = CheckedLLT(M);
+    }
+    return llt.info() == Eigen::Success && llt.matrixLLT().diagonal().minCoeff() > 0.0;
+  });
+}
+
+// The same into `factor`, whose storage is reused (the lower triangle holds
+// the factor of M + diag(d) + j scale I, the strict upper one is scratch): an
+// objective evaluated 100 times keeps its n x n buffers, whose fresh pages
+// cost more than the factorisation on small problems.
+inline bool jittered_cholesky(const Eigen::Ref<const Eigen::MatrixXd>& M, const Eigen::VectorXd& d, double base,
+                              double scale, int attempts, Eigen::MatrixXd& factor, int& events, double& used) {
+  return with_jitter(base, attempts, events, used, [&](double j) {
+    factor = M;
+    factor.diagonal() += d;
+    factor.diagonal().array() += j * scale;
+    return cholesky_in_place(factor) && factor.diagonal().minCoeff() > 0.0;
+  });
 }
 
 // Cholesky factor of a symmetric positive-definite H, retried with a growing

@@ -25,7 +25,7 @@
 // alone: with a = L^-1 k_u(x*), the latent mean is k_u(x*)' weights and the
 // variance (k** - |a|^2) + |LB^-1 a|^2 (VFE, FITC; the exact GP: k** -
 // |L^-1 k*|^2 with L the factor of the n x n covariance). No inverse is
-// formed; the one exception is documented at detail::inverse_factor.
+// formed; the one exception is documented at detail::invert_lower_in_place.
 // Pure C++17 + Eigen: no R headers.
 #pragma once
 
@@ -111,23 +111,29 @@ inline void check_gp_inputs(const Kernel& k, double noise, const Eigen::Ref<cons
     throw std::invalid_argument("inducing points must have the inputs' number of columns");
 }
 
-// -2 s2 f'(rho) for every entry of K = k(zs, xs) on the scaled inputs (see
-// kernel_chain): the factor that turns d rho into dk.
-inline Eigen::MatrixXd kernel_rho_slope(const Kernel& k, const Eigen::Ref<const Eigen::MatrixXd>& zs,
-                                        const Eigen::Ref<const Eigen::MatrixXd>& xs,
-                                        const Eigen::Ref<const Eigen::MatrixXd>& K) {
+// G o= -2 s2 f'(rho) for every entry of K = k(zs, xs) on the scaled inputs
+// (see kernel_chain): the factor that turns d rho into dk. In place, column
+// by column: no n x n temporary.
+inline void scale_by_rho_slope(const Kernel& k, const Eigen::Ref<const Eigen::MatrixXd>& zs,
+                               const Eigen::Ref<const Eigen::MatrixXd>& xs, const Eigen::Ref<const Eigen::MatrixXd>& K,
+                               Eigen::Ref<Eigen::MatrixXd> G) {
   const double r2 = k.input_widths.size() ? 1.0 : k.width * k.width;
   switch (k.type) {
     case KernelType::gaussian:
-      return 2.0 * K;
+      G.array() *= 2.0 * K.array();
+      return;
     case KernelType::cauchy:
-      return (2.0 / k.variance) * K.array().square().matrix();
+      G.array() *= (2.0 / k.variance) * K.array().square();
+      return;
     case KernelType::laplace: {
-      Eigen::MatrixXd D(zs.rows(), xs.rows());
-      squared_distances(zs, xs, D);  // r^2 rho
       // -2 s2 f' = K / sqrt(rho); at rho = 0 (a centre on a point) the
       // kernel has a cusp: its derivatives are taken as 0 there.
-      return (D.array() > 0.0).select(K.array() * std::sqrt(r2) / D.array().sqrt(), 0.0).matrix();
+      Eigen::VectorXd d(zs.rows());
+      for (Eigen::Index l = 0; l < xs.rows(); ++l) {
+        d = (zs.rowwise() - xs.row(l)).rowwise().squaredNorm();  // r^2 rho
+        G.col(l).array() *= (d.array() > 0.0).select(K.col(l).array() * std::sqrt(r2) / d.array().sqrt(), 0.0);
+      }
+      return;
     }
     default:
       throw std::invalid_argument("gradients are available for the gaussian, laplace and cauchy kernels only");
@@ -141,7 +147,7 @@ inline Eigen::MatrixXd kernel_rho_slope(const Kernel& k, const Eigen::Ref<const 
 // derivatives w.r.t. the log widths (one, or one per input) and log s2 and
 // (when dz is not null) dz_factor times those w.r.t. the rows z_j. With
 // H = G o (-2 s2 f'(rho)) and u = (z - x) / v on the scaled inputs:
-// dk/dlog r = -2 s2 f' rho, dk/dlog v_k = -2 s2 f' u_k^2 and
+// dk/dlog v_k = -2 s2 f' u_k^2, dk/dlog r = sum_k of those / r^2 and
 // dk/dz_jk = 2 s2 f' u_k / (v_k r^2). G is overwritten.
 inline void kernel_chain(const Kernel& k, const Eigen::Ref<const Eigen::MatrixXd>& z,
                          const Eigen::Ref<const Eigen::MatrixXd>& x, const Eigen::Ref<const Eigen::MatrixXd>& K,
@@ -151,18 +157,11 @@ inline void kernel_chain(const Kernel& k, const Eigen::Ref<const Eigen::MatrixXd
   const Eigen::MatrixXd zs = scaled_inputs(k, z), xs = scaled_inputs(k, x);
   const double r2 = per_input ? 1.0 : k.width * k.width;
   d_log_variance += (G.array() * K.array()).sum();
-  G.array() *= kernel_rho_slope(k, zs, xs, K).array();  // G becomes H = G o (-2 s2 f'(rho))
-  if (per_input) {
-    for (Eigen::Index c = 0; c < xs.cols(); ++c) {
-      double s = 0.0;
-      for (Eigen::Index l = 0; l < xs.rows(); ++l)
-        s += (G.col(l).array() * (zs.col(c).array() - xs(l, c)).square()).sum();
-      d_log_width(c) += s;
-    }
-  } else {
-    Eigen::MatrixXd D(zs.rows(), xs.rows());
-    squared_distances(zs, xs, D);
-    d_log_width(0) += (G.array() * D.array()).sum() / r2;
+  scale_by_rho_slope(k, zs, xs, K, G);  // G becomes H = G o (-2 s2 f'(rho))
+  for (Eigen::Index c = 0; c < xs.cols(); ++c) {
+    double s = 0.0;
+    for (Eigen::Index l = 0; l < xs.rows(); ++l) s += (G.col(l).array() * (zs.col(c).array() - xs(l, c)).square()).sum();
+    d_log_width(per_input ? c : 0) += s / r2;
   }
   if (dz) {
     // d/dz_jk = sum_l H(j,l) (x_lk - z_jk) / (v_k r^2), on the scaled inputs
@@ -294,31 +293,32 @@ inline double sparse_value(const SparseFactors& f, double noise, const Eigen::Re
          replication_term(noise, wt);
 }
 
-// What the exact GP needs: K_ff, the noise per point, the factor of
-// Sigma = K_ff + s2n W^-1 (+ jitter on failure) and a = Sigma^-1 r.
+// What the exact GP needs: K_ff, the noise per point, the lower Cholesky
+// factor L of Sigma = K_ff + s2n W^-1 (+ jitter on failure; its strict upper
+// triangle is scratch) and a = Sigma^-1 r. Kept by a GPWorkspace between
+// evaluations, so that its n x n buffers are reused.
 struct ExactFactors {
   Eigen::MatrixXd K;
-  Eigen::VectorXd noise_i;
-  Eigen::LLT<Eigen::MatrixXd> llt;
   Eigen::MatrixXd L;
+  Eigen::VectorXd noise_i;
   Eigen::VectorXd a;
   double used = 0.0;  // jitter added, relative to the kernel variance
   int jitter_events = 0;
 };
 
-inline ExactFactors exact_factors(const Kernel& k, double noise, const Eigen::Ref<const Eigen::MatrixXd>& x,
-                                  const Eigen::Ref<const Eigen::VectorXd>& r,
-                                  const Eigen::Ref<const Eigen::VectorXd>& wt) {
-  ExactFactors f;
-  f.K = kernel_matrix(k, x, x);
-  f.noise_i = point_noise(noise, wt, x.rows());
-  Eigen::MatrixXd S = f.K;
-  S.diagonal() += f.noise_i;
-  if (!jittered_cholesky(S, 0.0, k.variance, gp_jitter_attempts, f.llt, f.jitter_events, f.used))
+inline void exact_factors(const Kernel& k, double noise, const Eigen::Ref<const Eigen::MatrixXd>& x,
+                          const Eigen::Ref<const Eigen::VectorXd>& r, const Eigen::Ref<const Eigen::VectorXd>& wt,
+                          ExactFactors& f) {
+  const Eigen::Index n = x.rows();
+  f.K.resize(n, n);
+  fill_kernel_matrix(k, x, x, f.K);
+  f.noise_i = point_noise(noise, wt, n);
+  f.jitter_events = 0;
+  if (!jittered_cholesky(f.K, f.noise_i, 0.0, k.variance, gp_jitter_attempts, f.L, f.jitter_events, f.used))
     throw gp_cholesky_failure("the covariance matrix K_ff + noise");
-  f.L = f.llt.matrixL();
-  f.a = f.llt.solve(r);
-  return f;
+  f.a = r;
+  f.L.triangularView<Eigen::Lower>().solveInPlace(f.a);
+  f.L.triangularView<Eigen::Lower>().transpose().solveInPlace(f.a);
 }
 
 inline double exact_value(const ExactFactors& f, double noise, const Eigen::Ref<const Eigen::VectorXd>& r,
@@ -327,21 +327,63 @@ inline double exact_value(const ExactFactors& f, double noise, const Eigen::Ref<
          replication_term(noise, wt);
 }
 
-// L^-1 for a lower Cholesky factor L of Sigma: the one explicit inverse in
-// this file, and only for the exact GP. Two of its quantities are, by
-// definition, elements of Sigma^-1 that no solve with a right-hand side
-// yields: diag(Sigma^-1) = column sums of squares of L^-1 (leverages and LOO
-// residuals, R&W eq. 5.12) and the gradient's W = Sigma^-1 - a a', whose
-// every element meets dK elementwise (R&W Algorithm 5.1).
-inline Eigen::MatrixXd inverse_factor(const Eigen::MatrixXd& L) {
+// The one explicit inverse in this file, and only for the exact GP. Two of
+// its quantities are, by definition, elements of Sigma^-1 that no solve with
+// a right-hand side yields: diag(Sigma^-1) = column sums of squares of L^-1
+// (leverages and LOO residuals, R&W eq. 5.12) and the gradient's
+// W = Sigma^-1 - a a', whose every element meets dK elementwise (R&W
+// Algorithm 5.1). Both steps work in place on the lower triangle, by blocks
+// of columns as LAPACK's trtri and lauum do: n^3/3 flops each, in
+// matrix-matrix products, against n^3 for solving L X = I.
+constexpr Eigen::Index inverse_block = 64;
+
+// L (lower triangular) becomes L^-1 in its lower triangle.
+inline void invert_lower_in_place(Eigen::Ref<Eigen::MatrixXd> L) {
   const Eigen::Index n = L.rows();
-  Eigen::MatrixXd Li = Eigen::MatrixXd::Identity(n, n);
-  L.triangularView<Eigen::Lower>().solveInPlace(Li);
-  Li.triangularView<Eigen::StrictlyUpper>().setZero();
-  return Li;
+  const Eigen::Index last = ((n - 1) / inverse_block) * inverse_block;
+  for (Eigen::Index j = last; j >= 0; j -= inverse_block) {
+    check_interrupt();
+    const Eigen::Index jb = std::min(inverse_block, n - j), rest = n - j - jb;
+    auto diag = L.block(j, j, jb, jb);
+    if (rest > 0) {
+      // below the diagonal block: -L22^-1 L21 L11^-1, L22^-1 already in place
+      auto below = L.block(j + jb, j, rest, jb);
+      const Eigen::MatrixXd t = L.block(j + jb, j + jb, rest, rest).triangularView<Eigen::Lower>() * below;
+      below = -t;
+      diag.triangularView<Eigen::Lower>().solveInPlace<Eigen::OnTheRight>(below);
+    }
+    Eigen::MatrixXd inv = Eigen::MatrixXd::Identity(jb, jb);
+    diag.triangularView<Eigen::Lower>().solveInPlace(inv);
+    diag.triangularView<Eigen::Lower>() = inv;
+  }
+}
+
+// Li (lower triangular) becomes the lower triangle of Li' Li.
+inline void lower_gram_in_place(Eigen::Ref<Eigen::MatrixXd> Li) {
+  const Eigen::Index n = Li.rows();
+  for (Eigen::Index i = 0; i < n; i += inverse_block) {
+    check_interrupt();
+    const Eigen::Index ib = std::min(inverse_block, n - i), rest = n - i - ib;
+    auto diag = Li.block(i, i, ib, ib);
+    auto left = Li.block(i, 0, ib, i);  // the block row left of the diagonal block
+    const Eigen::MatrixXd d = diag.triangularView<Eigen::Lower>();
+    left = d.transpose() * left;
+    diag.triangularView<Eigen::Lower>() = d.transpose() * d;
+    if (rest > 0) {
+      const auto below = Li.block(i + ib, i, rest, ib);
+      left.noalias() += below.transpose() * Li.block(i + ib, 0, rest, i);
+      diag.selfadjointView<Eigen::Lower>().rankUpdate(below.transpose());
+    }
+  }
 }
 
 }  // namespace detail
+
+// Buffers that an optimiser's repeated evaluations of the exact objective
+// reuse (n x n each; see jittered_cholesky's buffer form).
+struct GPWorkspace {
+  detail::ExactFactors exact;
+};
 
 // The objective and, when gradient is true (Gaussian kernel only), its
 // derivatives. r is the centred response; z the inducing inputs (ignored for
@@ -350,21 +392,23 @@ inline GPObjective sparse_gp_objective(const Kernel& k, double noise, const Eige
                                        const Eigen::Ref<const Eigen::VectorXd>& r,
                                        const Eigen::Ref<const Eigen::MatrixXd>& z,
                                        const Eigen::Ref<const Eigen::VectorXd>& wt, GPApprox approx, double jitter,
-                                       bool gradient) {
+                                       bool gradient, GPWorkspace* workspace = nullptr) {
   detail::check_gp_inputs(k, noise, x, r, z, wt, approx);
   const Eigen::Index n = x.rows();
   GPObjective out;
   out.d_log_width = Eigen::VectorXd::Zero(detail::width_count(k));
 
   if (approx == GPApprox::exact) {
-    const detail::ExactFactors f = detail::exact_factors(k, noise, x, r, wt);
+    GPWorkspace local;
+    detail::ExactFactors& f = (workspace ? *workspace : local).exact;
+    detail::exact_factors(k, noise, x, r, wt, f);
     out.jitter_events = f.jitter_events;
     out.value = detail::exact_value(f, noise, r, wt);
     if (gradient) {
-      // W = Sigma^-1 - a a' = L^-T L^-1 - a a'
-      const Eigen::MatrixXd Li = detail::inverse_factor(f.L);
-      Eigen::MatrixXd W = Eigen::MatrixXd::Zero(n, n);
-      W.selfadjointView<Eigen::Lower>().rankUpdate(Li.transpose());
+      // W = Sigma^-1 - a a' = L^-T L^-1 - a a', in L's storage
+      Eigen::MatrixXd& W = f.L;
+      detail::invert_lower_in_place(W);
+      detail::lower_gram_in_place(W);
       W.triangularView<Eigen::StrictlyUpper>() = W.transpose();
       W.noalias() -= f.a * f.a.transpose();
       out.d_log_noise = 0.5 * W.diagonal().dot(f.noise_i) + detail::replication_slope(wt);
@@ -461,14 +505,17 @@ inline GPPosterior sparse_gp_posterior(const Kernel& k, double noise, const Eige
   GPPosterior out;
 
   if (approx == GPApprox::exact) {
-    const detail::ExactFactors f = detail::exact_factors(k, noise, x, r, wt);
+    detail::ExactFactors f;
+    detail::exact_factors(k, noise, x, r, wt, f);
     out.jitter_events = f.jitter_events;
     out.value = detail::exact_value(f, noise, r, wt);
-    out.chol = f.L;
+    out.chol = f.L.triangularView<Eigen::Lower>();
     out.weights = f.a;  // Sigma^-1 r
     out.lambda = f.noise_i.array() + f.used * k.variance;
     out.pi_r = f.a;
-    out.pi_diag = detail::inverse_factor(f.L).colwise().squaredNorm().transpose();
+    Eigen::MatrixXd Li = out.chol;
+    detail::invert_lower_in_place(Li);
+    out.pi_diag = Li.colwise().squaredNorm().transpose();
     out.fitted = f.K * f.a;
     // k_ii - |L^-1 K_:i|^2, as at new inputs
     const Eigen::MatrixXd LK = f.L.triangularView<Eigen::Lower>().solve(f.K);
