@@ -386,7 +386,7 @@ initial_inducing <- function(inducing, xs, scaling, is_default) {
   if (!is.numeric(inducing) || length(inducing) != 1L)
     stop_arg("inducing", "must be a number of inducing points or a matrix of their locations.")
   check_number(inducing, "inducing", lower = 1, integer = TRUE)
-  if (is_default) inducing <- min(inducing, n)
+  if (is_default) inducing <- min(inducing, sum(!duplicated(xs)))  # faithful's waiting: 51 distinct values
   if (inducing > n)
     stop_arg("inducing", sprintf("asks for %d inducing points but there are only %d observations.", inducing, n))
   kmeans_inducing(xs, as.integer(inducing))
