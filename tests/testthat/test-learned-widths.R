@@ -84,6 +84,33 @@ test_that("the default width is learned for regressions, the median heuristic el
   expect_gte(min(fit$kernel$width[2]) / fit$kernel$width[1], 10)  # x2 is irrelevant
 })
 
+test_that("few rows and many inputs learn one width for all when per-input widths do not pay", {
+  # 30 rows, 12 inputs, half of them relevant
+  set.seed(4)
+  x <- matrix(rnorm(360), 30, 12)
+  fit <- rvm(x, rowSums(x[, 1:6]) / 2 + rnorm(30))
+  learned <- fit$kernel$learned
+  expect_identical(fit$kernel$width_rule, "learn")
+  expect_length(fit$kernel$width, 1L)
+  # per-input widths gain 8 nats over one width, less than their BIC price
+  # of 11 more parameters over the constant model: (11 / 2) log 30 = 18.7
+  expect_gt(diff(learned$logLik_widths), 0)
+  expect_lt(diff(learned$logLik_widths), 11 / 2 * log(30))
+  expect_equal(unname(learned$logLik), unname(learned$logLik_widths["one"]))
+})
+
+test_that("a noise start that fails is left out; the first one's error is the user's", {
+  y <- 1:10 + 0
+  ok <- list(logLik = -5, lambda = 1, relevant = 1:2)
+  fit_one <- function(target, control) if (!is.null(control$noise_variance)) stop("singular") else ok
+  wo <- list(weights = NULL, offset = NULL)
+  fit <- sparsebayes:::fit_noise_starts(fit_one, y, list(init_lambda = 0.1), 0.5, wo, rep(TRUE, 10))
+  expect_identical(fit$noise_starts$noise, c("estimated", "estimated from the GP's"))
+  fail_first <- function(target, control) if (is.null(control$noise_variance)) stop("singular") else ok
+  expect_error(sparsebayes:::fit_noise_starts(fail_first, y, list(init_lambda = 0.1), 0.5, wo, rep(TRUE, 10)),
+               "singular")
+})
+
 test_that("equal per-input widths reproduce the one-width fit", {
   set.seed(2)
   x <- matrix(rnorm(120), 40, 3)

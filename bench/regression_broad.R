@@ -1,0 +1,60 @@
+# The defaults on data no issue names: 5-fold CV (same folds for every
+# method) of rvm() and sparse_gp() at their defaults against e1071::svm and
+# ranger on 14 small regression sets from base R, MASS and mlbench, as a
+# user would try them (formula interface, factors as they come). Per set
+# and method: test RMSE pooled over folds +- se, mean kept vectors, CPU
+# per fit, every warning. Raw results: bench/regression_broad.rds.
+# Usage: Rscript bench/regression_broad.R [sets] [methods]  (comma-separated filters)
+suppressPackageStartupMessages({
+  library(sparsebayes)
+  library(mlbench)
+  library(e1071)
+  library(ranger)
+})
+source("bench/panel.R")
+
+generated <- function(gen, n, ...) { set.seed(2); p <- gen(n, ...); data.frame(x = p$x, y = p$y) }
+cpus <- MASS::cpus[c("syct", "mmin", "mmax", "cach", "chmin", "chmax", "perf")]
+cpus$perf <- log(cpus$perf)
+sets <- list(
+  swiss = list(data = swiss, formula = Fertility ~ .),
+  mtcars = list(data = mtcars, formula = mpg ~ .),
+  airquality = list(data = na.omit(airquality), formula = Ozone ~ .),
+  trees = list(data = trees, formula = Volume ~ .),
+  faithful = list(data = faithful, formula = eruptions ~ waiting),
+  quakes = list(data = quakes, formula = mag ~ .),
+  LifeCycle = list(data = LifeCycleSavings, formula = sr ~ .),
+  cpus = list(data = cpus, formula = perf ~ .),
+  UScrime = list(data = MASS::UScrime, formula = y ~ .),
+  birthwt = list(data = MASS::birthwt[-1], formula = bwt ~ .),
+  rock = list(data = rock, formula = area ~ .),
+  hills = list(data = MASS::hills, formula = time ~ .),
+  peak = list(data = generated(mlbench.peak, 300, 4), formula = y ~ .),
+  Friedman1_200 = list(data = generated(mlbench.friedman1, 200, sd = 1), formula = y ~ .))
+
+ranger_fit <- function(formula, train) structure(list(fit = ranger(formula, data = train)), class = "panel_ranger")
+predict.panel_ranger <- function(object, newdata, ...) predict(object$fit, newdata)$predictions
+methods <- list(
+  rvm = function(f, d) rvm(f, data = d),
+  sparse_gp = function(f, d) sparse_gp(f, data = d, seed = 1),
+  svm = function(f, d) svm(f, data = d),
+  ranger = ranger_fit)
+
+sets <- sets[choose(names(sets), 1L, "set")]
+methods <- methods[choose(names(methods), 2L, "method")]
+res <- run_panel(sets, methods, as_pred = as.numeric, loss = function(pred, y) (pred - y)^2,
+                 pool = function(l) sqrt(mean(l)), rds = "bench/regression_broad.rds")
+table_md(res, sets, methods, "Test RMSE, pooled over 5 folds, +- se over folds (mean kept vectors); best per set in bold:",
+         score_cell(res))
+table_md(res, sets, methods, "CPU seconds (user + system) per fit, fit + predict, mean over folds:",
+         function(r) sprintf("%.3f", r$cpu))
+res$rank <- ave(res$score, res$set, FUN = function(x) rank(x, na.last = "keep"))
+best <- tapply(res$score, res$set, min, na.rm = TRUE)
+res$ratio <- res$score / best[res$set]
+cat("\nMean rank (1 = best), sets won, RMSE / best (median, max):\n\n| method | mean rank | won | median ratio | max ratio |\n|---|---:|---:|---:|---:|\n")
+for (m in names(methods)) {
+  r <- res[res$method == m, ]
+  cat(sprintf("| %s | %.2f | %d | %.3f | %.3f |\n", m, mean(r$rank, na.rm = TRUE), sum(r$rank == 1, na.rm = TRUE),
+              stats::median(r$ratio, na.rm = TRUE), max(r$ratio, na.rm = TRUE)))
+}
+print_warnings(res)
