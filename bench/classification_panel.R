@@ -39,10 +39,7 @@ sets <- list(
 
 # ---- methods: function(formula, train) -> fit whose predict(fit, newdata) gives classes
 # rvm's predict() gives the class (a factor) by default for binomial and
-# multiclass fits, as svm's does. ranger predicts a list; a small wrapper
-# class gives its predicted classes.
-ranger_fit <- function(formula, train) structure(list(fit = ranger(formula, data = train)), class = "panel_ranger")
-predict.panel_ranger <- function(object, newdata, ...) predict(object$fit, newdata)$predictions
+# multiclass fits, as svm's does; ranger_fit() (bench/panel.R) gives ranger's classes.
 
 methods <- list(
   rvm = function(f, d) rvm(f, data = d),

@@ -1,7 +1,13 @@
-# The cross-validation harness shared by bench/regression_panel.R and
-# bench/classification_panel.R: command-line filters, one (set, method)
-# over the same 5 folds, and the loop over sets and methods.
+# The cross-validation harness shared by bench/regression_panel.R,
+# bench/regression_broad.R and bench/classification_panel.R: command-line
+# filters, one (set, method) over the same 5 folds, and the loop over sets
+# and methods.
 time_limit <- 60  # seconds (elapsed) per fit before a method is skipped on a set
+
+# ranger predicts a list; a small wrapper class gives its predictions (numbers
+# or classes). The caller attaches ranger.
+ranger_fit <- function(formula, train) structure(list(fit = ranger(formula, data = train)), class = "panel_ranger")
+predict.panel_ranger <- function(object, newdata, ...) predict(object$fit, newdata)$predictions
 
 # Kept basis functions of a fit (NA where the notion does not apply).
 n_vectors <- function(fit) {

@@ -32,8 +32,6 @@ sets <- list(
   peak = list(data = generated(mlbench.peak, 300, 4), formula = y ~ .),
   Friedman1_200 = list(data = generated(mlbench.friedman1, 200, sd = 1), formula = y ~ .))
 
-ranger_fit <- function(formula, train) structure(list(fit = ranger(formula, data = train)), class = "panel_ranger")
-predict.panel_ranger <- function(object, newdata, ...) predict(object$fit, newdata)$predictions
 methods <- list(
   rvm = function(f, d) rvm(f, data = d),
   sparse_gp = function(f, d) sparse_gp(f, data = d, seed = 1),

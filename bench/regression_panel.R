@@ -45,9 +45,6 @@ rvm_cv <- function(formula, train, multiples = 2^(-3:3)) {
   grid <- list(kernel = lapply(fit$kernel$width * multiples, kernel_gaussian))
   cross_validate(fit, folds = 5, seed = 1, grid = grid)$fit  # refitted on the whole fold at the best width
 }
-# ranger predicts a list; a small wrapper class gives numeric predictions.
-ranger_fit <- function(formula, train) structure(list(fit = ranger(formula, data = train)), class = "panel_ranger")
-predict.panel_ranger <- function(object, newdata, ...) predict(object$fit, newdata)$predictions
 
 methods <- list(
   rvm = function(f, d) rvm(f, data = d),
