@@ -101,6 +101,10 @@
 #'     `relevant`, `noise` (mean of `lambda`).}
 #'   \item{path}{list of `iteration`, `alpha` (T x d) and `lambda` (T x n, or
 #'     T x 1), thinned to at most `path_max` rows; `NULL` if none kept.}
+#'   \item{restarts}{per-sample noise fitted from two starts (see
+#'     `start` in [ard_control()]): a data frame with the `logLik` of the
+#'     optimum reached from the `"plain"` and the `"robust"` start (`NA`
+#'     when the second was not needed) and which one was `kept`; else `NULL`.}
 #'   \item{converged, iterations, jitter_events, n_basis}{convergence flag,
 #'     iteration count, Cholesky factorisations that needed jitter, and d.}
 #'   and, for the formula method, `terms`, `xlevels`, `contrasts` and

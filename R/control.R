@@ -121,6 +121,18 @@
 #' @param student_df `noise = "student"`: `NULL` estimates the degrees of
 #'   freedom `nu` of the Student-t noise (in `[0.5, 1e4]`, by maximum
 #'   likelihood with the scale); a number holds `nu` there.
+#' @param start Per-sample noise (`noise = "sample"` or `"student"`) with
+#'   the batch solvers and `schedule = "converge"`, on a basis with fewer columns than half the rows:
+#'   `"best"` fits from the usual start and, unless that fit already agrees
+#'   with it within 2.5 robust standard deviations on every row, also from
+#'   a high-breakdown start (least trimmed squares by `start_subsets` random
+#'   elemental subsets and concentration steps, seeded and independent of
+#'   R's random numbers), and keeps the fit with the higher log evidence
+#'   (bound); `"robust"` keeps the fit from the high-breakdown start, as an
+#'   MM-estimator keeps the local optimum next to its S-estimate, even where
+#'   the evidence prefers a fit that follows a cluster of high-leverage rows
+#'   (see `fit$restarts` and the robust-ARD vignette); `"plain"` fits once.
+#' @param start_subsets The number of random subsets of that start.
 #' @param ... Any other setting of the class, by name (e.g.
 #'   `rvm_control(lambda_min = 0.01)` for the per-sample noise of `"fast"`).
 #' @return An object of class `"sb_control"`: a named list of every setting.
@@ -150,7 +162,8 @@ ard_control <- function(max_iterations = 10000L, tolerance = 1e-4, patience = 5L
                         lambda_max = 1e20, warm_start = 50L, noise_every = 5L, init_alpha = 1, init_lambda = 0.1,
                         fixed_alpha = NULL, noise_variance = NULL, studentized = FALSE, studentized_power = 2,
                         learning_rate = 0.2, admm_iterations = 50L, admm_tolerance = 1e-6, path_max = 200L,
-                        schedule = "converge", student_df = NULL, time_limit = 10000, verbose = FALSE, ...) {
+                        schedule = "converge", student_df = NULL, start = "best", start_subsets = 500L,
+                        time_limit = 10000, verbose = FALSE, ...) {
   settings <- as.list(environment())
   if (identical(schedule, "paper")) {  # the preset fills what the call does not set
     preset <- paper_schedule()
@@ -232,11 +245,14 @@ new_control <- function(settings, maker_name) {
   if (!(is.character(s$schedule) && length(s$schedule) == 1L && s$schedule %in% c("converge", "paper")))
     stop_arg("schedule", "must be \"converge\" or \"paper\".")
   if (!is.null(s$student_df)) check_number(s$student_df, "student_df", lower = 0, open_lower = TRUE)
+  if (!(is.character(s$start) && length(s$start) == 1L && s$start %in% c("plain", "best", "robust")))
+    stop_arg("start", "must be \"plain\", \"best\" or \"robust\".")
+  check_number(s$start_subsets, "start_subsets", lower = 1, upper = 1e6, integer = TRUE)
   if (isTRUE(s$verbose)) s$verbose <- 10L
   if (isFALSE(s$verbose)) s$verbose <- 0L
   check_number(s$verbose, "verbose", lower = 0, integer = TRUE)
   integers <- c("max_iterations", "noise_update_start", "noise_update_frequency", "patience", "warm_start",
-                "noise_every", "admm_iterations", "path_max", "verbose")
+                "noise_every", "admm_iterations", "path_max", "start_subsets", "verbose")
   s[integers] <- lapply(s[integers], as.integer)
   structure(s[c(names(settings), setdiff(names(s), names(settings)))], maker = maker_name, class = "sb_control")
 }

@@ -51,11 +51,12 @@ fit_basis <- function(Phi, y, family, method, noise = "shared", smoothness = 0, 
 # offset of the linear predictor; gaussian ones have them applied to the
 # targets by standard_units().
 solver_problem <- function(method, noise = "shared", objective = "auto", smoothness = 0, fixed_noise = -1,
-                           n_effective = -1, target_variance = -1, case_weights = NULL, offset = NULL) {
+                           n_effective = -1, target_variance = -1, case_weights = NULL, offset = NULL,
+                           init_noise = NULL) {
   list(method = method, per_sample = noise != "shared", student = noise == "student", form = objective,
        smoothness = smoothness, fixed_noise = fixed_noise, n_effective = n_effective,
        target_variance = target_variance, case_weights = case_weights %||% numeric(0),
-       offset = offset %||% numeric(0))
+       offset = offset %||% numeric(0), init_noise = init_noise %||% numeric(0))
 }
 
 action_names <- c("re-estimate", "add", "delete", "alignment skip", "noise only", "terminate", "rejected", "mode search")
@@ -85,7 +86,9 @@ model_fields <- function(res, y, names, family, method, noise, control) {
        iterations = res$iterations, jitter_events = res$jitter_events, y = y, n_basis = length(res$alpha),
        studentized = isTRUE(control$studentized), control = control,
        schedule = if (method == "fast") NA_character_ else control$schedule,  # the batch solvers' setting
-       student = if (noise == "student") c(df = res$noise_df, scale = res$noise_scale))
+       student = if (noise == "student") c(df = res$noise_df, scale = res$noise_scale),
+       restarts = if (length(res$start_log_ml))
+         data.frame(start = c("plain", "robust"), logLik = res$start_log_ml, kept = c(0L, 1L) == res$start_chosen))
 }
 
 # Non-convergence is a warning (and `converged = FALSE`), never silent; the

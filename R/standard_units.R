@@ -175,6 +175,7 @@ caller_units <- function(res, st, Phi) {
   final_noise <- mean(lam[is.finite(lam)])
   res$log_ml <- res$log_ml + st$log_jacobian + replicate_term(final_noise)
   if (!is.null(res$log_posterior)) res$log_posterior <- res$log_posterior + st$log_jacobian + replicate_term(final_noise)
+  res$start_log_ml <- res$start_log_ml + st$log_jacobian  # per-sample noise: no replicate term
   res$trace$noise <- res$trace$noise * v
   res$trace$logLik <- res$trace$logLik + st$log_jacobian + replicate_term(res$trace$noise)
   if (!is.null(res$path) && length(res$path$iteration)) {

@@ -36,6 +36,7 @@ sparsebayes::SolverOptions as_options(const Rcpp::List& p, const Rcpp::List& c) 
   o.target_variance = setting<double>(p, "target_variance");
   o.case_weights = setting<Eigen::VectorXd>(p, "case_weights");
   o.offset = setting<Eigen::VectorXd>(p, "offset");
+  o.init_noise = setting<Eigen::VectorXd>(p, "init_noise");
   o.max_iterations = setting<int>(c, "max_iterations");
   o.time_limit = setting<double>(c, "time_limit");
   o.tolerance = setting<double>(c, "tolerance");
@@ -71,6 +72,8 @@ sparsebayes::SolverOptions as_options(const Rcpp::List& p, const Rcpp::List& c) 
   o.admm_iterations = setting<int>(c, "admm_iterations");
   o.admm_tolerance = setting<double>(c, "admm_tolerance");
   o.path_max = setting<int>(c, "path_max");
+  o.start = setting<std::string>(c, "start");
+  o.start_subsets = setting<int>(c, "start_subsets");
   return o;
 }
 
@@ -95,6 +98,7 @@ Rcpp::List as_list(const sparsebayes::FitResult& r) {
       Rcpp::Named("noise_scale") = r.noise_scale, Rcpp::Named("fitted") = r.fitted,
       Rcpp::Named("iterations") = r.iterations, Rcpp::Named("converged") = r.converged,
       Rcpp::Named("jitter_events") = r.jitter_events, Rcpp::Named("mode_converged") = r.mode_converged,
+      Rcpp::Named("start_log_ml") = r.start_log_ml, Rcpp::Named("start_chosen") = r.start_chosen,
       Rcpp::Named("trace") = Rcpp::List::create(Rcpp::Named("iteration") = tr_it, Rcpp::Named("logLik") = tr_ll,
                                                 Rcpp::Named("relevant") = tr_n, Rcpp::Named("noise") = tr_noise,
                                                 Rcpp::Named("action") = tr_action),

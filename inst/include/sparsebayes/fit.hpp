@@ -65,7 +65,7 @@ inline FitResult fit_model(const Eigen::Ref<const Eigen::MatrixXd>& Phi, const E
   const std::string& m = opt.method;
   if (m == "fast") r = FastSolver(Phi, inv_scale, t, lik, opt).run(progress);
   else if (m == "mackay" && lik != Likelihood::gaussian) r = mackay_laplace_solve(Phi, inv_scale, t, lik, opt, progress);
-  else r = JointArd(Phi, inv_scale, t, opt).run(progress);  // em, mackay, irls2, irls1, gradient
+  else r = fit_joint_ard(Phi, inv_scale, t, opt, progress);  // em, mackay, irls2, irls1, gradient
 
   weights_to_caller_units(r.relevant, scale, r.mu, r.Sigma, r.alpha);
   for (Eigen::Index k = 0; k < r.path_alpha.rows(); ++k)

@@ -35,6 +35,7 @@ struct SolverOptions {
   double target_variance;      // > 0: var(t) of the targets as replicated rows (prior weights); else computed
   Eigen::VectorXd case_weights;  // Bernoulli, Poisson: weights of the log-likelihood terms (empty: none)
   Eigen::VectorXd offset;        //   and an offset of the linear predictor (empty: none)
+  Eigen::VectorXd init_noise;    // per-sample noise: starting variances (empty: init_lambda for all)
   // Every solver.
   int max_iterations;
   double time_limit;           // seconds
@@ -68,6 +69,8 @@ struct SolverOptions {
   int admm_iterations;         // irls1
   double admm_tolerance;
   int path_max;                // rows of the thinned alpha and lambda trajectories
+  std::string start;           // per-sample noise: "plain", or also from the LTS start keeping the "best" or the "robust" one
+  int start_subsets;           //   random elemental subsets of the LTS start
 };
 
 // One row of the per-iteration trace.
@@ -105,6 +108,8 @@ struct FitResult {
   std::vector<int> path_iteration;     // batch solvers: thinned trajectories of alpha and lambda
   Eigen::MatrixXd path_alpha;          // T x M
   Eigen::MatrixXd path_lambda;         // T x (n or 1)
+  Eigen::VectorXd start_log_ml;        // per-sample noise from two starts: the plain and the robust optimum (else empty)
+  int start_chosen = 0;                //   and which is returned (0 plain, 1 robust)
 };
 
 // Sample variance of t (0 for fewer than two values).
