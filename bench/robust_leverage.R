@@ -93,9 +93,6 @@ agg <- aggregate(cbind(rmse, seconds) ~ method + kind + rate, sim, mean)
 agg$rmse_se <- aggregate(rmse ~ method + kind + rate, sim, se)$rmse
 cat(sprintf("\nSimulation (n = %d, d = %d, %d seeds): latent test RMSE ± se, seconds per fit\n", n, d, length(seeds)))
 agg$cell <- sprintf("%.3f ± %.3f (%.2f s)", agg$rmse, agg$rmse_se, agg$seconds)
-print(reshape(agg[, c("method", "kind", "rate", "cell")], idvar = "method", timevar = "rate",
-              direction = "wide")[order(agg$kind[!duplicated(agg$method)]), ], row.names = FALSE)
-print(xtabs(cell ~ method + interaction(kind, rate), transform(agg, cell = seq_along(cell)))[0, ])
 for (kd in unique(agg$kind)) {
   cat("\n", kd, "\n")
   a <- agg[agg$kind == kd, ]
