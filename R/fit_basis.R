@@ -51,12 +51,11 @@ fit_basis <- function(Phi, y, family, method, noise = "shared", smoothness = 0, 
 # offset of the linear predictor; gaussian ones have them applied to the
 # targets by standard_units().
 solver_problem <- function(method, noise = "shared", objective = "auto", smoothness = 0, fixed_noise = -1,
-                           n_effective = -1, target_variance = -1, case_weights = NULL, offset = NULL,
-                           init_noise = NULL) {
+                           n_effective = -1, target_variance = -1, case_weights = NULL, offset = NULL) {
   list(method = method, per_sample = noise != "shared", student = noise == "student", form = objective,
        smoothness = smoothness, fixed_noise = fixed_noise, n_effective = n_effective,
        target_variance = target_variance, case_weights = case_weights %||% numeric(0),
-       offset = offset %||% numeric(0), init_noise = init_noise %||% numeric(0))
+       offset = offset %||% numeric(0))
 }
 
 action_names <- c("re-estimate", "add", "delete", "alignment skip", "noise only", "terminate", "rejected", "mode search")

@@ -36,7 +36,6 @@ sparsebayes::SolverOptions as_options(const Rcpp::List& p, const Rcpp::List& c) 
   o.target_variance = setting<double>(p, "target_variance");
   o.case_weights = setting<Eigen::VectorXd>(p, "case_weights");
   o.offset = setting<Eigen::VectorXd>(p, "offset");
-  o.init_noise = setting<Eigen::VectorXd>(p, "init_noise");
   o.max_iterations = setting<int>(c, "max_iterations");
   o.time_limit = setting<double>(c, "time_limit");
   o.tolerance = setting<double>(c, "tolerance");

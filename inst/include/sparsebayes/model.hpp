@@ -35,7 +35,7 @@ struct SolverOptions {
   double target_variance;      // > 0: var(t) of the targets as replicated rows (prior weights); else computed
   Eigen::VectorXd case_weights;  // Bernoulli, Poisson: weights of the log-likelihood terms (empty: none)
   Eigen::VectorXd offset;        //   and an offset of the linear predictor (empty: none)
-  Eigen::VectorXd init_noise;    // per-sample noise: starting variances (empty: init_lambda for all)
+  Eigen::VectorXd init_noise;    // per-sample noise: starting variances (empty: init_lambda for all); set by fit_joint_ard()
   // Every solver.
   int max_iterations;
   double time_limit;           // seconds
