@@ -220,12 +220,48 @@ residuals.sparsebayes <- function(object, type = c("response", "pearson", "loo")
   stats::naresid(object$na.action, r)
 }
 
-#' Samples ranked by their noise variance
+#' Samples ranked by their noise variance, with the kind of each outlier
 #'
 #' Lists the training samples that joint ARD down-weights most: those with
 #' the largest learned noise variance `lambda_i`, i.e. the lowest sample
 #' relevance `1/lambda_i`. With a shared noise level all `lambda_i` are
 #' equal and the ranking falls back on the absolute leave-one-out residual.
+#'
+#' Each sample is also placed on the outlier map of robust regression
+#' (Rousseeuw and van Zomeren 1990), drawn by `plot(fit, which =
+#' "outlier_map")`, from the fit's own hat values and noise variances:
+#' \describe{
+#'   \item{`std_residual`}{the residual in units of the inliers' noise sd:
+#'     `r_i / sqrt(lambda_0)`, where `lambda_0` is the noise variance of
+#'     sample i for a shared noise level (so this is the Pearson residual)
+#'     and, for per-sample noise, the squared MAD scale of the residuals
+#'     (outliers would inflate any mean of the `lambda_i`).}
+#'   \item{`inlier_leverage`}{the hat value sample i would have if its noise
+#'     variance were `lambda_0`: `q_i' / (q_i' + lambda_0)` with `q_i' = q_i
+#'     / (1 - h_i)` the posterior variance of its fitted value in the fit
+#'     without it (Sherman-Morrison; `q_i = x_i' Sigma x_i`, `h_i` its hat
+#'     value). For an inlier it is its hat value; for a sample the fit has
+#'     down-weighted (large `lambda_i`, hat value near 0) it is the leverage
+#'     it would have had, so a far-out row is not hidden by the down-weighting
+#'     that made it harmless.}
+#'   \item{`type`}{`"regular"`; `"vertical outlier"` (`|std_residual| >
+#'     2.5`, ordinary leverage): an outlier in the response only, which any
+#'     robust fit resists; `"good leverage"` (leverage above the cut-off,
+#'     small residual): an unusual row that follows the fit and makes its
+#'     coefficients more precise; `"bad leverage"` (both): an unusual row
+#'     that disagrees with the fit, the kind that masks itself in a least
+#'     squares fit. The leverage cut-off is `(1 + qchisq(0.975, k - 1)) / n`
+#'     for `k` effective parameters (`sum(1 - alpha_j Sigma_jj)`) and `n`
+#'     rows of positive weight: the hat value of a row at the 97.5%
+#'     chi-squared quantile of the squared Mahalanobis distance, the cut-off
+#'     of the robust distances in the classical outlier map. Rows of weight
+#'     0 have no type (`NA`).}
+#' }
+#' Read it as the robust diagnostic plot: vertical outliers lie above or
+#' below the band `|std_residual| <= 2.5` on the left, bad leverage points
+#' outside the band on the right, good leverage points inside the band on
+#' the right. A bad leverage point that the fit did not down-weight shows a
+#' small residual: compare the fit from `ard_control(start = "robust")`.
 #'
 #' @param object A fitted model ([rvm()] or [ard()]).
 #' @param n How many samples to list (at most the number of samples).
@@ -233,8 +269,13 @@ residuals.sparsebayes <- function(object, type = c("response", "pearson", "loo")
 #' @return A data frame with one row per sample, the largest `lambda`
 #'   first, and columns `index` (training row), `lambda` (noise variance),
 #'   `residual` (response residual), `loo_residual` (leave-one-out
-#'   residual) and `leverage` (hat value).
-#' @seealso [hatvalues.sparsebayes()], [ess()].
+#'   residual), `leverage` (hat value), `std_residual`, `inlier_leverage`
+#'   and `type` (a factor; see Details). The attribute `"cutoffs"` holds the
+#'   residual and leverage cut-offs.
+#' @references Rousseeuw, P. J. and van Zomeren, B. C. (1990). Unmasking
+#'   multivariate outliers and leverage points. *Journal of the American
+#'   Statistical Association*, 85, 633--639.
+#' @seealso [hatvalues.sparsebayes()], [ess()], [plot.sb_ard()].
 #' @examples
 #' fit <- rvm(accel ~ times, data = MASS::mcycle)
 #' outliers(fit, n = 5)
@@ -247,10 +288,84 @@ outliers.sparsebayes <- function(object, n = 10L, ...) {
   check_dots_empty(...)
   check_single_model(object)
   check_number(n, "n", lower = 1, integer = TRUE)
+  map <- outlier_map(object)
+  loo <- map$residual / (1 - map$leverage)
+  ord <- order(-map$lambda, -abs(loo))[seq_len(min(n, nrow(map)))]
+  out <- data.frame(index = data_rows(object)[ord], lambda = map$lambda[ord], residual = map$residual[ord],
+                    loo_residual = loo[ord], leverage = map$leverage[ord], std_residual = map$std_residual[ord],
+                    distance = map$distance[ord], type = map$type[ord], row.names = case_names(object)[ord])
+  attr(out, "cutoffs") <- attr(map, "cutoffs")
+  out
+}
+
+outlier_types <- c("regular", "vertical outlier", "good leverage", "bad leverage")
+
+# The outlier map's coordinates of every training row (see outliers()).
+outlier_map <- function(object) {
   lambda <- sample_noise(object)
-  h <- leverage(object)
-  loo <- unname(object$residuals) / (1 - h)
-  ord <- order(-lambda, -abs(loo))[seq_len(min(n, length(lambda)))]
-  data.frame(index = data_rows(object)[ord], lambda = lambda[ord], residual = unname(object$residuals)[ord],
-             loo_residual = loo[ord], leverage = h[ord], row.names = case_names(object)[ord])
+  r <- unname(object$residuals)
+  kept <- is.finite(lambda)
+  per_sample <- object$family$family == "gaussian" && length(object$lambda) > 1L
+  lambda_0 <- if (per_sample) rep((1.4826 * stats::median(abs(r[kept])))^2, length(r)) else lambda
+  std_residual <- ifelse(kept, r / sqrt(lambda_0), 0)
+  off <- abs(std_residual) > 2.5
+  dist <- input_distances(object, kept & !off) %||% leverage_distances(object, lambda_0)
+  far <- dist > attr(dist, "cutoff")
+  type <- factor(ifelse(far, ifelse(off, "bad leverage", "good leverage"), ifelse(off, "vertical outlier", "regular")),
+                 levels = outlier_types)
+  type[!kept] <- NA
+  map <- data.frame(lambda = lambda, residual = r, leverage = leverage(object), std_residual = std_residual,
+                    distance = as.vector(dist), type = type)
+  attr(map, "cutoffs") <- c(residual = 2.5, distance = attr(dist, "cutoff"))
+  map
+}
+
+# Robust distances of the inputs (every candidate column of an ard() fit
+# but a constant; the inputs of an rvm()): Mahalanobis distances from the
+# mean and covariance of a reference set of rows. The set starts at the
+# rows the fit's noise precisions mark as inliers and is reweighted (rows
+# beyond the cut-off leave it) until it no longer changes, with the
+# covariance corrected for that truncation (Croux and Haesbroeck 1999), as
+# in a reweighted MCD. Leverage is a property of the inputs, which a sparse
+# fit may have pruned (hbk's robust fit keeps the intercept alone), and a
+# cluster of far rows hides itself from hat values. NULL where the
+# reference set cannot give a covariance (more columns than inliers, a
+# column constant among them, a user basis).
+input_distances <- function(object, inlier) {
+  Z <- if (inherits(object, "sb_ard")) object$x
+       else if (!is.null(object$kernel) && is.matrix(object$x) && is.numeric(object$x)) object$x
+  if (is.null(Z)) return(NULL)
+  Z <- Z[, apply(Z, 2L, function(z) any(z != z[1L])), drop = FALSE]
+  p <- ncol(Z)
+  if (p == 0L) return(NULL)
+  cutoff2 <- stats::qchisq(0.975, p)
+  consistency <- stats::pchisq(cutoff2, p + 2) / 0.975
+  reference <- inlier
+  for (step in 1:20) {
+    if (sum(reference) <= 2 * p) return(NULL)
+    S <- stats::cov(Z[reference, , drop = FALSE])
+    if (step > 1L) S <- S / consistency
+    d2 <- tryCatch(stats::mahalanobis(Z, colMeans(Z[reference, , drop = FALSE]), S), error = function(e) NULL)
+    if (is.null(d2) || !all(is.finite(d2))) return(NULL)
+    next_reference <- inlier & d2 <= cutoff2
+    if (identical(next_reference, reference)) break
+    reference <- next_reference
+  }
+  structure(sqrt(d2), cutoff = sqrt(cutoff2))
+}
+
+# Without input distances: the hat value each row would have with noise
+# lambda_0 in the fit without it (Sherman-Morrison on the retained basis),
+# on the distance scale of a least squares fit with an intercept, h = 1 / n
+# + d^2 / (n - 1), for k - 1 effective slopes.
+leverage_distances <- function(object, lambda_0) {
+  Phi <- training_design(object)
+  lambda <- sample_noise(object)
+  q <- pmax(rowSums((Phi %*% object$Sigma) * Phi), 0)
+  q_without <- q / (1 - q / lambda)
+  h <- ifelse(is.finite(lambda), q_without / (q_without + lambda_0), 0)
+  n <- sum(is.finite(lambda))
+  alpha <- object$alpha[object$relevant]
+  k <- sum(1 - ifelse(is.finite(alpha), alpha, 0) * diag(as.matrix(object$Sigma)))
+  structure(sqrt(pmax((n - 1) * (h - 1 / n), 0)), cutoff = sqrt(stats::qchisq(0.975, max(k - 1, 1))))
 }

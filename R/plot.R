@@ -13,8 +13,8 @@
 #' basis function's least-squares weight (its projection
 #' `phi' y / phi' phi`, the least-squares weight for orthogonal bases such as
 #' wavelets) against its posterior mean weight, 0 where pruned (open
-#' circles), as their Fig. 6. `which = "relevance"`, `"trajectory"` and
-#' `"leverage"` are the diagnostics of joint ARD described in [plot.sb_ard()]
+#' circles), as their Fig. 6. `which = "relevance"`, `"trajectory"`,
+#' `"leverage"` and `"outlier_map"` are the diagnostics of joint ARD described in [plot.sb_ard()]
 #' (`"trajectory"` needs a fit by a batch solver, which stores `path`).
 #' `which = "width"` draws the log evidence (log posterior with a smoothness
 #' prior) of every width tried by a fit with `width = "evidence"` (see
@@ -28,7 +28,7 @@
 #' @param x A fitted [rvm()].
 #' @param which `"fit"` (the default views above), `"components"`,
 #'   `"shrinkage"`, `"relevance"`, `"trajectory"`, `"leverage"`,
-#'   `"width"` or `"inputs"` (the kernel width of each input, for kernels
+#'   `"outlier_map"`, `"width"` or `"inputs"` (the kernel width of each input, for kernels
 #'   with one width per input: see [input_relevance()]).
 #' @param level Coverage of the prediction band.
 #' @param n_grid Number of grid points for the curve.
@@ -45,8 +45,8 @@
 #' @examples
 #' plot(rvm(accel ~ times, data = MASS::mcycle))
 #' @export
-plot.sb_rvm <- function(x, which = c("fit", "components", "shrinkage", "relevance", "trajectory", "leverage", "width",
-                                     "inputs"),
+plot.sb_rvm <- function(x, which = c("fit", "components", "shrinkage", "relevance", "trajectory", "leverage",
+                                     "outlier_map", "width", "inputs"),
                      level = 0.95, n_grid = 400L, legend = TRUE, ...) {
   which <- match_arg(which)
   check_number(level, "level", lower = 0, upper = 1, open_lower = TRUE)
@@ -59,6 +59,7 @@ plot.sb_rvm <- function(x, which = c("fit", "components", "shrinkage", "relevanc
   else if (which == "relevance") plot_relevance(x, ...)
   else if (which == "trajectory") plot_trajectory(x, ...)
   else if (which == "leverage") plot_leverage(x, legend = legend, ...)
+  else if (which == "outlier_map") plot_outlier_map(x, legend = legend, ...)
   else if (which == "width") plot_width_search(x, legend = legend, ...)
   else if (which == "inputs") plot_input_relevance(x, ...)
   else if (p == 1L && family == "binomial") plot_probability(x, n_grid, legend = legend, ...)

@@ -18,10 +18,15 @@
 #'     squared leave-one-out residual `(r_i / (1 - h_i))^2`, on log scales,
 #'     with the leverage `h_i` ([hatvalues.sparsebayes()]) as point size and
 #'     colour (Fig. 2, right); the dashed line is equality.}
+#'   \item{`"outlier_map"`}{the outlier map of robust regression: each
+#'     sample's residual in units of the inliers' noise sd against the robust
+#'     distance of its inputs, with the cut-offs that separate regular rows,
+#'     vertical outliers, good and bad leverage points (see [outliers()] for
+#'     the reading); flagged rows are labelled.}
 #' }
 #' @param x A fitted [ard()] model.
-#' @param which The view: `"fit"`, `"relevance"`, `"trajectory"` or
-#'   `"leverage"`.
+#' @param which The view: `"fit"`, `"relevance"`, `"trajectory"`,
+#'   `"leverage"` or `"outlier_map"`.
 #' @param highlight Indices of training samples to draw in red (e.g. known
 #'   outliers); `NULL` for none.
 #' @param legend `FALSE` to draw no legend in the leverage view (legends sit
@@ -42,8 +47,9 @@
 #' plot(fit)
 #' plot(fit, which = "trajectory", highlight = 1:5)
 #' plot(fit, which = "leverage", highlight = 1:5)
+#' plot(fit, which = "outlier_map")
 #' @export
-plot.sb_ard <- function(x, which = c("fit", "relevance", "trajectory", "leverage"), highlight = NULL, legend = TRUE,
+plot.sb_ard <- function(x, which = c("fit", "relevance", "trajectory", "leverage", "outlier_map"), highlight = NULL, legend = TRUE,
                         ...) {
   which <- match_arg(which)
   check_flag(legend, "legend")
@@ -51,7 +57,8 @@ plot.sb_ard <- function(x, which = c("fit", "relevance", "trajectory", "leverage
          fit = plot_diagnostics(x, ...),
          relevance = plot_relevance(x, highlight = highlight, ...),
          trajectory = plot_trajectory(x, highlight = highlight, ...),
-         leverage = plot_leverage(x, highlight = highlight, legend = legend, ...))
+         leverage = plot_leverage(x, highlight = highlight, legend = legend, ...),
+         outlier_map = plot_outlier_map(x, highlight = highlight, legend = legend, ...))
   invisible(x)
 }
 
@@ -164,4 +171,37 @@ plot_leverage <- function(x, highlight = NULL, legend = TRUE, main = NULL, xlab 
   draw_legend(ylim, labels, pt.cex = c(0.8, 2.2, 1, if (length(highlight)) 1.8),
               pch = c(pch[1L], pch[1L], NA, if (length(highlight)) 1), lty = c(NA, NA, 2, if (length(highlight)) NA),
               col = c(if (is.null(col)) pal[c(10, 95)] else rep(col[1L], 2L), "grey50", if (length(highlight)) "firebrick"))
+}
+
+# The outlier map of robust regression (Rousseeuw and van Zomeren 1990):
+# residuals in units of the inliers' noise sd against the robust distance
+# of the inputs, with the cut-offs of outliers() and the kinds of row they
+# separate; the rows outside both cut-offs are labelled with their names.
+plot_outlier_map <- function(x, highlight = NULL, legend = TRUE, main = NULL, xlab = NULL, ylab = NULL, ylim = NULL,
+                             col = NULL, pch = 16, cex = 1, ...) {
+  check_single_model(x)
+  if (x$family$family != "gaussian") stop("which = \"outlier_map\" needs a gaussian fit.", call. = FALSE)
+  highlight <- check_highlight(highlight, length(x$y))
+  map <- outlier_map(x)
+  cut <- attr(map, "cutoffs")
+  shown <- !is.na(map$type)
+  pal <- c("grey45", "darkorange2", "steelblue", "firebrick")
+  cols <- col %||% pal[as.integer(map$type[shown])]
+  labels <- if (legend) outlier_types
+  ylim <- legend_space(ylim %||% range(map$std_residual[shown], -cut[["residual"]], cut[["residual"]]), labels)
+  main <- main %||% "Outlier map: residuals against robust distances"
+  op <- graphics::par(cex.main = title_cex(main))
+  on.exit(graphics::par(op), add = TRUE)
+  graphics::plot(map$distance[shown], map$std_residual[shown], pch = pch, col = cols, cex = cex, ylim = ylim,
+                 xlab = xlab %||% "robust distance of the inputs", main = main,
+                 ylab = ylab %||% "residual / inliers' noise sd", ...)
+  graphics::abline(h = c(-1, 1) * cut[["residual"]], v = cut[["distance"]], lty = 2, col = "grey50")
+  flagged <- which(shown & map$type != "regular")
+  if (length(flagged))
+    graphics::text(map$distance[flagged], map$std_residual[flagged], labels = case_names(x)[flagged], pos = 4,
+                   cex = 0.7, col = "grey30", xpd = NA)
+  if (length(highlight))
+    graphics::points(map$distance[highlight], map$std_residual[highlight], pch = 1, cex = 1.8, col = "firebrick",
+                     lwd = 1.5)
+  draw_legend(ylim, labels, pch = pch[1L], col = if (is.null(col)) pal else rep(col[1L], 4L))
 }

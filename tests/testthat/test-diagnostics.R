@@ -97,7 +97,7 @@ test_that("diagnostics of rvm fits (shared noise) satisfy the closed forms", {
   expect_equal(residuals(fit, "pearson"), fit$residuals / sqrt(fit$lambda))
   expect_equal(residuals(fit, "loo"), fit$residuals / (1 - unname(h)))
   ol <- outliers(fit, n = 4)
-  expect_named(ol, c("index", "lambda", "residual", "loo_residual", "leverage"))
+  expect_named(ol, c("index", "lambda", "residual", "loo_residual", "leverage", "std_residual", "distance", "type"))
   expect_equal(ol$index, order(abs(residuals(fit, "loo")), decreasing = TRUE)[1:4])  # ties in lambda
   expect_equal(nrow(outliers(fit, n = 1000)), nrow(MASS::mcycle))
 })

@@ -85,3 +85,51 @@ test_that("start settings are checked", {
   ctl$start <- "nope"
   expect_error(ard(matrix(rnorm(40), 20), rnorm(20), noise = "sample", control = ctl), "start")
 })
+
+test_that("the outlier map tells hbk's bad leverage points from its good ones, as robust regression reads it", {
+  skip_if_not_installed("robustbase")
+  data(hbk, package = "robustbase", envir = environment())
+  robust <- ard(Y ~ ., data = hbk, noise = "student", control = ard_control(start = "robust"))
+  ol <- outliers(robust, n = 75)
+  type <- setNames(as.character(ol$type), ol$index)[as.character(1:75)]
+  expect_true(all(type[1:10] == "bad leverage"))
+  expect_true(all(type[11:14] == "good leverage"))
+  expect_true(all(type[15:75] %in% c("regular", "vertical outlier")))
+  expect_equal(attr(ol, "cutoffs"), c(residual = 2.5, distance = sqrt(qchisq(0.975, 3))))
+  # The masked fit reads as masked: rows 1-10 look regular there.
+  masked <- outliers(ard(Y ~ ., data = hbk, noise = "student"), n = 75)
+  expect_true(all(masked$type[masked$index %in% 1:10] == "regular"))
+  pdf(NULL)
+  on.exit(dev.off())
+  expect_invisible(plot(robust, which = "outlier_map", highlight = 1:10))
+  expect_invisible(plot(robust, which = "outlier_map", legend = FALSE, col = "black", main = "hbk"))
+})
+
+test_that("outlier-map distances are Mahalanobis distances of the inputs from their inliers", {
+  set.seed(4)
+  n <- 60
+  angle <- runif(n, 0, 2 * pi)
+  X <- sqrt(runif(n)) * cbind(cos(angle), sin(angle))  # a disc: squared distances near 4 at most, cut-off 7.4
+  y <- drop(X %*% c(1, -1)) + rnorm(n, sd = 0.1)
+  y[1:3] <- y[1:3] + 3  # vertical outliers
+  for (noise in c("shared", "student")) {
+    fit <- ard(X, y, noise = noise)
+    map <- outliers(fit, n = n)
+    map <- map[order(map$index), ]
+    inlier <- abs(map$std_residual) <= 2.5
+    expect_equal(map$distance, sqrt(mahalanobis(X, colMeans(X[inlier, ]), cov(X[inlier, ]))), tolerance = 1e-10)
+    expect_true(all(map$type[1:3] == "vertical outlier"))
+    expect_true(all(map$type[-(1:3)] %in% c("regular", "vertical outlier")))
+    expect_lte(sum(map$type[-(1:3)] != "regular"), 2)
+  }
+  # rvm(): the inputs are the raw inputs; a row of weight 0 has no type.
+  fit <- rvm(X, y, weights = c(0, rep(1, n - 1)))
+  map <- outliers(fit, n = n)
+  expect_true(is.na(map$type[map$index == 1]))
+  expect_true(all(map$type[map$index %in% 2:3] == "vertical outlier"))
+  # A user basis has no inputs: distances from the retained basis's hat values.
+  ub <- rvm(basis = cbind(1, X), y = y, bias = FALSE)
+  expect_error(outliers(ub), "user `basis` is not stored")
+  cls <- rvm(yc ~ xs + ys, data = transform(MASS::synth.tr, yc = factor(yc)), kernel = kernel_gaussian(0.5))
+  expect_error(plot(cls, which = "outlier_map"), "needs a gaussian fit")
+})
