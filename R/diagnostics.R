@@ -229,33 +229,34 @@ residuals.sparsebayes <- function(object, type = c("response", "pearson", "loo")
 #'
 #' Each sample is also placed on the outlier map of robust regression
 #' (Rousseeuw and van Zomeren 1990), drawn by `plot(fit, which =
-#' "outlier_map")`, from the fit's own hat values and noise variances:
+#' "outlier_map")`, from the fit's own noise variances:
 #' \describe{
 #'   \item{`std_residual`}{the residual in units of the inliers' noise sd:
 #'     `r_i / sqrt(lambda_0)`, where `lambda_0` is the noise variance of
 #'     sample i for a shared noise level (so this is the Pearson residual)
 #'     and, for per-sample noise, the squared MAD scale of the residuals
 #'     (outliers would inflate any mean of the `lambda_i`).}
-#'   \item{`inlier_leverage`}{the hat value sample i would have if its noise
-#'     variance were `lambda_0`: `q_i' / (q_i' + lambda_0)` with `q_i' = q_i
-#'     / (1 - h_i)` the posterior variance of its fitted value in the fit
-#'     without it (Sherman-Morrison; `q_i = x_i' Sigma x_i`, `h_i` its hat
-#'     value). For an inlier it is its hat value; for a sample the fit has
-#'     down-weighted (large `lambda_i`, hat value near 0) it is the leverage
-#'     it would have had, so a far-out row is not hidden by the down-weighting
-#'     that made it harmless.}
+#'   \item{`distance`}{the robust distance of the sample's inputs (every
+#'     candidate column of an [ard()] fit, constant columns aside, so a
+#'     column the fit pruned still counts; the inputs of an [rvm()]): the
+#'     Mahalanobis distance from the mean and covariance of the rows with
+#'     `|std_residual| <= 2.5`, reweighted until rows beyond the cut-off no
+#'     longer count, the covariance corrected for that truncation (as in a
+#'     reweighted MCD), so a cluster of far rows cannot hide itself. Where
+#'     the inputs give no covariance (a user basis, more columns than
+#'     inliers), the hat value the sample would have with noise `lambda_0`
+#'     in the fit without it (Sherman-Morrison), put on the distance scale
+#'     of least squares, `h = 1/n + d^2/(n - 1)`.}
 #'   \item{`type`}{`"regular"`; `"vertical outlier"` (`|std_residual| >
 #'     2.5`, ordinary leverage): an outlier in the response only, which any
 #'     robust fit resists; `"good leverage"` (leverage above the cut-off,
 #'     small residual): an unusual row that follows the fit and makes its
 #'     coefficients more precise; `"bad leverage"` (both): an unusual row
 #'     that disagrees with the fit, the kind that masks itself in a least
-#'     squares fit. The leverage cut-off is `(1 + qchisq(0.975, k - 1)) / n`
-#'     for `k` effective parameters (`sum(1 - alpha_j Sigma_jj)`) and `n`
-#'     rows of positive weight: the hat value of a row at the 97.5%
-#'     chi-squared quantile of the squared Mahalanobis distance, the cut-off
-#'     of the robust distances in the classical outlier map. Rows of weight
-#'     0 have no type (`NA`).}
+#'     squares fit. The distance cut-off is `sqrt(qchisq(0.975, p))` for
+#'     `p` inputs (from hat values: `k - 1` for `k` effective parameters),
+#'     the cut-off of the classical outlier map. Rows of weight 0 have no
+#'     type (`NA`).}
 #' }
 #' Read it as the robust diagnostic plot: vertical outliers lie above or
 #' below the band `|std_residual| <= 2.5` on the left, bad leverage points
@@ -269,9 +270,9 @@ residuals.sparsebayes <- function(object, type = c("response", "pearson", "loo")
 #' @return A data frame with one row per sample, the largest `lambda`
 #'   first, and columns `index` (training row), `lambda` (noise variance),
 #'   `residual` (response residual), `loo_residual` (leave-one-out
-#'   residual), `leverage` (hat value), `std_residual`, `inlier_leverage`
-#'   and `type` (a factor; see Details). The attribute `"cutoffs"` holds the
-#'   residual and leverage cut-offs.
+#'   residual), `leverage` (hat value), `std_residual`, `distance` and
+#'   `type` (a factor; see Details). The attribute `"cutoffs"` holds the
+#'   residual and distance cut-offs.
 #' @references Rousseeuw, P. J. and van Zomeren, B. C. (1990). Unmasking
 #'   multivariate outliers and leverage points. *Journal of the American
 #'   Statistical Association*, 85, 633--639.
@@ -309,12 +310,13 @@ outlier_map <- function(object) {
   lambda_0 <- if (per_sample) rep((1.4826 * stats::median(abs(r[kept])))^2, length(r)) else lambda
   std_residual <- ifelse(kept, r / sqrt(lambda_0), 0)
   off <- abs(std_residual) > 2.5
-  dist <- input_distances(object, kept & !off) %||% leverage_distances(object, lambda_0)
+  h <- leverage(object)
+  dist <- input_distances(object, kept & !off) %||% leverage_distances(object, h, lambda, lambda_0)
   far <- dist > attr(dist, "cutoff")
   type <- factor(ifelse(far, ifelse(off, "bad leverage", "good leverage"), ifelse(off, "vertical outlier", "regular")),
                  levels = outlier_types)
   type[!kept] <- NA
-  map <- data.frame(lambda = lambda, residual = r, leverage = leverage(object), std_residual = std_residual,
+  map <- data.frame(lambda = lambda, residual = r, leverage = h, std_residual = std_residual,
                     distance = as.vector(dist), type = type)
   attr(map, "cutoffs") <- c(residual = 2.5, distance = attr(dist, "cutoff"))
   map
@@ -355,17 +357,14 @@ input_distances <- function(object, inlier) {
 }
 
 # Without input distances: the hat value each row would have with noise
-# lambda_0 in the fit without it (Sherman-Morrison on the retained basis),
-# on the distance scale of a least squares fit with an intercept, h = 1 / n
-# + d^2 / (n - 1), for k - 1 effective slopes.
-leverage_distances <- function(object, lambda_0) {
-  Phi <- training_design(object)
-  lambda <- sample_noise(object)
-  q <- pmax(rowSums((Phi %*% object$Sigma) * Phi), 0)
-  q_without <- q / (1 - q / lambda)
-  h <- ifelse(is.finite(lambda), q_without / (q_without + lambda_0), 0)
+# lambda_0 in the fit without it (Sherman-Morrison on the retained basis:
+# the variance of its fitted value there is h lambda / (1 - h)), on the
+# distance scale of a least squares fit with an intercept, h = 1 / n + d^2 /
+# (n - 1), for k - 1 effective slopes.
+leverage_distances <- function(object, h, lambda, lambda_0) {
+  q_without <- h * lambda / (1 - h)
+  h_inlier <- ifelse(is.finite(lambda), q_without / (q_without + lambda_0), 0)
   n <- sum(is.finite(lambda))
-  alpha <- object$alpha[object$relevant]
-  k <- sum(1 - ifelse(is.finite(alpha), alpha, 0) * diag(as.matrix(object$Sigma)))
-  structure(sqrt(pmax((n - 1) * (h - 1 / n), 0)), cutoff = sqrt(stats::qchisq(0.975, max(k - 1, 1))))
+  structure(sqrt(pmax((n - 1) * (h_inlier - 1 / n), 0)),
+            cutoff = sqrt(stats::qchisq(0.975, max(effective_parameters(object) - 1, 1))))
 }

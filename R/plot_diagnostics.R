@@ -49,8 +49,8 @@
 #' plot(fit, which = "leverage", highlight = 1:5)
 #' plot(fit, which = "outlier_map")
 #' @export
-plot.sb_ard <- function(x, which = c("fit", "relevance", "trajectory", "leverage", "outlier_map"), highlight = NULL, legend = TRUE,
-                        ...) {
+plot.sb_ard <- function(x, which = c("fit", "relevance", "trajectory", "leverage", "outlier_map"), highlight = NULL,
+                        legend = TRUE, ...) {
   which <- match_arg(which)
   check_flag(legend, "legend")
   switch(which,
