@@ -145,8 +145,10 @@ down_weighted <- function(lambda) sum(lambda > 10 * stats::median(lambda))
 #'   noise sd, shared noise) or `lambda_summary` (quantiles of the per-sample
 #'   variances) and `down_weighted` (samples whose variance exceeds ten times
 #'   the median), `student` (Student-t noise: `c(df, scale)`), `logLik`, `iterations`, `converged`, `jitter_events`,
-#'   `rmse` and `r_squared` (training), and `coefficients`, a matrix of the
-#'   largest posterior weights with their posterior sd and z value.
+#'   `rmse` and `r_squared` (training), `coefficients`, a matrix of the
+#'   largest posterior weights with their posterior sd, z value and log
+#'   Bayes factor, `n_candidates` (penalised weights other than the
+#'   intercept) and `selected`, the weights [selected()] keeps.
 #' @examples
 #' summary(ard(accel ~ poly(times, 6), data = MASS::mcycle, noise = "sample"))
 #' @export
@@ -162,7 +164,8 @@ summary.sb_ard <- function(object, n_weights = 10L, ...) {
                  logLik = object$logLik, iterations = object$iterations, converged = object$converged,
                  jitter_events = object$jitter_events,
                  rmse = sqrt(mean(object$residuals^2)),
-                 r_squared = 1 - sum(object$residuals^2) / sum((y - mean(y))^2), coefficients = coefs),
+                 r_squared = 1 - sum(object$residuals^2) / sum((y - mean(y))^2), coefficients = coefs,
+                 n_candidates = sum(candidate_columns(object)), selected = selected(object)),
             class = "summary.sb_ard")
 }
 
@@ -181,6 +184,8 @@ print.summary.sb_ard <- function(x, digits = max(3L, getOption("digits") - 3L), 
   cat(sprintf("Training RMSE:      %s   (R-squared %s)\n", format(x$rmse, digits = digits),
               format(x$r_squared, digits = digits)))
   cat(sprintf("Log evidence:       %s\n", format(x$logLik, digits = digits + 2L)))
+  cat(sprintf("Selected:           %d of %d candidates (inclusion probability > 0.5, beta-binomial prior)\n",
+              length(x$selected), x$n_candidates))
   cat(sprintf("Solver:             %s, %d iterations, %s%s\n", x$method, x$iterations,
               if (x$converged) "converged" else "NOT converged",
               if (x$jitter_events > 0) sprintf(", %d jittered factorisations", x$jitter_events) else ""))

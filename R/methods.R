@@ -315,7 +315,8 @@ weight_table <- function(object, n_weights) {
   w <- object$weights
   sd_w <- sqrt(diag(object$Sigma))
   ord <- order(abs(w), decreasing = TRUE)[seq_len(min(n_weights, length(w)))]
-  coefs <- cbind(Estimate = w[ord], `Post. SD` = sd_w[ord], `z value` = w[ord] / sd_w[ord])
+  coefs <- cbind(Estimate = w[ord], `Post. SD` = sd_w[ord], `z value` = w[ord] / sd_w[ord],
+                 `log BF` = log_bayes_factors(object)[ord])
   rownames(coefs) <- names(w)[ord]
   coefs
 }

@@ -23,10 +23,14 @@
 #'     distance of its inputs, with the cut-offs that separate regular rows,
 #'     vertical outliers, good and bad leverage points (see [outliers()] for
 #'     the reading); flagged rows are labelled.}
+#'   \item{`"evidence"`}{the log Bayes factor of each retained weight (the
+#'     30 largest; `top =` changes it), the weights [selected()] keeps
+#'     filled, and dashed the evidence a further feature needs under the
+#'     beta-binomial prior.}
 #' }
 #' @param x A fitted [ard()] model.
 #' @param which The view: `"fit"`, `"relevance"`, `"trajectory"`,
-#'   `"leverage"` or `"outlier_map"`.
+#'   `"leverage"`, `"outlier_map"` or `"evidence"`.
 #' @param highlight Indices of training samples to draw in red (e.g. known
 #'   outliers); `NULL` for none.
 #' @param legend `FALSE` to draw no legend in the leverage view (legends sit
@@ -48,8 +52,10 @@
 #' plot(fit, which = "trajectory", highlight = 1:5)
 #' plot(fit, which = "leverage", highlight = 1:5)
 #' plot(fit, which = "outlier_map")
+#' plot(fit, which = "evidence")
 #' @export
-plot.sb_ard <- function(x, which = c("fit", "relevance", "trajectory", "leverage", "outlier_map"), highlight = NULL,
+plot.sb_ard <- function(x, which = c("fit", "relevance", "trajectory", "leverage", "outlier_map", "evidence"),
+                        highlight = NULL,
                         legend = TRUE, ...) {
   which <- match_arg(which)
   check_flag(legend, "legend")
@@ -58,8 +64,29 @@ plot.sb_ard <- function(x, which = c("fit", "relevance", "trajectory", "leverage
          relevance = plot_relevance(x, highlight = highlight, ...),
          trajectory = plot_trajectory(x, highlight = highlight, ...),
          leverage = plot_leverage(x, highlight = highlight, legend = legend, ...),
-         outlier_map = plot_outlier_map(x, highlight = highlight, legend = legend, ...))
+         outlier_map = plot_outlier_map(x, highlight = highlight, legend = legend, ...),
+         evidence = plot_feature_evidence(x, ...))
   invisible(x)
+}
+
+# The log Bayes factor of each retained candidate weight (at most `top`),
+# selected ones filled, with the evidence a further feature would need
+# under the beta-binomial prior (dashed).
+plot_feature_evidence <- function(x, top = 30L, main = NULL, xlab = NULL, pch = NULL, col = NULL, ...) {
+  check_number(top, "top", lower = 1, integer = TRUE)
+  lb <- log_bayes_factors(x)[candidate_columns(x)[x$relevant]]
+  if (!length(lb)) stop("which = \"evidence\" needs a fit with at least one retained penalised weight.", call. = FALSE)
+  chosen <- names(lb) %in% selected(x)
+  shown <- order(lb, decreasing = TRUE)[seq_len(min(top, length(lb)))]
+  shown <- rev(shown)  # dotchart draws from the bottom up
+  k <- sum(chosen)
+  bar <- log((sum(candidate_columns(x)) - k) / (k + 1))
+  graphics::dotchart(lb[shown], labels = names(lb)[shown], pch = pch %||% ifelse(chosen[shown], 19, 1),
+                     col = col %||% ifelse(chosen[shown], "steelblue4", "grey40"),
+                     main = main %||% "Evidence for each weight", xlab = xlab %||% "log Bayes factor (keep vs prune)",
+                     xlim = range(c(lb[shown], bar, 0)), ...)
+  graphics::abline(v = bar, lty = 2, col = "firebrick")
+  subtitle(sprintf("%d of %d retained selected (filled); dashed: evidence a further feature needs", k, length(lb)))
 }
 
 check_highlight <- function(highlight, n) {

@@ -53,7 +53,9 @@ generics::augment
 #' **tidy.** Columns `term` (the name of the weight, as in `coef()`),
 #' `estimate` (posterior mean), `std.error` (posterior sd, the square root
 #' of the diagonal of `vcov()`), `alpha` (the weight's prior precision; 0
-#' for an unpenalised intercept or centring) and, for RVMs, `relevance`: the
+#' for an unpenalised intercept or centring), `log_bf` (the log Bayes factor
+#' of keeping the weight against pruning it, `NA` when unpenalised; see
+#' [selected()]) and, for RVMs, `relevance`: the
 #' training row (counted among the fitted cases; with `centres`, the row of
 #' `fit$centres`) on which the retained kernel is centred, `NA` for the bias,
 #' wavelets and user bases. A multiclass RVM adds a first column `class`. A
@@ -111,7 +113,8 @@ tidy.sparsebayes <- function(x, conf.int = FALSE, conf.level = 0.95, what = c("w
   check_conf(conf.int, conf.level)
   est <- x$weights
   out <- data.frame(term = names(est), estimate = unname(est), std.error = sqrt(unname(diag(x$Sigma))),
-                    alpha = unname(x$alpha[x$relevant]), stringsAsFactors = FALSE)
+                    alpha = unname(x$alpha[x$relevant]), log_bf = unname(log_bayes_factors(x)),
+                    stringsAsFactors = FALSE)
   if (inherits(x, "sb_rvm")) out$relevance <- relevance_of_terms(x)
   if (conf.int) {
     q <- stats::qnorm((1 + conf.level) / 2)

@@ -31,7 +31,8 @@ test_that("tidy gives one row per retained weight: coef, posterior sd, alpha, re
     t <- tidy(fit)
     expect_s3_class(t, "data.frame")
     expect_false(inherits(t, "tbl_df"))
-    expect_named(t, c("term", "estimate", "std.error", "alpha", if (inherits(fit, "sb_rvm")) "relevance"), info = k)
+    expect_named(t, c("term", "estimate", "std.error", "alpha", "log_bf", if (inherits(fit, "sb_rvm")) "relevance"),
+                 info = k)
     expect_identical(t$term, names(coef(fit)), info = k)
     expect_equal(t$estimate, unname(coef(fit)), info = k)
     expect_equal(t$std.error, sqrt(unname(diag(vcov(fit)))), info = k)
@@ -64,11 +65,12 @@ test_that("tidy of a dictionary fit: wavelet terms have no relevance row, kernel
 test_that("tidy(conf.int = TRUE) adds posterior normal intervals, and checks its arguments", {
   fit <- fits$gaussian
   t <- tidy(fit, conf.int = TRUE, conf.level = 0.9)
-  expect_named(t, c("term", "estimate", "std.error", "alpha", "relevance", "conf.low", "conf.high"))
+  expect_named(t, c("term", "estimate", "std.error", "alpha", "log_bf", "relevance", "conf.low", "conf.high"))
   z <- qnorm(0.95)
   expect_equal(t$conf.low, t$estimate - z * t$std.error)
   expect_equal(t$conf.high, t$estimate + z * t$std.error)
-  expect_named(tidy(fits$ard, conf.int = TRUE), c("term", "estimate", "std.error", "alpha", "conf.low", "conf.high"))
+  expect_named(tidy(fits$ard, conf.int = TRUE), c("term", "estimate", "std.error", "alpha", "log_bf", "conf.low",
+                                                  "conf.high"))
   expect_error(tidy(fit, conf.int = "yes"), "`conf.int`")
   expect_error(tidy(fit, conf.int = TRUE, conf.level = 1), "`conf.level` must be below 1")
   expect_error(tidy(fit, conf.int = TRUE, conf.level = 0), "`conf.level`")
@@ -77,7 +79,7 @@ test_that("tidy(conf.int = TRUE) adds posterior normal intervals, and checks its
 
 test_that("tidy of a multiclass fit stacks the class models with a class column", {
   t <- tidy(iris_fit, conf.int = TRUE)
-  expect_named(t, c("class", "term", "estimate", "std.error", "alpha", "relevance", "conf.low", "conf.high"))
+  expect_named(t, c("class", "term", "estimate", "std.error", "alpha", "log_bf", "relevance", "conf.low", "conf.high"))
   expect_identical(unique(t$class), levels(iris$Species))
   for (k in levels(iris$Species)) {
     tk <- t[t$class == k, ]
