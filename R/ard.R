@@ -38,7 +38,7 @@
 #'   weight posterior uses, `student` holds `c(df, scale)` and `logLik` is
 #'   the variational bound on the evidence.
 #' @param method The update rules (App. B.7 and C of the paper): `"em"`
-#'   (Alg. 1, monotone), `"mackay"` (Alg. 2, fixed point), `"irls2"` (Alg. 3,
+#'   (Alg. 1, monotone; the default unless a `prior` is used), `"mackay"` (Alg. 2, fixed point), `"irls2"` (Alg. 3,
 #'   the l2-reweighted surrogate; algebraically the same fixed point as EM,
 #'   written through `Sigma_y^-1`), `"irls1"` (Alg. 4, a double-l1 problem
 #'   solved by ADMM warm-started from the previous iterate, then map-back
@@ -54,9 +54,27 @@
 #'   objective and its gradient through the n x n covariance `Sigma_y`
 #'   (Eq. 3), `"dual"` through the d x d posterior `Sigma_theta` (Eq. 4).
 #'   Both give the same values; the dual is faster when d < n.
-#' @param prior Prior on the precisions: only `"none"` (the flat hyperprior
-#'   of the paper). The smoothness prior of [rvm()] needs its fast solver
-#'   and is rejected here.
+#' @param prior Prior on the precisions: `"none"` (the flat hyperprior of
+#'   the paper), or the smoothness prior `p(alpha | sigma^2) ~ exp(-c DF)`
+#'   of [rvm()], a price of `c` nats per effective parameter, with `"RIC"`
+#'   (`c = log(d)`, d the number of feature columns: the risk inflation
+#'   criterion, the price of searching d candidates), `"BIC"`
+#'   (`c = log(n) / 2`), `"AIC"` (`c = 1`) or a number `c >= 0`; or
+#'   `"auto"` (the default): `"RIC"` when the features are at least as many
+#'   as the rows (d >= n) and the noise is shared, `"none"` otherwise. With
+#'   a flat prior and d >= n the evidence is largest for a fit that
+#'   interpolates the data (dozens of false features, a noise variance near
+#'   zero, 95% intervals that cover a few per cent of new responses); the
+#'   price of `log(d)` per feature keeps the features the data support (see
+#'   the "Selecting features" section of the robust-ARD vignette). A prior
+#'   needs shared noise and the fast solver (`method = "fast"`, the default
+#'   then); the noise is held at its start for the first
+#'   `noise_update_frequency` iterations, so that the first features are
+#'   judged against a small noise rather than the whole variance of `y`.
+#'   A fit that still spends more than half of its rows on effective
+#'   parameters (`sum(1 - alpha_j Sigma_jj)`, plus the samples per-sample
+#'   noise sets aside, those with `lambda_i` above ten times the median)
+#'   warns that its noise and intervals are too small.
 #' @param control `NULL` ([ard_control()]'s defaults), settings from
 #'   [ard_control()] or [rvm_control()] (one class), or a list of named settings.
 #' @param weights `NULL` or n non-negative prior weights (gaussian fits):
@@ -83,8 +101,11 @@
 #' @return An object of class `c("sb_ard", "sparsebayes")`, a list with
 #'   \item{call}{the matched call.}
 #'   \item{method, objective, prior, noise, family}{the solver, the objective
-#'     form (`NA` unless gradient), `"none"`, the noise model and
+#'     form (`NA` unless gradient), the prior as resolved (`"none"`,
+#'     `"RIC"`, ... or the number given), the noise model and
 #'     [stats::gaussian()].}
+#'   \item{smoothness}{the prior's price `c` per effective parameter (0 for
+#'     none); `log_posterior` is `logLik` plus the log prior.}
 #'   \item{x}{the n x d design actually fitted (scaled columns when
 #'     `scale = TRUE`, with the `"(Intercept)"` column).}
 #'   \item{y}{the response.}
@@ -142,21 +163,31 @@ ard.formula <- function(formula, data, subset, weights, na.action, offset, ...) 
 #' @export
 ard.default <- function(x, y, intercept = TRUE, scale = TRUE, noise = c("shared", "sample", "student"),
                         method = c("em", "mackay", "irls2", "irls1", "gradient", "fast"),
-                        objective = c("primal", "dual"), prior = "none", control = NULL,
+                        objective = c("primal", "dual"), prior = "auto", control = NULL,
                         weights = NULL, offset = NULL, ...) {
   check_dots_empty(...)
   noise <- match_arg(noise)
+  method_given <- !missing(method)
   method <- match_arg(method)
   objective <- match_arg(objective)
-  control <- solver_control(control, method, "ard_control")
   check_flag(intercept)
   check_flag(scale)
-  check_ard_prior(prior)
-  check_noise_control(control, noise, method)
   x <- check_numeric_matrix(x, "x")
   if (is.null(colnames(x))) colnames(x) <- paste0("x", seq_len(ncol(x)))
   y <- check_response(y, nrow(x))
   wo <- check_weights_offset(weights, offset, nrow(x))
+  n_rows <- if (is.null(wo$weights)) nrow(x) else sum(wo$weights > 0)
+  n_features <- sum(colnames(x) != "(Intercept)")
+  prior <- resolve_ard_prior(prior, n_features, n_rows, noise, if (method_given) method)
+  smoothness <- ard_smoothness(prior, n_features, n_rows)
+  if (smoothness > 0) {
+    if (method_given && method != "fast") stop_arg("prior", "needs method = \"fast\".")
+    if (noise != "shared") stop_arg("prior", "needs noise = \"shared\".")
+    method <- "fast"
+  }
+  control <- solver_control(control, method, "ard_control")
+  check_noise_control(control, noise, method)
+  if (smoothness > 0) control$noise_update_start <- 0L  # hold the starting noise for the first steps
   if (intercept && "(Intercept)" %in% colnames(x))
     stop_arg("x", "already has an \"(Intercept)\" column; use intercept = FALSE.")
   check_fit_memory(nrow(x), ncol(x) + intercept, method, noise)  # xs below is the basis
@@ -167,10 +198,13 @@ ard.default <- function(x, y, intercept = TRUE, scale = TRUE, noise = c("shared"
   if (intercept && !is.null(scaling))
     scaling <- list(center = c(`(Intercept)` = 0, scaling$center), scale = c(`(Intercept)` = 1, scaling$scale))
   xs <- scaled_design(x, scaling, intercept)
-  res <- fit_basis(xs, y, stats::gaussian(), method, noise, objective = if (method == "gradient") objective else "auto",
+  res <- fit_basis(xs, y, stats::gaussian(), method, noise, smoothness,
+                   objective = if (method == "gradient") objective else "auto",
                    control = control, weights = wo$weights, offset = wo$offset)
   fit <- c(list(call = generic_call(match.call(), "ard")),
            model_fields(res, y, colnames(xs), stats::gaussian(), method, noise, control))
+  fit$prior <- prior
+  fit$smoothness <- smoothness
   fit$objective <- if (method == "gradient") objective else NA_character_
   fit$x <- xs
   fit$scaling <- scaling
@@ -178,13 +212,40 @@ ard.default <- function(x, y, intercept = TRUE, scale = TRUE, noise = c("shared"
   fit <- add_weights_offset(fit, wo, res$standard_units)
   class(fit) <- c("sb_ard", "sparsebayes")
   warn_not_converged(fit, res)
+  warn_interpolation(fit, n_rows)
   fit
 }
 
-check_ard_prior <- function(prior) {
-  if (identical(prior, "none")) return(invisible(prior))
-  if (is.numeric(prior) && length(prior) == 1L && !is.na(prior) && prior == 0) return(invisible(prior))
-  stop_arg("prior", "must be \"none\" here: the smoothness prior needs rvm(method = \"fast\") with shared noise.")
+# "auto": RIC when the features are at least as many as the rows (and the
+# noise is shared, the solver free to be the fast one), else none.
+resolve_ard_prior <- function(prior, d, n, noise, method = NULL) {
+  if (!identical(prior, "auto")) return(prior)
+  if (d >= n && noise == "shared" && (is.null(method) || method == "fast")) "RIC" else "none"
+}
+
+# c of the smoothness prior for d feature columns and n rows.
+ard_smoothness <- function(prior, d, n) {
+  if (is.character(prior) && length(prior) == 1L && !is.na(prior) && prior %in% c("none", "AIC", "BIC", "RIC"))
+    return(switch(prior, none = 0, AIC = 1, BIC = log(n) / 2, RIC = log(d)))
+  if (is.character(prior))
+    stop_arg("prior", "must be \"auto\", \"none\", \"RIC\", \"BIC\", \"AIC\" or a number >= 0.")
+  check_number(prior, "prior", lower = 0)
+  prior
+}
+
+# Effective parameters (and, with per-sample noise, samples set aside as
+# outliers) above n / 2: the evidence has bought a tiny noise by
+# interpolating. (A leave-one-out check at the fitted precisions is fooled:
+# they were chosen with the left-out row.)
+warn_interpolation <- function(fit, n) {
+  g <- effective_parameters(fit)
+  set_aside <- if (length(fit$lambda) > 1L) down_weighted(fit$lambda[is.finite(fit$lambda)]) else 0L
+  if (g + set_aside <= n / 2) return(invisible())
+  spent <- sprintf("%.1f effective parameters%s", g,
+                   if (set_aside > 0) sprintf(" and %d down-weighted samples", set_aside) else "")
+  warning(sprintf(paste0("the fit spends %s on n = %d rows: it nearly interpolates, so its noise variance and ",
+                         "intervals are too small. With more features than rows use prior = \"RIC\" ",
+                         "(method = \"fast\", shared noise)."), spent, n), call. = FALSE)
 }
 
 # The settings that need a particular noise model or solver.

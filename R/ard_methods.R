@@ -91,8 +91,15 @@ print.sb_ard <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
   cat("Call: ", paste(deparse(x$call, width.cutoff = 70L), collapse = "\n  "), "\n", sep = "")
   cat(sprintf("%d of %d weights relevant (n = %d); %s; log evidence %s\n", length(x$relevant), x$n_basis,
               stats::nobs(x), noise_label(x, digits), format(x$logLik, digits = digits + 2L)))
-  cat(solver_label(x), "\n", sep = "")
+  cat(solver_label(x), prior_label(x), "\n", sep = "")
   invisible(x)
+}
+
+# "; prior RIC (6.91 nats per effective parameter)", or "" without one.
+prior_label <- function(x) {
+  if (!isTRUE(x$smoothness > 0)) return("")
+  sprintf("; prior %s (%.3g nats per effective parameter)", if (is.character(x$prior)) x$prior else "c",
+          x$smoothness)
 }
 
 noise_model_name <- function(noise) {
@@ -148,7 +155,8 @@ down_weighted <- function(lambda) sum(lambda > 10 * stats::median(lambda))
 #'   `rmse` and `r_squared` (training), `coefficients`, a matrix of the
 #'   largest posterior weights with their posterior sd, z value and log
 #'   Bayes factor, `n_candidates` (penalised weights other than the
-#'   intercept) and `selected`, the weights [selected()] keeps.
+#'   intercept), `selected`, the weights [selected()] keeps, and `prior` and
+#'   `smoothness` as in the fit.
 #' @examples
 #' summary(ard(accel ~ poly(times, 6), data = MASS::mcycle, noise = "sample"))
 #' @export
@@ -161,7 +169,8 @@ summary.sb_ard <- function(object, n_weights = 10L, ...) {
                  sigma = if (per_sample) NA_real_ else sqrt(object$lambda),
                  lambda_summary = if (per_sample) stats::quantile(object$lambda, c(0, 0.25, 0.5, 0.75, 1)),
                  down_weighted = if (per_sample) down_weighted(object$lambda) else 0L, student = object$student,
-                 logLik = object$logLik, iterations = object$iterations, converged = object$converged,
+                 logLik = object$logLik, prior = object$prior, smoothness = object$smoothness,
+                 iterations = object$iterations, converged = object$converged,
                  jitter_events = object$jitter_events,
                  rmse = sqrt(mean(object$residuals^2)),
                  r_squared = 1 - sum(object$residuals^2) / sum((y - mean(y))^2), coefficients = coefs,
@@ -186,9 +195,9 @@ print.summary.sb_ard <- function(x, digits = max(3L, getOption("digits") - 3L), 
   cat(sprintf("Log evidence:       %s\n", format(x$logLik, digits = digits + 2L)))
   cat(sprintf("Selected:           %d of %d candidates (inclusion probability > 0.5, beta-binomial prior)\n",
               length(x$selected), x$n_candidates))
-  cat(sprintf("Solver:             %s, %d iterations, %s%s\n", x$method, x$iterations,
+  cat(sprintf("Solver:             %s, %d iterations, %s%s%s\n", x$method, x$iterations,
               if (x$converged) "converged" else "NOT converged",
-              if (x$jitter_events > 0) sprintf(", %d jittered factorisations", x$jitter_events) else ""))
+              if (x$jitter_events > 0) sprintf(", %d jittered factorisations", x$jitter_events) else "", prior_label(x)))
   if (nrow(x$coefficients)) {
     cat(sprintf("\nLargest weights (%d of %d):\n", nrow(x$coefficients), x$n_relevant))
     stats::printCoefmat(x$coefficients, digits = digits, has.Pvalue = FALSE)

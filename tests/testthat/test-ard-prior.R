@@ -1,0 +1,69 @@
+# The RIC prior that keeps ard() from interpolating when features outnumber
+# rows, the "auto" choice of it, and the interpolation warning.
+
+wide_design <- function(seed, n = 100, d = 1000, k = 10) {
+  set.seed(seed)
+  X <- matrix(rnorm(n * d), n, d, dimnames = list(NULL, paste0("x", 1:d)))
+  beta <- c(sample(c(-2, 2), k, TRUE), rep(0, d - k))
+  Xt <- matrix(rnorm(500 * d), 500, d, dimnames = list(NULL, paste0("x", 1:d)))
+  list(X = X, y = drop(X %*% beta + rnorm(n)), Xt = Xt, yt = drop(Xt %*% beta + rnorm(500)), true = paste0("x", 1:k))
+}
+
+test_that("with d >= n the default fit has the RIC prior, keeps the true features and honest intervals", {
+  cover <- numeric(0)
+  for (seed in 1:3) {
+    w <- wide_design(seed)
+    fit <- expect_silent(ard(w$X, w$y))
+    expect_identical(fit$prior, "RIC")
+    expect_equal(fit$smoothness, log(1000))
+    expect_identical(fit$method, "fast")
+    expect_true(all(w$true %in% names(fit$weights)))
+    expect_lte(length(fit$relevant), 13L)  # the intercept and at most two false features
+    expect_gt(sqrt(fit$lambda), 0.7)
+    expect_lt(sqrt(fit$lambda), 1.4)
+    p <- predict(fit, w$Xt, interval = "prediction")
+    cover <- c(cover, mean(w$yt > p[, "lwr"] & w$yt < p[, "upr"]))
+  }
+  expect_gt(mean(cover), 0.88)
+  expect_lt(mean(cover), 0.99)
+  expect_output(print(fit), "prior RIC \\(6.91 nats per effective parameter\\)")
+})
+
+test_that("the flat prior interpolates at d >= n, and says so", {
+  w <- wide_design(1)
+  expect_warning(fit <- ard(w$X, w$y, method = "em"), "nearly interpolates")
+  expect_identical(fit$prior, "none")
+  expect_lt(sqrt(fit$lambda), 0.1)
+  p <- predict(fit, w$Xt, interval = "prediction")
+  expect_lt(mean(w$yt > p[, "lwr"] & w$yt < p[, "upr"]), 0.2)
+  expect_warning(ard(w$X, w$y, prior = "none", method = "fast"), "nearly interpolates")
+  expect_warning(ard(w$X, w$y, noise = "sample"), "nearly interpolates")  # auto: no prior with per-sample noise
+})
+
+test_that("with n > d the default is the flat prior, unchanged, and no warning", {
+  d <- outlier_data(n = 150, d = 8, n_out = 0)
+  fit <- expect_silent(ard(d$X, d$y))
+  expect_identical(fit$prior, "none")
+  expect_identical(fit$method, "em")
+  expect_equal(fit[c("weights", "Sigma", "lambda", "logLik")], ard(d$X, d$y, prior = "none")[c("weights", "Sigma", "lambda", "logLik")])
+  expect_silent(ard(d$X, d$y, method = "fast"))
+  # as many features as rows: auto takes the prior; the formula counts features without the intercept
+  X <- d$X[1:8, ]
+  expect_identical(ard(X, d$y[1:8])$prior, "RIC")
+  df <- data.frame(y = d$y[1:9], d$X[1:9, ])
+  expect_warning(f9 <- ard(y ~ ., df), "spends 7.4 effective parameters on n = 9 rows")
+  expect_identical(f9$prior, "none")
+})
+
+test_that("a numeric prior is the same c, and named priors give their c", {
+  w <- wide_design(2, n = 60, d = 200, k = 5)
+  a <- ard(w$X, w$y, prior = "RIC")
+  b <- ard(w$X, w$y, prior = log(200))
+  expect_equal(a[c("weights", "Sigma", "lambda")], b[c("weights", "Sigma", "lambda")])
+  expect_equal(ard(w$X, w$y, prior = "BIC")$smoothness, log(60) / 2)
+  expect_equal(ard(w$X, w$y, prior = "AIC")$smoothness, 1)
+  # a prior selects the fast solver, whose log evidence excludes the prior
+  expect_identical(a$method, "fast")
+  expect_gt(a$log_posterior - a$logLik, -Inf)
+  expect_lt(a$log_posterior, a$logLik)
+})
