@@ -153,8 +153,9 @@ down_weighted <- function(lambda) sum(lambda > 10 * stats::median(lambda))
 #'   variances) and `down_weighted` (samples whose variance exceeds ten times
 #'   the median), `student` (Student-t noise: `c(df, scale)`), `logLik`, `iterations`, `converged`, `jitter_events`,
 #'   `rmse` and `r_squared` (training), `coefficients`, a matrix of the
-#'   largest posterior weights with their posterior sd, z value and log
-#'   Bayes factor, `n_candidates` (penalised weights other than the
+#'   retained coefficients on the data's scale ([coef.sb_ard()]) with the
+#'   largest |z| values, with their posterior sd, z value and log Bayes
+#'   factor, `n_hidden` (retained coefficients not listed), `n_candidates` (penalised weights other than the
 #'   intercept), `selected`, the weights [selected()] keeps, and `prior` and
 #'   `smoothness` as in the fit.
 #' @examples
@@ -174,6 +175,7 @@ summary.sb_ard <- function(object, n_weights = 10L, ...) {
                  jitter_events = object$jitter_events,
                  rmse = sqrt(mean(object$residuals^2)),
                  r_squared = 1 - sum(object$residuals^2) / sum((y - mean(y))^2), coefficients = coefs,
+                 n_hidden = length(coef(object)) - nrow(coefs),
                  n_candidates = sum(candidate_columns(object)), selected = selected(object)),
             class = "summary.sb_ard")
 }
@@ -199,8 +201,93 @@ print.summary.sb_ard <- function(x, digits = max(3L, getOption("digits") - 3L), 
               if (x$converged) "converged" else "NOT converged",
               if (x$jitter_events > 0) sprintf(", %d jittered factorisations", x$jitter_events) else "", prior_label(x)))
   if (nrow(x$coefficients)) {
-    cat(sprintf("\nLargest weights (%d of %d):\n", nrow(x$coefficients), x$n_relevant))
+    cat(sprintf("\nCoefficients on the data's scale (the %d of %d largest |z|):\n", nrow(x$coefficients),
+                nrow(x$coefficients) + x$n_hidden))
     stats::printCoefmat(x$coefficients, digits = digits, has.Pvalue = FALSE)
   }
   invisible(x)
+}
+
+#' Coefficients of a joint ARD fit on the data's scale
+#'
+#' With `scale = TRUE`, [ard()] fits the weights of centred and scaled
+#' columns. `coef()`, `vcov()` and `confint()` report the coefficients of
+#' the columns as given, as [stats::lm()] and `glmnet` do: a weight `w_j` of
+#' the column `(x_j - c_j) / s_j` is the coefficient `w_j / s_j` of `x_j`,
+#' and the intercept absorbs `-sum_j w_j c_j / s_j` (it is reported even when
+#' its own weight was pruned, or with `intercept = FALSE`, whenever the
+#' centring implies one). The posterior covariance is mapped the same
+#' linear way. `standardised = TRUE` gives the weights of the standardised
+#' columns, the scale the prior and `alpha` refer to. Fits with
+#' `scale = FALSE` have one scale only.
+#'
+#' @param object A fitted [ard()].
+#' @param standardised Report the weights of the standardised columns?
+#' @param parm,level As in [stats::confint()]: the terms (names or
+#'   positions; all by default) and the coverage of the posterior normal
+#'   interval.
+#' @param ... Unused.
+#' @return `coef()`: a named vector of the retained terms; `vcov()`: their
+#'   posterior covariance; `confint()`: a matrix with the interval's limits.
+#' @examples
+#' fit <- ard(mpg ~ wt + hp + qsec, data = mtcars)
+#' cbind(ard = coef(fit), lm = coef(lm(mpg ~ wt + hp + qsec, data = mtcars)))
+#' coef(fit, standardised = TRUE)
+#' confint(fit)
+#' @export
+coef.sb_ard <- function(object, standardised = FALSE, ...) {
+  check_dots_empty(...)
+  check_flag(standardised, "standardised")
+  map <- if (!standardised) data_scale_map(object)
+  if (is.null(map)) object$weights else drop(map %*% object$weights)
+}
+
+#' @rdname coef.sb_ard
+#' @export
+vcov.sb_ard <- function(object, standardised = FALSE, ...) {
+  check_dots_empty(...)
+  check_flag(standardised, "standardised")
+  map <- if (!standardised) data_scale_map(object)
+  if (is.null(map)) object$Sigma else map %*% object$Sigma %*% t(map)
+}
+
+#' @rdname coef.sb_ard
+#' @export
+confint.sb_ard <- function(object, parm, level = 0.95, standardised = FALSE, ...) {
+  check_dots_empty(...)
+  check_number(level, "level", lower = 0, upper = 1, open_lower = TRUE)
+  if (level >= 1) stop_arg("level", "must be below 1.")
+  est <- coef(object, standardised = standardised)
+  se <- sqrt(pmax(diag(vcov(object, standardised = standardised)), 0))
+  if (!missing(parm)) {
+    keep <- if (is.numeric(parm)) parm else match(parm, names(est))
+    if (anyNA(keep) || any(keep < 1 | keep > length(est)))
+      stop_arg("parm", "must name or number retained terms of the fit.")
+    est <- est[keep]
+    se <- se[keep]
+  }
+  q <- stats::qnorm((1 + level) / 2)
+  pct <- paste(format(100 * c(1 - level, 1 + level) / 2, trim = TRUE, scientific = FALSE, digits = 3), "%")
+  matrix(c(est - q * se, est + q * se), ncol = 2L, dimnames = list(names(est), pct))
+}
+
+# The linear map from the retained standardised weights to the coefficients
+# of the columns as given (rows: the intercept, if any, then the retained
+# features); NULL when the fit was not standardised.
+data_scale_map <- function(object) {
+  sc <- object$scaling
+  if (is.null(sc)) return(NULL)
+  terms <- names(object$weights)
+  features <- terms[terms != "(Intercept)"]
+  center <- sc$center[features]
+  scale <- sc$scale[features]
+  implied <- "(Intercept)" %in% terms || any(center != 0)
+  rows <- c(if (implied) "(Intercept)", features)
+  map <- matrix(0, length(rows), length(terms), dimnames = list(rows, terms))
+  if (length(features)) map[cbind(features, features)] <- 1 / scale
+  if (implied) {
+    if ("(Intercept)" %in% terms) map["(Intercept)", "(Intercept)"] <- 1
+    map["(Intercept)", features] <- -center / scale
+  }
+  map
 }

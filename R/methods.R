@@ -312,11 +312,12 @@ summary.sb_rvm <- function(object, n_weights = 10L, ...) {
 # The n_weights largest posterior weights with their posterior sd and z value.
 weight_table <- function(object, n_weights) {
   check_number(n_weights, "n_weights", lower = 0, integer = TRUE)
-  w <- object$weights
-  sd_w <- sqrt(diag(object$Sigma))
-  ord <- order(abs(w), decreasing = TRUE)[seq_len(min(n_weights, length(w)))]
-  coefs <- cbind(Estimate = w[ord], `Post. SD` = sd_w[ord], `z value` = w[ord] / sd_w[ord],
-                 `log BF` = log_bayes_factors(object)[ord])
+  w <- coef(object)
+  sd_w <- sqrt(pmax(diag(vcov(object)), 0))
+  z <- w / sd_w
+  ord <- order(abs(if (inherits(object, "sb_ard")) z else w), decreasing = TRUE)[seq_len(min(n_weights, length(w)))]
+  coefs <- cbind(Estimate = w[ord], `Post. SD` = sd_w[ord], `z value` = z[ord],
+                 `log BF` = log_bayes_factors(object)[names(w)][ord])
   rownames(coefs) <- names(w)[ord]
   coefs
 }

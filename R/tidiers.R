@@ -111,11 +111,37 @@ tidy.sparsebayes <- function(x, conf.int = FALSE, conf.level = 0.95, what = c("w
   what <- match_arg(what)
   if (what == "inputs") return(input_relevance(x))
   check_conf(conf.int, conf.level)
-  est <- x$weights
-  out <- data.frame(term = names(est), estimate = unname(est), std.error = sqrt(unname(diag(x$Sigma))),
-                    alpha = unname(x$alpha[x$relevant]), log_bf = unname(log_bayes_factors(x)),
-                    stringsAsFactors = FALSE)
+  out <- weight_rows(x, x$weights, x$Sigma)
   if (inherits(x, "sb_rvm")) out$relevance <- relevance_of_terms(x)
+  add_conf(out, conf.int, conf.level)
+}
+
+#' @rdname tidy.sb_rvm
+#' @param standardised For [ard()] fits: the weights of the standardised
+#'   columns (`TRUE`; what the prior and `alpha` refer to) instead of the
+#'   coefficients on the data's scale (`FALSE`, the default; see
+#'   [coef.sb_ard()]).
+#' @export
+tidy.sb_ard <- function(x, conf.int = FALSE, conf.level = 0.95, standardised = FALSE, ...) {
+  check_dots_empty(...)
+  check_conf(conf.int, conf.level)
+  check_flag(standardised, "standardised")
+  add_conf(weight_rows(x, coef(x, standardised = standardised), vcov(x, standardised = standardised)), conf.int,
+           conf.level)
+}
+
+# One row per term: estimate, posterior sd, the standardised weight's alpha
+# and log Bayes factor (NA for a term the fit has no weight of, such as the
+# implied intercept on the data's scale).
+weight_rows <- function(x, est, V) {
+  own <- match(names(est), names(x$weights))
+  data.frame(term = names(est), estimate = unname(est), std.error = sqrt(pmax(unname(diag(V)), 0)),
+             alpha = unname(x$alpha[x$relevant])[own], log_bf = unname(log_bayes_factors(x))[own],
+             stringsAsFactors = FALSE)
+}
+
+# The normal interval estimate -/+ z std.error.
+add_conf <- function(out, conf.int, conf.level) {
   if (conf.int) {
     q <- stats::qnorm((1 + conf.level) / 2)
     out$conf.low <- out$estimate - q * out$std.error

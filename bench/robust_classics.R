@@ -21,13 +21,11 @@ suppressPackageStartupMessages({library(sparsebayes); library(robustbase)})
 args <- commandArgs(trailingOnly = TRUE)
 seeds <- if (length(args)) seq_len(as.integer(args[1])) else 1:20  # 0: the classic data only
 
-# ard()'s coefficients on the scale of the data (it fits standardised columns).
+# ard()'s coefficients on the scale of the data, 0 where pruned.
 data_scale_coef <- function(fit) {
   b <- setNames(numeric(ncol(fit$x)), colnames(fit$x))
   b[names(coef(fit))] <- coef(fit)
-  s <- fit$scaling
-  slopes <- b[-1] / s$scale[-1]
-  c(b[1] - sum(slopes * s$center[-1]), slopes)
+  b
 }
 methods <- list(
   "ard shared" = list(noise = "shared", start = "plain"),

@@ -75,11 +75,41 @@ test_that("print and summary report the fit", {
   expect_s3_class(s, "summary.sb_ard")
   expect_equal(s$down_weighted, sum(fit$lambda > 10 * median(fit$lambda)))
   expect_gte(s$down_weighted, length(d$out))
-  expect_output(print(s), "Largest weights")
+  expect_output(print(s), "Coefficients on the data's scale")
   expect_output(print(summary(ard(d$X, d$y))), "shared, sd")
-  expect_equal(coef(fit), fit$weights)
+  expect_equal(coef(fit, standardised = TRUE), fit$weights)
   expect_equal(as.numeric(logLik(fit)), fit$logLik)
-  expect_equal(vcov(fit), fit$Sigma)
+  expect_equal(vcov(fit, standardised = TRUE), fit$Sigma)
+})
+
+test_that("coef, vcov, confint and tidy are on the data's scale, and equal lm's as the prior vanishes", {
+  f <- ard(mpg ~ wt + hp + qsec + cyl, data = mtcars, control = ard_control(fixed_alpha = 1e-12))
+  l <- lm(mpg ~ wt + hp + qsec + cyl, data = mtcars)
+  expect_equal(coef(f), coef(l), tolerance = 1e-8)
+  expect_equal(unname(sqrt(diag(vcov(f)))), unname(sqrt(diag(vcov(l)))), tolerance = 1e-3)
+  expect_equal(confint(f, level = 0.9), stats::confint.default(l, level = 0.9), tolerance = 1e-3)
+  expect_equal(confint(f, "wt"), confint(f)["wt", , drop = FALSE])
+  expect_equal(confint(f, 2:3), confint(f)[2:3, ])
+  expect_error(confint(f, "mpg"), "`parm`")
+  expect_error(confint(f, level = 1), "`level`")
+  t <- tidy(f, conf.int = TRUE)
+  expect_equal(t$estimate, unname(coef(f)))
+  expect_equal(t$conf.low, unname(confint(f)[, 1]))
+  expect_equal(tidy(f, standardised = TRUE)$estimate, unname(f$weights))
+  expect_error(coef(f, standardised = NA), "`standardised`")
+  # a shifted and rescaled column changes its coefficient as lm's does
+  m2 <- transform(mtcars, wt = 1000 * wt + 5)
+  expect_equal(coef(ard(mpg ~ wt + hp, data = m2))[["wt"]] * 1000, coef(ard(mpg ~ wt + hp, data = mtcars))[["wt"]],
+               tolerance = 1e-6)
+  # the implied intercept of centred columns is reported even without an intercept column
+  X <- as.matrix(mtcars[, c("wt", "hp")])
+  g <- ard(X, mtcars$mpg, intercept = FALSE)
+  expect_identical(names(coef(g))[1], "(Intercept)")
+  expect_equal(unname(drop(cbind(1, X[, names(coef(g))[-1], drop = FALSE]) %*% coef(g))), unname(fitted(g)))
+  expect_identical(dim(vcov(g)), rep(length(coef(g)), 2L))
+  # unscaled fits have one scale
+  u <- ard(X, mtcars$mpg, scale = FALSE)
+  expect_identical(coef(u), coef(u, standardised = TRUE))
 })
 
 test_that("fits survive saveRDS and predict identically", {

@@ -67,3 +67,41 @@ test_that("a numeric prior is the same c, and named priors give their c", {
   expect_gt(a$log_posterior - a$logLik, -Inf)
   expect_lt(a$log_posterior, a$logLik)
 })
+
+test_that("selection and intervals hold with correlated columns, AR(1) 0.5 and 0.9, wide and tall", {
+  ar1 <- function(m, d, rho) {
+    Z <- matrix(rnorm(m * d), m, d, dimnames = list(NULL, paste0("x", 1:d)))
+    for (j in 2:d) Z[, j] <- rho * Z[, j - 1] + sqrt(1 - rho^2) * Z[, j]
+    Z
+  }
+  for (rho in c(0.5, 0.9)) {
+    cover <- c(wide = 0, tall = 0)
+    for (seed in 1:3) {
+      set.seed(seed)
+      # wide: d = 300 > n = 150, the default RIC fit, five weights of +-2
+      idx <- sort(sample(300, 5))
+      b <- replace(numeric(300), idx, sample(c(-2, 2), 5, TRUE))
+      X <- ar1(150, 300, rho)
+      Xt <- ar1(1000, 300, rho)
+      fit <- ard(X, drop(X %*% b) + rnorm(150))
+      expect_identical(fit$prior, "RIC")
+      expect_setequal(selected(fit), paste0("x", idx))
+      p <- predict(fit, Xt, interval = "prediction")
+      yt <- drop(Xt %*% b) + rnorm(1000)
+      cover["wide"] <- cover["wide"] + mean(yt > p[, "lwr"] & yt < p[, "upr"]) / 3
+      # tall: n = 200 > d = 50, the flat prior; the selection keeps few false features
+      idx <- c(5, 15, 25, 35, 45)
+      b <- replace(numeric(50), idx, c(2, -1.5, 1, -0.75, 0.5))
+      X <- ar1(200, 50, rho)
+      Xt <- ar1(1000, 50, rho)
+      fit <- ard(X, drop(X %*% b) + rnorm(200))
+      sel <- selected(fit)
+      expect_gte(sum(sel %in% paste0("x", idx)), 4L)
+      expect_lte(sum(!sel %in% paste0("x", idx)), 3L)
+      p <- predict(fit, Xt, interval = "prediction")
+      yt <- drop(Xt %*% b) + rnorm(1000)
+      cover["tall"] <- cover["tall"] + mean(yt > p[, "lwr"] & yt < p[, "upr"]) / 3
+    }
+    expect_true(all(cover > 0.88 & cover < 0.98), info = paste(rho, cover))
+  }
+})

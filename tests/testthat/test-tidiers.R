@@ -290,8 +290,9 @@ test_that("model.matrix: the basis times coef is the linear predictor; the input
   for (k in c("gaussian", "sample", "smooth", "centres", "ard")) {
     fit <- fits[[k]]
     X <- model.matrix(fit)
-    expect_identical(colnames(X), names(coef(fit)), info = k)
-    expect_equal(drop(X %*% coef(fit)), fitted(fit), info = k)
+    b <- if (k == "ard") coef(fit, standardised = TRUE) else coef(fit)
+    expect_identical(colnames(X), names(b), info = k)
+    expect_equal(drop(X %*% b), fitted(fit), info = k)
   }
   fit <- fits$binomial
   expect_equal(drop(model.matrix(fit) %*% coef(fit)), fit$linear.predictors, ignore_attr = TRUE)
@@ -300,6 +301,9 @@ test_that("model.matrix: the basis times coef is the linear predictor; the input
   # ard: the inputs are lm's model matrix; the basis is in standardised units
   expect_equal(model.matrix(fits$ard, type = "inputs"), model.matrix(lm(accel ~ poly(times, 4), data = d)),
                ignore_attr = TRUE)
+  # and coef() is on the inputs' scale
+  X <- model.matrix(fits$ard, type = "inputs")
+  expect_equal(drop(X[, names(coef(fits$ard))] %*% coef(fits$ard)), fitted(fits$ard), ignore_attr = TRUE)
   # sparse GP: mean + K weights is the fitted mean
   K <- model.matrix(gp_fitc)
   expect_identical(dim(K), c(nrow(d), 10L))
