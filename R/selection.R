@@ -49,8 +49,9 @@
 #' @param prior_inclusion `"beta-binomial"` or a prior inclusion probability
 #'   in (0, 1).
 #' @return `selected()`: the names of the selected weights (as in `coef()`),
-#'   ordered by decreasing log Bayes factor, with attribute `probability`,
-#'   the inclusion probability of every retained candidate weight.
+#'   ordered by decreasing log Bayes factor. `inclusion_probabilities()`:
+#'   the inclusion probability of every retained candidate weight (at the
+#'   selection `probability` defines, for the beta-binomial prior), named.
 #' @references Tipping, M. E. and Faul, A. C. (2003). Fast marginal
 #'   likelihood maximisation for sparse Bayesian models. *AISTATS*.
 #'
@@ -66,15 +67,22 @@
 #' fit <- ard(X, y)
 #' length(fit$relevant)  # kept by ARD, the intercept included
 #' selected(fit)         # supported by the data
+#' round(inclusion_probabilities(fit), 2)
 #' @export
 selected <- function(object, probability = 0.5, prior_inclusion = "beta-binomial") {
+  p <- inclusion_probabilities(object, probability, prior_inclusion)
+  keep <- p > probability
+  names(p)[keep][order(log_bayes_factors(object)[names(p)][keep], decreasing = TRUE)]
+}
+
+#' @rdname selected
+#' @export
+inclusion_probabilities <- function(object, probability = 0.5, prior_inclusion = "beta-binomial") {
   check_single_model(object)
   check_probability(probability, "probability")
   check_prior_inclusion(prior_inclusion)
-  p <- inclusion_probabilities(object, prior_inclusion, probability)
-  keep <- !is.na(p) & p > probability
-  lb <- log_bayes_factors(object)
-  structure(names(p)[keep][order(lb[keep], decreasing = TRUE)], probability = p[!is.na(p)])
+  p <- candidate_probabilities(object, prior_inclusion, probability)
+  p[!is.na(p)]
 }
 
 # The log Bayes factor of each retained weight (see selected()); NA for
@@ -95,7 +103,7 @@ candidate_columns <- function(object) {
 # Posterior inclusion probability of each retained weight (NA for
 # non-candidates); with the beta-binomial prior the smallest self-consistent
 # selection at `probability`, grown from the empty set.
-inclusion_probabilities <- function(object, prior_inclusion, probability = 0.5) {
+candidate_probabilities <- function(object, prior_inclusion, probability) {
   lb <- log_bayes_factors(object)
   candidate <- candidate_columns(object)[object$relevant]
   lb[!candidate] <- NA_real_

@@ -12,16 +12,8 @@ threads <- Sys.getenv("SB_THREADS", "1")
 Sys.setenv(OPENBLAS_NUM_THREADS = threads, OMP_NUM_THREADS = threads, MKL_NUM_THREADS = threads)
 library(sparsebayes)
 
-python <- Sys.getenv("SB_PYTHON")
-if (!nzchar(python)) {
-  for (p in c("/usr/bin/python3", Sys.which("python3"))) {
-    if (nzchar(p) && file.exists(p) &&
-        identical(suppressWarnings(system2(p, c("-c", shQuote("import sklearn")), stdout = FALSE, stderr = FALSE)), 0L)) {
-      python <- p
-      break
-    }
-  }
-}
+source("bench/sklearn_python.R")
+python <- sklearn_python()
 if (!nzchar(python)) stop("no python3 with scikit-learn found; set SB_PYTHON")
 script <- file.path("bench", "ard_vs_sklearn.py")
 if (!file.exists(script)) stop("run from the package root")

@@ -27,16 +27,8 @@ seeds <- seq_len(as.integer(Sys.getenv("SB_SEEDS", "10")))
 only <- strsplit(Sys.getenv("SB_DESIGNS"), ",")[[1]]
 sklearn_wide <- Sys.getenv("SB_SKLEARN_WIDE", "1") != "0"
 
-python <- Sys.getenv("SB_PYTHON")
-if (!nzchar(python)) {
-  for (p in c("/usr/bin/python3", Sys.which("python3"))) {
-    if (nzchar(p) && file.exists(p) &&
-        identical(suppressWarnings(system2(p, c("-c", shQuote("import sklearn")), stdout = FALSE, stderr = FALSE)), 0L)) {
-      python <- p
-      break
-    }
-  }
-}
+source("bench/sklearn_python.R")
+python <- sklearn_python()  # "" : the sklearn rows are left out
 script <- file.path("bench", "sparse_linear.py")
 if (!file.exists(script)) stop("run from the package root")
 

@@ -60,9 +60,11 @@ test_that("the confident selection keeps the true features and few false ones", 
     expect_lte(length(setdiff(sel, paste0("x", 1:5))), 2L)
     expect_lt(length(sel), length(fit$relevant) - 1L)  # fewer than ARD keeps
     expect_true(all(sel %in% names(fit$weights)))
-    p <- attr(sel, "probability")
+    p <- inclusion_probabilities(fit)
     expect_true(all(p[sel] > 0.5) && all(p[setdiff(names(p), sel)] <= 0.5))
     expect_false("(Intercept)" %in% names(p))
+    expect_setequal(names(p), setdiff(names(fit$weights), "(Intercept)"))
+    expect_null(attributes(sel))
   }
 })
 
@@ -105,6 +107,8 @@ test_that("selected() refuses bad arguments and multiclass fits", {
   expect_error(selected(fit, probability = NA), "probability")
   expect_error(selected(fit, prior_inclusion = "flat"), "beta-binomial")
   expect_error(selected(fit, prior_inclusion = 1.5), "prior_inclusion")
+  expect_error(inclusion_probabilities(fit, probability = 2), "probability")
+  expect_error(inclusion_probabilities(fit, prior_inclusion = 0), "prior_inclusion")
   expect_error(selected(list()), "not a fitted")
   mc <- rvm(Species ~ ., data = iris[c(1:20, 51:70, 101:120), ])
   expect_error(selected(mc), "single model")
