@@ -179,7 +179,7 @@ ard.default <- function(x, y, intercept = TRUE, scale = TRUE, noise = c("shared"
   n_rows <- if (is.null(wo$weights)) nrow(x) else sum(wo$weights > 0)
   n_features <- sum(colnames(x) != "(Intercept)")
   prior <- resolve_ard_prior(prior, n_features, n_rows, noise, if (method_given) method)
-  smoothness <- ard_smoothness(prior, n_features, n_rows)
+  smoothness <- smoothness_constant(prior, n_rows, n_features, c("auto", "none", "RIC", "BIC", "AIC"))
   if (smoothness > 0) {
     if (method_given && method != "fast") stop_arg("prior", "needs method = \"fast\".")
     if (noise != "shared") stop_arg("prior", "needs noise = \"shared\".")
@@ -221,16 +221,6 @@ ard.default <- function(x, y, intercept = TRUE, scale = TRUE, noise = c("shared"
 resolve_ard_prior <- function(prior, d, n, noise, method = NULL) {
   if (!identical(prior, "auto")) return(prior)
   if (d >= n && noise == "shared" && (is.null(method) || method == "fast")) "RIC" else "none"
-}
-
-# c of the smoothness prior for d feature columns and n rows.
-ard_smoothness <- function(prior, d, n) {
-  if (is.character(prior) && length(prior) == 1L && !is.na(prior) && prior %in% c("none", "AIC", "BIC", "RIC"))
-    return(switch(prior, none = 0, AIC = 1, BIC = log(n) / 2, RIC = log(d)))
-  if (is.character(prior))
-    stop_arg("prior", "must be \"auto\", \"none\", \"RIC\", \"BIC\", \"AIC\" or a number >= 0.")
-  check_number(prior, "prior", lower = 0)
-  prior
 }
 
 # Effective parameters (and, with per-sample noise, samples set aside as

@@ -155,7 +155,7 @@ down_weighted <- function(lambda) sum(lambda > 10 * stats::median(lambda))
 #'   `rmse` and `r_squared` (training), `coefficients`, a matrix of the
 #'   retained coefficients on the data's scale ([coef.sb_ard()]) with the
 #'   largest |z| values, with their posterior sd, z value and log Bayes
-#'   factor, `n_hidden` (retained coefficients not listed), `n_candidates` (penalised weights other than the
+#'   factor, `n_coefficients` (the retained coefficients, listed or not), `n_candidates` (penalised weights other than the
 #'   intercept), `selected`, the weights [selected()] keeps, and `prior` and
 #'   `smoothness` as in the fit.
 #' @examples
@@ -175,7 +175,7 @@ summary.sb_ard <- function(object, n_weights = 10L, ...) {
                  jitter_events = object$jitter_events,
                  rmse = sqrt(mean(object$residuals^2)),
                  r_squared = 1 - sum(object$residuals^2) / sum((y - mean(y))^2), coefficients = coefs,
-                 n_hidden = length(coef(object)) - nrow(coefs),
+                 n_coefficients = length(coef(object)),
                  n_candidates = sum(candidate_columns(object)), selected = selected(object)),
             class = "summary.sb_ard")
 }
@@ -202,7 +202,7 @@ print.summary.sb_ard <- function(x, digits = max(3L, getOption("digits") - 3L), 
               if (x$jitter_events > 0) sprintf(", %d jittered factorisations", x$jitter_events) else "", prior_label(x)))
   if (nrow(x$coefficients)) {
     cat(sprintf("\nCoefficients on the data's scale (the %d of %d largest |z|):\n", nrow(x$coefficients),
-                nrow(x$coefficients) + x$n_hidden))
+                x$n_coefficients))
     stats::printCoefmat(x$coefficients, digits = digits, has.Pvalue = FALSE)
   }
   invisible(x)
@@ -255,8 +255,7 @@ vcov.sb_ard <- function(object, standardised = FALSE, ...) {
 #' @export
 confint.sb_ard <- function(object, parm, level = 0.95, standardised = FALSE, ...) {
   check_dots_empty(...)
-  check_number(level, "level", lower = 0, upper = 1, open_lower = TRUE)
-  if (level >= 1) stop_arg("level", "must be below 1.")
+  check_probability(level, "level")
   est <- coef(object, standardised = standardised)
   se <- sqrt(pmax(diag(vcov(object, standardised = standardised)), 0))
   if (!missing(parm)) {

@@ -23,6 +23,13 @@ check_number <- function(x, arg = deparse(substitute(x)), lower = -Inf, upper = 
   invisible(x)
 }
 
+# A number strictly between 0 and 1 (a coverage level or a probability).
+check_probability <- function(x, arg = deparse(substitute(x))) {
+  check_number(x, arg, lower = 0, upper = 1, open_lower = TRUE)
+  if (x >= 1) stop_arg(arg, "must be below 1.")
+  invisible(x)
+}
+
 # A numeric matrix with finite entries; data frames of numbers are accepted.
 check_numeric_matrix <- function(x, arg = deparse(substitute(x))) {
   if (is.data.frame(x)) {

@@ -180,8 +180,7 @@ gaussian_prediction <- function(fit, se, noise, se.fit, interval, level, noise_d
 # The checks every predict method makes of se.fit and level.
 check_prediction_args <- function(se.fit, level) {
   check_flag(se.fit, "se.fit")
-  check_number(level, "level", lower = 0, upper = 1, open_lower = TRUE)
-  if (level >= 1) stop_arg("level", "must be below 1.")
+  check_probability(level, "level")
 }
 
 # RVM*: the posterior variance a weight w* ~ N(0, v) on the kernel centred at

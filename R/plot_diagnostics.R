@@ -80,7 +80,7 @@ plot_feature_evidence <- function(x, top = 30L, main = NULL, xlab = NULL, pch = 
   shown <- order(lb, decreasing = TRUE)[seq_len(min(top, length(lb)))]
   shown <- rev(shown)  # dotchart draws from the bottom up
   k <- sum(chosen)
-  bar <- log((sum(candidate_columns(x)) - k) / (k + 1))
+  bar <- -beta_binomial_log_odds(k, sum(candidate_columns(x)))
   graphics::dotchart(lb[shown], labels = names(lb)[shown], pch = pch %||% ifelse(chosen[shown], 19, 1),
                      col = col %||% ifelse(chosen[shown], "steelblue4", "grey40"),
                      main = main %||% "Evidence for each weight", xlab = xlab %||% "log Bayes factor (keep vs prune)",

@@ -341,12 +341,15 @@ rvm.default <- function(x = NULL, y, kernel = "gaussian", bias = TRUE, scale = T
             class = c("sb_rvm_multiclass", "sparsebayes"))
 }
 
-# c of the smoothness prior p(alpha | sigma^2) ~ exp(-c DF) for n observations.
-smoothness_constant <- function(prior, n) {
+# c of the smoothness prior p(alpha | sigma^2) ~ exp(-c DF) for n observations
+# and d candidate columns (an RVM's kernels are its n rows); `choices` names
+# the prior's values the caller accepts, for the error.
+smoothness_constant <- function(prior, n, d = n, choices = c("none", "AIC", "BIC", "RIC")) {
   if (is.character(prior) && length(prior) == 1L && !is.na(prior)) {
-    c_value <- switch(prior, none = 0, AIC = 1, BIC = log(n) / 2, RIC = log(n), NA)
+    c_value <- switch(prior, none = 0, AIC = 1, BIC = log(n) / 2, RIC = log(d), NA)
     if (is.na(c_value))
-      stop_arg("prior", sprintf("must be \"none\", \"AIC\", \"BIC\", \"RIC\" or a number >= 0; got \"%s\".", prior))
+      stop_arg("prior", sprintf("must be %s or a number >= 0; got \"%s\".", paste0("\"", choices, "\"", collapse = ", "),
+                                prior))
     return(c_value)
   }
   check_number(prior, "prior", lower = 0)

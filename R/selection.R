@@ -112,21 +112,20 @@ candidate_probabilities <- function(object, prior_inclusion, probability) {
   chosen <- rep(FALSE, length(lb))
   repeat {
     k <- sum(chosen) - chosen  # the other selected features
-    p <- stats::plogis(lb + log((k + 1) / (d - k)))
+    p <- stats::plogis(lb + beta_binomial_log_odds(k, d))
     now <- !is.na(p) & p > probability
     if (identical(now, chosen)) return(p)
     chosen <- now
   }
 }
 
+# Prior log odds of including one more of d candidates, k others included,
+# under a uniform prior on the inclusion rate.
+beta_binomial_log_odds <- function(k, d) log((k + 1) / (d - k))
+
 check_prior_inclusion <- function(prior_inclusion) {
   if (identical(prior_inclusion, "beta-binomial")) return(invisible())
   if (is.character(prior_inclusion))
     stop_arg("prior_inclusion", "must be \"beta-binomial\" or a prior inclusion probability in (0, 1).")
   check_probability(prior_inclusion, "prior_inclusion")
-}
-
-check_probability <- function(x, arg) {
-  check_number(x, arg, lower = 0, upper = 1, open_lower = TRUE)
-  if (x >= 1) stop_arg(arg, "must be below 1.")
 }

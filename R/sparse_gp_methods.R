@@ -250,8 +250,7 @@ ess.sb_sparse_gp <- function(x, which = c("samples", "weights"), order = 1, ...)
 #' @export
 plot.sb_sparse_gp <- function(x, level = 0.95, n_grid = 400L, legend = TRUE, main = NULL, xlab = NULL, ylab = NULL,
                               ylim = NULL, col = "grey40", pch = 16, cex = 0.6, ...) {
-  check_number(level, "level", lower = 0, upper = 1, open_lower = TRUE)
-  if (level >= 1) stop_arg("level", "must be below 1.")
+  check_probability(level, "level")
   check_number(n_grid, "n_grid", lower = 2, integer = TRUE)
   check_flag(legend, "legend")
   response <- response_label(x)

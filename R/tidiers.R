@@ -152,8 +152,7 @@ add_conf <- function(out, conf.int, conf.level) {
 
 check_conf <- function(conf.int, conf.level) {
   check_flag(conf.int, "conf.int")
-  check_number(conf.level, "conf.level", lower = 0, upper = 1, open_lower = TRUE)
-  if (conf.level >= 1) stop_arg("conf.level", "must be below 1.")
+  check_probability(conf.level, "conf.level")
 }
 
 # The training row (or row of `centres`) of each retained kernel column of
