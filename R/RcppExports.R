@@ -21,8 +21,8 @@
     .Call(`_sparsebayes_sb_optimal_alpha`, s, q, beta, c)
 }
 
-.sb_fit_wavelet <- function(t, family, problem, control) {
-    .Call(`_sparsebayes_sb_fit_wavelet`, t, family, problem, control)
+.sb_fit_wavelet <- function(t, family, problem, control, level_smoothness, learn, invariant) {
+    .Call(`_sparsebayes_sb_fit_wavelet`, t, family, problem, control, level_smoothness, learn, invariant)
 }
 
 .sb_wavelet_columns <- function(N, family, index) {

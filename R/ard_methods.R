@@ -95,11 +95,14 @@ print.sb_ard <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
   invisible(x)
 }
 
-# "; prior RIC (6.91 nats per effective parameter)", or "" without one.
+# "; prior RIC (6.91 nats per effective parameter)", "; prior adaptive (0
+# to 6.2 nats per effective parameter, by level)", or "" without one.
 prior_label <- function(x) {
-  if (!isTRUE(x$smoothness > 0)) return("")
-  sprintf("; prior %s (%.3g nats per effective parameter)", if (is.character(x$prior)) x$prior else "c",
-          x$smoothness)
+  if (!any(x$smoothness > 0)) return("")
+  name <- if (is.character(x$prior)) x$prior else "c"
+  if (length(x$smoothness) == 1L) return(sprintf("; prior %s (%.3g nats per effective parameter)", name, x$smoothness))
+  sprintf("; prior %s (%.3g to %.3g nats per effective parameter, by level)", name, min(x$smoothness),
+          max(x$smoothness))
 }
 
 noise_model_name <- function(noise) {

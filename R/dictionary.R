@@ -9,27 +9,90 @@
 #' wavelet dictionary the fit takes the O(N) path of Schmolck and Everson
 #' (2007, footnote 7): the basis is never formed, the data are transformed
 #' once. The basis contains the constant (scaling) function, so no bias is
-#' added. A smoothness prior (`prior = "BIC"`, say) is needed: without it a
-#' wavelet RVM keeps nearly every coefficient.
+#' added.
+#'
+#' **The default prior** (`prior = "auto"` in [rvm()], which is
+#' `"adaptive"` here) learns one smoothness constant per resolution level.
+#' Keeping one more of a level's `n_l` coefficients when `k` are kept costs
+#' `log((n_l - k) / (k + 1))` nats per effective parameter: the log prior
+#' odds of a beta-binomial prior on the level's number of coefficients (a
+#' uniform prior on its inclusion rate, Scott and Berger 2010). Each level
+#' finds its own constant, as EbayesThresh (Johnstone and Silverman 2005)
+#' estimates a mixing weight per level: dense coarse levels are kept
+#' cheaply, the finest levels of noise pay about `log(N / 2)`. The fit then
+#' averages over which coefficients are included: a coefficient `z` with
+#' `u = z^2 / sigma^2 > 1` is in the model with `alpha` at its evidence
+#' optimum and log posterior odds `(u - 1 - log u) / 2 - c gamma`, `gamma =
+#' 1 - 1/u`; its weight is the mean of that mixture (its posterior mean
+#' times the inclusion probability, `fit$inclusion`), which shrinks
+#' smoothly instead of keeping or killing. Coefficients whose averaged
+#' weight is below 5% of `z` are left out. The noise is held at the
+#' standard estimate from the finest details, `(median |d| / 0.6745)^2`
+#' (Donoho and Johnstone 1994; learned constants and the evidence's noise
+#' would otherwise feed each other towards interpolation); give
+#' `rvm_control(noise_variance = )` to fix another. A fixed prior (`"BIC"`,
+#' a number, or one number per level) gives the sparse smooth RVM of the
+#' paper, with the noise learned by the evidence.
+#'
+#' **Translation invariance** (`translation_invariant = TRUE`): the fit is
+#' averaged over all N cyclic shifts of the data (cycle spinning, Coifman
+#' and Donoho 1995), each shift's coefficients given the noise and
+#' constants learned on the unshifted data, in O(N log N) by Coifman and
+#' Donoho's recursion. It removes the blocky artefacts a decimated basis
+#' leaves at discontinuities. `fitted()` and `predict()` give the averaged
+#' mean; its variance is that of the mixture over the first 8 shifts (their
+#' posterior variances plus the spread of their means about the averaged
+#' mean), so intervals cover model uncertainty as well. The other fields
+#' (`weights`, `relevant`, leverage, ESS) describe the unshifted fit.
+#'
+#' **Boundaries and N.** The transform is periodic: the signal is treated
+#' as wrapping around, so a jump between its two ends can leave wiggles
+#' near both. N must be a power of two; pad or truncate other lengths (for
+#' instance, reflect the series to the next power of two and keep the
+#' fitted values of the original part).
 #'
 #' `predict()` at inputs other than the training grid interpolates each
-#' wavelet function linearly between grid points, and stops for inputs
-#' outside the grid's range.
+#' wavelet function linearly between grid points (the averaged mean, for
+#' an invariant fit), and stops for inputs outside the grid's range.
+#'
+#' `bench/wavelet_denoise.R` compares these fits with EbayesThresh on the
+#' Donoho-Johnstone signals (results in the package's `bench/RESULTS.md`).
 #'
 #' @param family `"haar"` or `"symmlet8"` (Daubechies' least-asymmetric
 #'   wavelet with 8 vanishing moments).
+#' @param translation_invariant Average the fit over all cyclic shifts of
+#'   the data (see above)?
 #' @return A kernel object of type `"wavelet"`.
 #' @references Schmolck, A. and Everson, R. (2007). Smooth relevance vector
 #'   machine: a smoothness prior extension of the RVM. *Machine Learning*,
 #'   68, 107--135. \doi{10.1007/s10994-007-5012-z}
+#'
+#' Johnstone, I. M. and Silverman, B. W. (2005). Empirical Bayes selection
+#' of wavelet thresholds. *Annals of Statistics*, 33, 1700--1752.
+#' \doi{10.1214/009053605000000345}
+#'
+#' Coifman, R. R. and Donoho, D. L. (1995). Translation-invariant
+#' de-noising. In *Wavelets and Statistics*, Lecture Notes in Statistics
+#' 103, 125--150. \doi{10.1007/978-1-4612-2544-7_9}
+#'
+#' Scott, J. G. and Berger, J. O. (2010). Bayes and empirical-Bayes
+#' multiplicity adjustment in the variable-selection problem. *Annals of
+#' Statistics*, 38, 2587--2619. \doi{10.1214/10-AOS792}
 #' @examples
-#' s <- make_signal("bumps", n = 128, snr = 7, seed = 1)
-#' fit <- rvm(s$x, s$y, kernel = kernel_wavelet("symmlet8"), prior = "AIC")
+#' s <- make_signal("bumps", n = 512, snr = 5, seed = 1)
+#' fit <- rvm(s$x, s$y, kernel = kernel_wavelet("symmlet8"))
 #' fit
+#' fit$smoothness  # the constants learned per level
+#' ti <- rvm(s$x, s$y, kernel = kernel_wavelet("symmlet8", translation_invariant = TRUE))
+#' c(decimated = mean((fitted(fit) - s$f)^2), invariant = mean((fitted(ti) - s$f)^2))
+#' # the sparse smooth RVM of the paper
+#' rvm(s$x, s$y, kernel = kernel_wavelet("symmlet8"), prior = "BIC")
 #' @export
-kernel_wavelet <- function(family = c("haar", "symmlet8")) {
+kernel_wavelet <- function(family = c("haar", "symmlet8"), translation_invariant = FALSE) {
   family <- match_arg(family)
-  structure(list(type = "wavelet", family = family, width = NULL, variance = 1, degree = 2, offset = 1),
+  check_flag(translation_invariant)
+  structure(list(type = "wavelet", family = family, width = NULL, variance = 1, degree = 2, offset = 1,
+                 translation_invariant = translation_invariant),
             class = "sparsebayes_kernel")
 }
 
@@ -91,10 +154,16 @@ column_parts <- function(object, j = object$relevant) {
 # interpolation on the training grid.
 wavelet_at <- function(kernel, xtrain, index, xnew) {
   grid <- sort(xtrain[, 1L])
-  if (any(xnew[, 1L] < grid[1L] - 1e-9 * diff(range(grid)) | xnew[, 1L] > grid[length(grid)] + 1e-9 * diff(range(grid))))
-    stop_arg("newdata", "lies outside the grid of the wavelet fit; wavelet functions are defined on it only.")
   W <- .sb_wavelet_columns(length(grid), kernel$family, index)
-  apply(W, 2L, function(w) stats::approx(grid, w, xout = xnew[, 1L], rule = 2)$y)
+  apply(W, 2L, function(w) stats::approx(grid, w, xout = check_on_grid(grid, xnew[, 1L]), rule = 2)$y)
+}
+
+# Inputs x, checked to lie within the range of the wavelet grid.
+check_on_grid <- function(grid, x) {
+  tol <- 1e-9 * diff(range(grid))
+  if (any(x < grid[1L] - tol | x > grid[length(grid)] + tol))
+    stop_arg("newdata", "lies outside the grid of the wavelet fit; wavelet functions are defined on it only.")
+  x
 }
 
 # Design columns of the fit's relevant basis functions at inputs x (kernel

@@ -16,22 +16,33 @@ fit_basis <- function(Phi, y, family, method, noise = "shared", smoothness = 0, 
   if (gaussian && noise == "shared" && is.null(control$noise_variance)) check_replicated_weights(weights)
   st <- if (gaussian) standard_units(Phi, y, weights, offset, robust = noise != "shared",
                                      const = if (!is.null(wavelet)) c(1, 1 / sqrt(n)))
-  problem <- solver_problem(method, noise, objective, smoothness,
+  problem <- solver_problem(method, noise, objective, max(smoothness),  # per level: wavelet$smoothness
                             fixed_noise = if (gaussian) fixed_noise_std(control$noise_variance, st) else -1,
                             n_effective = if (gaussian) st$n_effective else -1,
                             target_variance = if (gaussian) st$target_variance else -1,
                             case_weights = if (!gaussian) weights, offset = if (!gaussian) offset)
   settings <- core_settings(control)
   if (!is.null(wavelet)) {
-    res <- .sb_fit_wavelet(st$y[wavelet$order], wavelet$family, problem, settings)
+    res <- .sb_fit_wavelet(st$y[wavelet$order], wavelet$family, problem, settings, wavelet$smoothness %||% numeric(0),
+                           isTRUE(wavelet$learn), isTRUE(wavelet$invariant))
     res$fitted[wavelet$order] <- res$fitted
+    if (!isTRUE(wavelet$learn)) res$inclusion <- NULL
+    if (length(wavelet$smoothness) <= 1L) res$level_smoothness <- NULL
   } else {
     res <- .sb_fit(if (gaussian) st$Phi else Phi, if (gaussian) st$y else y,
                    c(gaussian = "gaussian", binomial = "bernoulli", poisson = "poisson")[[family$family]],
                    problem, settings)
   }
   if (gaussian) {
+    fitted_columns <- res$relevant
     res <- caller_units(res, st, Phi)
+    if (!is.null(res$inclusion))  # a centring column added by caller_units() is certain
+      res$inclusion <- c(res$inclusion, 1)[match(res$relevant, c(fitted_columns, -1L), nomatch = length(fitted_columns) + 1L)]
+    if (isTRUE(wavelet$invariant))  # the mean and variance on the grid, without an offset
+      res$invariant <- list(mean = (res$fitted - (offset %||% 0))[wavelet$order],
+                            variance = res$fitted_variance * st$scale^2 +  # and the centring's, as caller_units() adds it
+                              if (1L %in% fitted_columns) 0 else res$lambda / n)
+    res$fitted_variance <- NULL
     if (noise != "shared" && length(res$lambda) == 1L)  # never reached a per-sample update
       res$lambda <- rep(res$lambda, n) / (weights %||% 1)
   } else {

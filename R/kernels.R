@@ -362,7 +362,7 @@ kernel_diagonal <- function(kernel, x) {
 #' @export
 print.sparsebayes_kernel <- function(x, ...) {
   args <- switch(x$type,
-    wavelet = x$family,
+    wavelet = if (isTRUE(x$translation_invariant)) paste0(x$family, ", translation invariant") else x$family,
     polynomial = sprintf("degree = %s, offset = %s", format(x$degree), format(x$offset)),
     linear = "",
     if (is.numeric(x$width) && length(x$width) > 1L) per_input_width_label(x)

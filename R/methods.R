@@ -131,9 +131,23 @@ linear_predictor <- function(object, x, need_var) {
                                      "pass it as `newdata`.", call. = FALSE)
     x <- object$x
   }
+  if (!is.null(object$invariant)) return(invariant_predictor(object, x, need_var))
   Phi <- relevant_design(object, x)
   list(eta = drop(Phi %*% object$weights), var = if (need_var) pmax(rowSums((Phi %*% object$Sigma) * Phi), 0),
        Phi = Phi, x = x)
+}
+
+# A translation-invariant wavelet fit's mean (and variance) at inputs x,
+# interpolated linearly between its grid points as the basis functions are.
+invariant_predictor <- function(object, x, need_var) {
+  grid <- sort(object$x[, 1L])
+  at <- function(v) {
+    out <- rep(NA_real_, nrow(x))
+    ok <- !is.na(x[, 1L])
+    if (any(ok)) out[ok] <- stats::approx(grid, v, xout = check_on_grid(grid, x[ok, 1L]), rule = 2)$y
+    out
+  }
+  list(eta = at(object$invariant$mean), var = if (need_var) pmax(at(object$invariant$variance), 0), Phi = NULL, x = x)
 }
 
 # Columns of the design for the retained basis functions at inputs x.
@@ -229,7 +243,7 @@ print.sb_rvm <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
   cat(sprintf("%d of %d basis functions relevant (n = %d); %s; log evidence %s\n",
               length(x$relevant), x$n_basis, stats::nobs(x), fit_quality(x, digits),
               format(x$logLik, digits = digits + 2L)))
-  cat(solver_label(x), "\n", sep = "")
+  cat(solver_label(x), prior_label(x), "\n", sep = "")
   invisible(x)
 }
 

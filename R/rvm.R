@@ -34,6 +34,14 @@
 #'   overfitting; the paper recommends `"BIC"` as a default for them. Smooth
 #'   kernels such as a Gaussian of sensible width need no prior (their
 #'   results barely change). Gaussian family and `method = "fast"` only.
+#'
+#'   A single [kernel_wavelet()] dictionary (fitted by its O(N) path) also
+#'   takes one constant per resolution level (a vector: the scaling
+#'   coefficient, then the detail levels coarse to fine), or `"adaptive"`:
+#'   the constants learned from the data, a beta-binomial prior on the
+#'   number of coefficients kept in each level, with the fit averaged over
+#'   which coefficients are included (see [kernel_wavelet()]). The default
+#'   `"auto"` is `"adaptive"` for such a wavelet fit and `"none"` otherwise.
 #' @param method The solver: `"fast"` (sequential, Tipping and Faul 2003),
 #'   or one of the batch solvers that [ard()] uses, `"mackay"` (all-at-once
 #'   re-estimation, Tipping 2001; O(n^3) per iteration), `"em"`, `"irls2"`,
@@ -157,7 +165,15 @@
 #'   \item{log_posterior}{what the solver maximised: `logLik` plus the log
 #'     smoothness and noise priors (up to a constant); `logLik` without a
 #'     prior. The `trace` records it per iteration.}
-#'   \item{smoothness}{the constant `c` of the prior (0 for `"none"`).}
+#'   \item{smoothness}{the constant `c` of the prior (0 for `"none"`); one
+#'     per level for a wavelet fit with constants by level, as given or
+#'     learned (`"adaptive"`).}
+#'   \item{inclusion}{`"adaptive"` wavelet fits: the posterior probability
+#'     that each retained coefficient is in the model; `weights` and `Sigma`
+#'     are then the moments averaged over inclusion.}
+#'   \item{invariant}{translation-invariant wavelet fits: the fitted `mean`
+#'     and its pointwise `variance` on the sorted grid, which `fitted()` and
+#'     `predict()` use; the other fields describe the unshifted fit.}
 #'   \item{logLik}{log marginal likelihood at the optimum (its Laplace
 #'     approximation for binomial and poisson fits).}
 #'   \item{trace}{data frame per iteration: `logLik`, `relevant`, `noise`
@@ -209,7 +225,7 @@ rvm.formula <- function(formula, data, subset, weights, na.action, offset, ...) 
 #' @rdname rvm
 #' @export
 rvm.default <- function(x = NULL, y, kernel = "gaussian", bias = TRUE, scale = TRUE, family = NULL,
-                        prior = "none", method = c("fast", "mackay", "em", "irls2", "irls1", "gradient"),
+                        prior = "auto", method = c("fast", "mackay", "em", "irls2", "irls1", "gradient"),
                         noise = c("shared", "sample", "student"), objective = c("primal", "dual"), basis = NULL,
                         centres = NULL, control = NULL, weights = NULL, offset = NULL, ...) {
   method <- match_arg(method)
@@ -261,14 +277,21 @@ rvm.default <- function(x = NULL, y, kernel = "gaussian", bias = TRUE, scale = T
   n <- if (is.null(basis)) nrow(x) else nrow(Phi)
   y <- encode_response(y, n, family)
   wo <- check_weights_offset(weights, offset, n)
-  smoothness <- smoothness_constant(prior, n)
-  if (smoothness > 0 && !gaussian) stop_arg("prior", "must be \"none\" for the binomial and poisson families.")
-  if (smoothness > 0 && method != "fast") stop_arg("prior", "needs method = \"fast\".")
-  if (smoothness > 0 && noise != "shared") stop_arg("prior", "needs noise = \"shared\".")
   # The O(N) path on a single orthonormal wavelet basis (an equally weighted
   # grid, the fast solver, shared noise): no basis matrix is formed.
   shortcut <- is.null(basis) && length(kernels) == 1L && is_wavelet(kernel) && control$orthonormal_shortcut &&
     gaussian && method == "fast" && noise == "shared" && is.null(wo$weights)
+  if (is.null(basis) && length(kernels) == 1L && isTRUE(kernel$translation_invariant) && !shortcut)
+    stop_arg("kernel", "is translation invariant, which needs the O(N) wavelet path: a single wavelet dictionary, ",
+             "method = \"fast\", noise = \"shared\" and no weights.")
+  level_prior <- wavelet_level_prior(prior, n, shortcut)
+  if (is.null(level_prior) && identical(prior, "auto")) prior <- "none"
+  smoothness <- if (is.null(level_prior)) smoothness_constant(prior, n, choices = c("auto", "none", "AIC", "BIC", "RIC",
+                                                                                   "adaptive"))
+                else level_prior$smoothness
+  if (any(smoothness > 0) && !gaussian) stop_arg("prior", "must be \"none\" for the binomial and poisson families.")
+  if (any(smoothness > 0) && method != "fast") stop_arg("prior", "needs method = \"fast\".")
+  if (any(smoothness > 0) && noise != "shared") stop_arg("prior", "needs noise = \"shared\".")
   if (is.null(basis) && any(vapply(kernels, is_learned_width, logical(1)))) {  # R/learn_widths.R
     if (length(kernels) > 1L)
       stop_arg("kernel", "is a dictionary of several kernels with width = \"learn\" in one of them; widths are ",
@@ -289,7 +312,8 @@ rvm.default <- function(x = NULL, y, kernel = "gaussian", bias = TRUE, scale = T
                                     length(kernels))
     Phi <- if (shortcut) NULL else dictionary_basis(kernels, x, xs, bias, centre_inputs)
   }
-  wavelet <- if (shortcut) list(family = kernel$family, order = wavelet_grid_order(x))
+  wavelet <- if (shortcut) c(list(family = kernel$family, order = wavelet_grid_order(x),
+                                  invariant = isTRUE(kernel$translation_invariant)), level_prior)
   call <- generic_call(match.call(), "rvm")
   basis_names <- if (!is.null(colnames(Phi))) colnames(Phi)
                  else if (is.null(kernel)) paste0("b", seq_len(ncol(Phi)))
@@ -309,8 +333,10 @@ rvm.default <- function(x = NULL, y, kernel = "gaussian", bias = TRUE, scale = T
     fit <- c(list(call = call, kernel = kernel), core,
              list(objective = if (method == "gradient") objective else NA_character_, bias = bias,
                   relevance_index = relevance_index, x = x, scaling = scaling, centres = centres))
-    fit$prior <- if (is.character(prior)) prior else smoothness
-    fit$smoothness <- smoothness
+    fit$prior <- if (!is.null(level_prior)) level_prior$label else if (is.character(prior)) prior else smoothness
+    fit$smoothness <- if (is.null(res$level_smoothness)) smoothness else res$level_smoothness
+    if (!is.null(res$inclusion)) fit$inclusion <- stats::setNames(res$inclusion, names(fit$weights))
+    if (!is.null(res$invariant)) fit$invariant <- res$invariant
     fit <- add_weights_offset(fit, wo, res$standard_units)
     class(fit) <- c("sb_rvm", "sparsebayes")
     warn_not_converged(fit, res)
@@ -339,6 +365,28 @@ rvm.default <- function(x = NULL, y, kernel = "gaussian", bias = TRUE, scale = T
   structure(list(call = call, models = models, levels = levels(y), y = y, x = x, kernel = kernel,
                  family = family, method = method),
             class = c("sb_rvm_multiclass", "sparsebayes"))
+}
+
+# The prior of a fit on the O(N) wavelet path: NULL for a single constant
+# (elsewhere, or "none", "AIC", "BIC", "RIC", a number), else list(smoothness
+# = one constant per level (the scaling coefficient, then the detail levels
+# coarse to fine), learn, label). "auto" is "adaptive" on that path and
+# "none" elsewhere.
+wavelet_level_prior <- function(prior, n, shortcut) {
+  levels <- if (shortcut) round(log2(n)) + 1L
+  if (is.character(prior) && length(prior) == 1L && prior %in% c("auto", "adaptive")) {
+    if (!shortcut && prior == "adaptive")
+      stop_arg("prior", "\"adaptive\" learns one constant per resolution level of a wavelet basis; it needs a ",
+               "single kernel_wavelet() dictionary, method = \"fast\", noise = \"shared\" and no weights.")
+    if (!shortcut) return(NULL)
+    return(list(smoothness = rep(log(n), levels), learn = TRUE, label = "adaptive"))
+  }
+  if (!is.numeric(prior) || length(prior) <= 1L) return(NULL)
+  if (!shortcut || length(prior) != levels)
+    stop_arg("prior", sprintf("has %d values; several constants are for a wavelet basis, one per level (%s).",
+                              length(prior), if (shortcut) sprintf("%d here", levels) else "none here"))
+  if (anyNA(prior) || any(!is.finite(prior)) || any(prior < 0)) stop_arg("prior", "must hold finite numbers >= 0.")
+  list(smoothness = as.numeric(prior), learn = FALSE, label = "by level")
 }
 
 # c of the smoothness prior p(alpha | sigma^2) ~ exp(-c DF) for n observations

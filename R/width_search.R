@@ -31,7 +31,7 @@ is_evidence_width <- function(kernel) identical(kernel$width, "evidence")
 # maximised. Both are densities of the same response at every width.
 width_objective <- function(fit) {
   models <- if (inherits(fit, "sb_rvm_multiclass")) fit$models else list(fit)
-  sum(vapply(models, function(m) if (m$smoothness > 0) m$log_posterior else m$logLik, numeric(1)))
+  sum(vapply(models, function(m) if (any(m$smoothness > 0)) m$log_posterior else m$logLik, numeric(1)))
 }
 
 # Did the fast solver's shared noise variance end at its floor, var(t) /
@@ -148,7 +148,7 @@ rvm_width_search <- function(kernels, xs, args, call) {
   rownames(table) <- NULL
   attr(table, "heuristic") <- heuristic
   first <- first_class_model(best)
-  attr(table, "objective") <- if (first$smoothness > 0) "log posterior" else "log evidence"
+  attr(table, "objective") <- if (any(first$smoothness > 0)) "log posterior" else "log evidence"
   failed <- Filter(function(r) !is.na(r$error), tried)
   if (length(failed))
     warning(sprintf("the fit failed at %d of the %d widths tried in the evidence search (first: %s); they were skipped.",

@@ -86,8 +86,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // sb_fit_wavelet
-Rcpp::List sb_fit_wavelet(Eigen::Map<Eigen::VectorXd> t, std::string family, Rcpp::List problem, Rcpp::List control);
-RcppExport SEXP _sparsebayes_sb_fit_wavelet(SEXP tSEXP, SEXP familySEXP, SEXP problemSEXP, SEXP controlSEXP) {
+Rcpp::List sb_fit_wavelet(Eigen::Map<Eigen::VectorXd> t, std::string family, Rcpp::List problem, Rcpp::List control, Eigen::Map<Eigen::VectorXd> level_smoothness, bool learn, bool invariant);
+RcppExport SEXP _sparsebayes_sb_fit_wavelet(SEXP tSEXP, SEXP familySEXP, SEXP problemSEXP, SEXP controlSEXP, SEXP level_smoothnessSEXP, SEXP learnSEXP, SEXP invariantSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -95,7 +95,10 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< std::string >::type family(familySEXP);
     Rcpp::traits::input_parameter< Rcpp::List >::type problem(problemSEXP);
     Rcpp::traits::input_parameter< Rcpp::List >::type control(controlSEXP);
-    rcpp_result_gen = Rcpp::wrap(sb_fit_wavelet(t, family, problem, control));
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type level_smoothness(level_smoothnessSEXP);
+    Rcpp::traits::input_parameter< bool >::type learn(learnSEXP);
+    Rcpp::traits::input_parameter< bool >::type invariant(invariantSEXP);
+    rcpp_result_gen = Rcpp::wrap(sb_fit_wavelet(t, family, problem, control, level_smoothness, learn, invariant));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -250,7 +253,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_sparsebayes_sb_fit", (DL_FUNC) &_sparsebayes_sb_fit, 5},
     {"_sparsebayes_sb_laplace_mode", (DL_FUNC) &_sparsebayes_sb_laplace_mode, 4},
     {"_sparsebayes_sb_optimal_alpha", (DL_FUNC) &_sparsebayes_sb_optimal_alpha, 4},
-    {"_sparsebayes_sb_fit_wavelet", (DL_FUNC) &_sparsebayes_sb_fit_wavelet, 4},
+    {"_sparsebayes_sb_fit_wavelet", (DL_FUNC) &_sparsebayes_sb_fit_wavelet, 7},
     {"_sparsebayes_sb_wavelet_columns", (DL_FUNC) &_sparsebayes_sb_wavelet_columns, 3},
     {"_sparsebayes_sb_dwt", (DL_FUNC) &_sparsebayes_sb_dwt, 2},
     {"_sparsebayes_sb_all_finite", (DL_FUNC) &_sparsebayes_sb_all_finite, 1},

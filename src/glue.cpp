@@ -171,12 +171,24 @@ double sb_optimal_alpha(double s, double q, double beta, double c) {
   return sparsebayes::optimal_alpha(s, q, beta, c, 0.0);
 }
 
-// Gaussian RVM on an orthonormal wavelet basis by the O(N) path; t in grid order.
+// Gaussian RVM on an orthonormal wavelet basis by the O(N) path; t in grid
+// order. level_smoothness: one constant per level, or empty.
 // [[Rcpp::export(.sb_fit_wavelet)]]
-Rcpp::List sb_fit_wavelet(Eigen::Map<Eigen::VectorXd> t, std::string family, Rcpp::List problem, Rcpp::List control) {
+Rcpp::List sb_fit_wavelet(Eigen::Map<Eigen::VectorXd> t, std::string family, Rcpp::List problem, Rcpp::List control,
+                          Eigen::Map<Eigen::VectorXd> level_smoothness, bool learn, bool invariant) {
   RInterruptScope interrupts;
   const sparsebayes::SolverOptions opt = as_options(problem, control);
-  return as_list(sparsebayes::fit_wavelet(t, family, opt, make_progress(setting<int>(control, "verbose"))));
+  sparsebayes::WaveletPrior prior;
+  prior.level_smoothness = level_smoothness;
+  prior.learn = learn;
+  prior.invariant = invariant;
+  const sparsebayes::WaveletFit w =
+      sparsebayes::fit_wavelet(t, family, opt, prior, make_progress(setting<int>(control, "verbose")));
+  Rcpp::List out = as_list(w.fit);
+  out["level_smoothness"] = w.level_smoothness;
+  out["inclusion"] = w.inclusion;
+  out["fitted_variance"] = w.fitted_variance;
+  return out;
 }
 
 // Columns `index` (1-based) of the N-point wavelet synthesis basis.

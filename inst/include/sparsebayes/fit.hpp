@@ -9,6 +9,7 @@
 // To add a solver: write it in one header and add one line to the dispatch.
 #pragma once
 
+#include <algorithm>
 #include <string>
 
 #include "fast_solver.hpp"
@@ -73,18 +74,113 @@ inline FitResult fit_model(const Eigen::Ref<const Eigen::MatrixXd>& Phi, const E
   return r;
 }
 
+// The prior of a wavelet fit: the smoothness constant per level (the
+// scaling coefficient, then the detail levels coarse to fine; empty: the
+// options' constant for all), learned when asked (with the fit averaged
+// over inclusion), and whether the fit is made translation invariant.
+struct WaveletPrior {
+  Eigen::VectorXd level_smoothness;
+  bool learn = false;
+  bool invariant = false;
+};
+
+// A wavelet fit: the smooth RVM on the basis, with fitted = W' mu or, when
+// translation invariant, the mean over all cyclic shifts of the fits with
+// the same noise and constants; the constants per level at the end and the
+// inclusion probability of each relevant column. fitted_variance is the
+// pointwise variance of the fitted mean.
+struct WaveletFit {
+  FitResult fit;
+  Eigen::VectorXd level_smoothness, inclusion, fitted_variance;
+};
+
+// Shifts whose posteriors give the variance of a translation-invariant fit.
+constexpr Eigen::Index kVarianceShifts = 8;
+
 // Gaussian fit on the orthonormal wavelet basis of t's N = 2^J points (t in
 // grid order, standard units) without forming the basis: O(N) per iteration.
-inline FitResult fit_wavelet(const Eigen::Ref<const Eigen::VectorXd>& t, const std::string& family,
-                             const SolverOptions& opt, const Progress& progress = nullptr) {
+inline WaveletFit fit_wavelet(const Eigen::Ref<const Eigen::VectorXd>& t, const std::string& family,
+                              const SolverOptions& opt, const WaveletPrior& wp = WaveletPrior(),
+                              const Progress& progress = nullptr) {
   if (!t.allFinite()) throw std::invalid_argument("the targets contain NA, NaN or infinite values");
   if (!(sample_variance(t) > 0.0)) throw std::invalid_argument("the response is constant; nothing to fit");
   const Eigen::Index n = t.size();
-  FitResult r = orthonormal_solve(dwt(t, family), t.squaredNorm(), n, opt, progress);
-  Eigen::VectorXd coef = Eigen::VectorXd::Zero(n);
-  for (std::size_t k = 0; k < r.relevant.size(); ++k) coef(r.relevant[k]) = r.mu(k);
-  r.fitted = idwt(coef, family);
-  return r;
+  const int J = wavelet_levels(n);
+  GroupPrior prior;
+  prior.learn = wp.learn;
+  prior.c = wp.level_smoothness.size() ? wp.level_smoothness : Eigen::VectorXd::Constant(J + 1, opt.smoothness);
+  if (prior.c.size() != J + 1) throw std::invalid_argument("a wavelet prior needs one constant per level");
+  prior.group.resize(n);
+  for (Eigen::Index m = 0; m < n; ++m) {  // coefficient m of level l sits in [2^l, 2^(l+1))
+    int g = 0;
+    for (Eigen::Index k = m; k > 0; k /= 2) ++g;
+    prior.group[m] = g;
+  }
+  const Eigen::VectorXd z = dwt(t, family);
+  SolverOptions start = opt;
+  if (wp.learn && !(opt.fixed_noise > 0.0)) {
+    // Learned constants and the evidence's noise feed each other: a smaller
+    // noise makes more coefficients relevant, which lowers the constants and
+    // then the noise, down to interpolation. So the noise is held at the
+    // standard robust estimate from the finest details, (median |d| /
+    // 0.6745)^2 (Donoho & Johnstone, 1994), as EbayesThresh does.
+    std::vector<double> finest(n / 2);
+    for (Eigen::Index i = 0; i < n / 2; ++i) finest[i] = std::abs(z(n / 2 + i));
+    const std::size_t half = finest.size() / 2;  // the median: the middle value, or the mean of the two
+    std::nth_element(finest.begin(), finest.begin() + half, finest.end());
+    double median = finest[half];
+    if (finest.size() % 2 == 0) median = 0.5 * (median + *std::max_element(finest.begin(), finest.begin() + half));
+    const double sd = median / 0.6745;
+    if (sd > 0.0) start.fixed_noise = sd * sd;
+  }
+  OrthonormalFit of = orthonormal_solve(z, t.squaredNorm(), n, start, progress, prior);
+  WaveletFit out;
+  out.level_smoothness = of.group_smoothness;
+  out.inclusion = of.inclusion;
+  const Eigen::VectorXd& c = of.group_smoothness;
+  // The posterior of every coefficient of a shift s of t, at the fit's noise and constants.
+  auto coefficients = [&](const Eigen::VectorXd& s, Eigen::VectorXd& mean, Eigen::VectorXd& variance) {
+    const Eigen::VectorXd z = dwt(s, family);
+    mean.resize(n);
+    variance.resize(n);
+    for (Eigen::Index m = 0; m < n; ++m) {
+      const CoefficientPosterior p = coefficient_posterior(z(m), of.beta, c(prior.group[m]), wp.learn, opt.zero_factor);
+      mean(m) = p.kept ? p.mean : 0.0;
+      variance(m) = p.kept ? p.variance : 0.0;
+    }
+  };
+  Eigen::VectorXd mean = Eigen::VectorXd::Zero(n), variance = Eigen::VectorXd::Zero(n);
+  for (std::size_t k = 0; k < of.fit.relevant.size(); ++k) {
+    mean(of.fit.relevant[k]) = of.fit.mu(k);
+    variance(of.fit.relevant[k]) = of.fit.Sigma(k, k);
+  }
+  if (!wp.invariant) {
+    out.fit = std::move(of.fit);
+    out.fit.fitted = idwt(mean, family);
+    out.fitted_variance = synthesis_variance(variance, family);
+    return out;
+  }
+  const auto rule = [&](double z, int level) {
+    const CoefficientPosterior p = coefficient_posterior(z, of.beta, c(level + 1), wp.learn, opt.zero_factor);
+    return p.kept ? p.mean : 0.0;
+  };
+  out.fit = std::move(of.fit);
+  out.fit.fitted = cycle_spin(t, family, rule);
+  // The variance of the mixture over shifts about the invariant mean, from
+  // the first few shifts: their posterior variances and their means' spread.
+  out.fitted_variance = Eigen::VectorXd::Zero(n);
+  const Eigen::Index K = std::min<Eigen::Index>(n, kVarianceShifts);
+  Eigen::VectorXd shifted(n);
+  for (Eigen::Index s = 0; s < K; ++s) {
+    for (Eigen::Index i = 0; i < n; ++i) shifted(i) = t((i + s) % n);
+    coefficients(shifted, mean, variance);
+    const Eigen::VectorXd f = idwt(mean, family), v = synthesis_variance(variance, family);
+    for (Eigen::Index i = 0; i < n; ++i) {
+      const double d = f(i) - out.fit.fitted((i + s) % n);
+      out.fitted_variance((i + s) % n) += (v(i) + d * d) / static_cast<double>(K);
+    }
+  }
+  return out;
 }
 
 }  // namespace sparsebayes

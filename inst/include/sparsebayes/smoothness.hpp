@@ -19,14 +19,21 @@ inline double smooth_gain(double a, double s, double q, double beta, double c) {
   return 0.5 * (-std::log1p(s / a) + q * q / (a + s)) - c / (1.0 + a / beta);
 }
 
-// log p(alpha | beta) + log p(1 / beta): the smoothness prior -c sum_m 1 / (1 + alpha_m / beta)
-// (a pruned column, alpha_m = inf, adds nothing) and, with it, the inverse-gamma
-// prior (shape g, scale h) on the noise variance (eq. 60 of Schmolck & Everson,
-// up to its constant normaliser). 0 without a prior (c = 0).
-inline double log_smoothness_prior(const Eigen::VectorXd& alpha, double beta, double c, double g, double h) {
-  if (c <= 0.0) return 0.0;
-  return -c * (1.0 / (1.0 + alpha.array() / beta)).sum() + g * std::log(h) - std::lgamma(g) +
+// log p(alpha | beta) + log p(1 / beta): the smoothness prior -sum_m c_m / (1 + alpha_m / beta)
+// (a pruned column, alpha_m = inf, adds nothing; c holds one constant per
+// column) and, with it, the inverse-gamma prior (shape g, scale h) on the
+// noise variance (eq. 60 of Schmolck & Everson, up to its constant
+// normaliser). 0 without a prior (every c_m = 0).
+inline double log_smoothness_prior(const Eigen::VectorXd& alpha, double beta, const Eigen::VectorXd& c, double g,
+                                   double h) {
+  if (!(c.array() > 0.0).any()) return 0.0;
+  return -(c.array() / (1.0 + alpha.array() / beta)).sum() + g * std::log(h) - std::lgamma(g) +
          (g + 1.0) * std::log(beta) - h * beta;
+}
+
+// The same with one constant c for every column.
+inline double log_smoothness_prior(const Eigen::VectorXd& alpha, double beta, double c, double g, double h) {
+  return log_smoothness_prior(alpha, beta, Eigen::VectorXd::Constant(alpha.size(), c), g, h);
 }
 
 namespace detail {
@@ -93,16 +100,17 @@ inline double optimal_alpha(double s, double q, double beta, double c, double ze
 }
 
 // The noise variance v solving eq. 36 of Schmolck & Everson with Sigma and
-// mu held (alpha: the finite precisions; gamma_sum = sum 1 - alpha Sigma_mm):
-//   [N v - rss - v gamma_sum] / 2 - c sum alpha v^2 / (1 + v alpha)^2
+// mu held (alpha: the finite precisions, c: their constants; gamma_sum =
+// sum 1 - alpha Sigma_mm):
+//   [N v - rss - v gamma_sum] / 2 - sum c alpha v^2 / (1 + v alpha)^2
 //     + (g - 1) v - h = 0,
 // bracketed upwards from v0 (the c = 0 solution, where the left side is
 // negative: the prior term only lowers it) and bisected in log v.
-inline double smooth_noise_variance(double N, double rss, double gamma_sum, const Eigen::VectorXd& alpha, double c,
-                                    double g, double h, double v0) {
+inline double smooth_noise_variance(double N, double rss, double gamma_sum, const Eigen::VectorXd& alpha,
+                                    const Eigen::VectorXd& c, double g, double h, double v0) {
   auto f = [&](double v) {
-    const double prior = (alpha.array() * v * v / (1.0 + v * alpha.array()).square()).sum();
-    return 0.5 * (N * v - rss - v * gamma_sum) - c * prior + (g - 1.0) * v - h;
+    const double prior = (c.array() * alpha.array() * v * v / (1.0 + v * alpha.array()).square()).sum();
+    return 0.5 * (N * v - rss - v * gamma_sum) - prior + (g - 1.0) * v - h;
   };
   double lo = std::max(v0, 1e-300), hi = 2.0 * lo;
   while (f(lo) > 0.0 && lo > 1e-300) lo *= 0.5;
@@ -112,6 +120,11 @@ inline double smooth_noise_variance(double N, double rss, double gamma_sum, cons
     if (hi > 1e300) return lo;
   }
   return detail::log_bisect([&f](double v) { return !(f(v) > 0.0); }, lo, hi);
+}
+
+inline double smooth_noise_variance(double N, double rss, double gamma_sum, const Eigen::VectorXd& alpha, double c,
+                                    double g, double h, double v0) {
+  return smooth_noise_variance(N, rss, gamma_sum, alpha, Eigen::VectorXd::Constant(alpha.size(), c), g, h, v0);
 }
 
 }  // namespace sparsebayes

@@ -1,0 +1,137 @@
+# Wavelet fits with a prior per resolution level, learned ("adaptive", the
+# default) or given, and translation invariance by cycle spinning.
+
+wavelet_fit <- function(s, translation_invariant = FALSE, ...) {
+  rvm(s$x, s$y, kernel = kernel_wavelet("symmlet8", translation_invariant), ...)
+}
+mse <- function(fit, s) mean((fitted(fit) - s$f)^2)
+rotate <- function(v, k) v[(seq_along(v) + k - 1L) %% length(v) + 1L]  # v[i + k]
+
+test_that("one constant per level, all equal, is the fit with that single constant", {
+  s <- make_signal("doppler", n = 256, snr = 4, seed = 1)
+  for (p in c("AIC", "BIC", "RIC")) {
+    one <- wavelet_fit(s, prior = p)
+    tied <- wavelet_fit(s, prior = rep(one$smoothness, 9))
+    expect_equal(fitted(tied), fitted(one), tolerance = 1e-10)
+    expect_equal(tied$relevant, one$relevant)
+    expect_equal(tied$logLik, one$logLik, tolerance = 1e-10)
+    expect_equal(tied$smoothness, rep(one$smoothness, 9))
+    expect_equal(tied$prior, "by level")
+    expect_null(tied$inclusion)
+  }
+  # a larger constant on the finest level prunes more of it
+  s <- make_signal("bumps", n = 256, snr = 4, seed = 2)
+  base <- wavelet_fit(s, prior = rep(2, 9))
+  fine <- wavelet_fit(s, prior = c(rep(2, 8), 20))
+  finest <- function(fit) sum(fit$relevant > 128)
+  expect_lt(finest(fine), finest(base))
+  expect_equal(sum(fine$relevant <= 128), sum(base$relevant <= 128), tolerance = 3)
+})
+
+test_that("the adaptive prior learns a constant per level and beats BIC over signals and draws", {
+  ratios <- NULL
+  for (name in c("doppler", "bumps", "blocks", "heavisine")) for (seed in 1:3) {
+    s <- make_signal(name, n = 512, snr = 4, seed = seed)
+    fit <- wavelet_fit(s)
+    expect_equal(fit$prior, "adaptive")
+    expect_length(fit$smoothness, 10)
+    expect_true(all(fit$smoothness >= 0))
+    # the finest level is mostly noise and pays the most
+    expect_gt(fit$smoothness[10], max(fit$smoothness[1:5]))
+    expect_gt(fit$smoothness[10], 2)
+    expect_true(all(fit$inclusion > 0 & fit$inclusion <= 1))
+    expect_named(fit$inclusion, names(fit$weights))
+    # the noise is the finest level's robust estimate
+    z <- sparsebayes:::.sb_dwt((s$y - mean(s$y)) / sd(s$y), "symmlet8")
+    expect_equal(sqrt(fit$lambda), median(abs(z[257:512])) / 0.6745 * sd(s$y), tolerance = 1e-8)
+    ratios <- c(ratios, mse(fit, s) / mse(wavelet_fit(s, prior = "BIC"), s))
+  }
+  expect_lt(mean(ratios), 0.9)
+  expect_gt(mean(ratios < 1), 0.75)
+  # fitted values are W' of the averaged weights
+  s <- make_signal("blocks", n = 128, snr = 5, seed = 4)
+  fit <- wavelet_fit(s)
+  W <- sparsebayes:::.sb_wavelet_columns(128, "symmlet8", fit$relevant)
+  expect_equal(fitted(fit), drop(W %*% fit$weights), tolerance = 1e-10)
+  # a given noise variance is kept
+  fixed <- rvm(s$x, s$y, kernel = kernel_wavelet("symmlet8"), control = rvm_control(noise_variance = 0.5))
+  expect_equal(fixed$lambda, 0.5)
+})
+
+test_that("the default prior is adaptive only on the O(N) wavelet path", {
+  s <- make_signal("sinc", n = 64, snr = 4, seed = 1)
+  expect_equal(rvm(s$x, s$y, kernel = kernel_gaussian(2))$prior, "none")
+  em <- suppressWarnings(rvm(s$x, s$y, kernel = kernel_wavelet("haar"), method = "em",
+                             control = ard_control(max_iterations = 50)))
+  expect_equal(em$prior, "none")
+  expect_error(rvm(s$x, s$y, prior = "adaptive"), "`prior` \"adaptive\" learns one constant per resolution level")
+  expect_error(rvm(s$x, s$y, kernel = "haar", prior = "adaptive", method = "mackay"), "needs a single kernel_wavelet")
+  expect_error(rvm(s$x, s$y, kernel = "haar", prior = c(1, 2)), "has 2 values; .* one per level \\(7 here\\)")
+  expect_error(rvm(s$x, s$y, kernel = kernel_gaussian(2), prior = c(1, 2)), "none here")
+  expect_error(rvm(s$x, s$y, kernel = "haar", prior = c(rep(1, 6), -1)), "finite numbers >= 0")
+  expect_error(rvm(s$x, s$y, kernel = "haar", prior = c(rep(1, 6), NA)), "finite numbers >= 0")
+  expect_error(rvm(s$x, s$y, kernel = kernel_wavelet("haar", translation_invariant = TRUE), method = "em"),
+               "translation invariant, which needs the O\\(N\\) wavelet path")
+  expect_error(kernel_wavelet("haar", translation_invariant = NA), "`translation_invariant`")
+  expect_output(print(rvm(s$x, s$y, kernel = "haar")), "prior adaptive \\(.* by level\\)")
+})
+
+test_that("a translation-invariant fit is the mean of the fits on every cyclic shift", {
+  s <- make_signal("blocks", n = 64, snr = 4, seed = 3)
+  for (prior in list("BIC", c(0, 0, 1, 1, 2, 3, 4))) {
+    ti <- wavelet_fit(s, translation_invariant = TRUE, prior = prior)
+    plain <- wavelet_fit(s, prior = prior)
+    expect_equal(ti$lambda, plain$lambda)
+    expect_equal(ti$relevant, plain$relevant)
+    ctrl <- rvm_control(noise_variance = plain$lambda)
+    shifted <- sapply(0:63, function(k) {
+      f <- fitted(rvm(s$x, rotate(s$y, k), kernel = kernel_wavelet("symmlet8"), prior = plain$smoothness,
+                      control = ctrl))
+      rotate(f, -k)
+    })
+    expect_equal(fitted(ti), rowMeans(shifted), tolerance = 1e-10)
+    expect_equal(fitted(ti), predict(ti), tolerance = 1e-12)
+  }
+  # the variance: the mixture over the first 8 shifts about the invariant mean
+  se <- sapply(0:7, function(k) {
+    f <- rvm(s$x, rotate(s$y, k), kernel = kernel_wavelet("symmlet8"), prior = plain$smoothness, control = ctrl)
+    p <- predict(f, se.fit = TRUE)
+    rotate(p$se.fit^2 + (p$fit - rotate(fitted(ti), k))^2, -k)
+  })
+  expect_equal(predict(ti, se.fit = TRUE)$se.fit^2, rowMeans(se), tolerance = 1e-8)
+  # one shift reproduces itself: a signal invariant under every shift (a constant plus noise-free
+  # periodic pattern of period 1) has every shift's fit equal to the plain one
+  flat <- data.frame(x = s$x, y = rep(c(1, -1), 32))
+  expect_equal(fitted(wavelet_fit(flat, translation_invariant = TRUE, prior = "BIC")),
+               fitted(wavelet_fit(flat, prior = "BIC")), tolerance = 1e-8)
+})
+
+test_that("adaptive translation-invariant fits: better than decimated, intervals that cover, prediction", {
+  cover <- NULL
+  for (seed in 1:3) {
+    s <- make_signal("heavisine", n = 512, snr = 4, seed = seed)
+    ti <- wavelet_fit(s, translation_invariant = TRUE)
+    expect_lt(mse(ti, s), mse(wavelet_fit(s), s))
+    band <- predict(ti, interval = "confidence")
+    cover <- c(cover, mean(band[, "lwr"] <= s$f & s$f <= band[, "upr"]))
+  }
+  expect_gt(mean(cover), 0.85)
+  # between grid points the mean and variance are interpolated linearly
+  s <- make_signal("doppler", n = 128, snr = 4, seed = 1)
+  ti <- wavelet_fit(s, translation_invariant = TRUE)
+  mid <- (s$x[10] + s$x[11]) / 2
+  p <- predict(ti, data.frame(x = c(s$x[10], mid)), se.fit = TRUE)
+  expect_equal(p$fit[2], mean(fitted(ti)[10:11]))
+  expect_equal(p$se.fit[2]^2, mean(predict(ti, se.fit = TRUE)$se.fit[10:11]^2))
+  expect_error(predict(ti, data.frame(x = 2)), "outside the grid")
+  expect_true(is.na(predict(ti, data.frame(x = NA_real_))))
+  expect_output(print(ti), "symmlet8, translation invariant")
+  # an unsorted design: the fit follows the rows
+  o <- sample(128)
+  shuffled <- wavelet_fit(s[o, ], translation_invariant = TRUE)
+  expect_equal(unname(fitted(shuffled)), unname(fitted(ti)[o]), tolerance = 1e-10)
+  # saved and restored
+  path <- tempfile(fileext = ".rds")
+  saveRDS(ti, path)
+  expect_equal(predict(readRDS(path), data.frame(x = mid)), p$fit[2])
+})
