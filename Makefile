@@ -37,7 +37,7 @@ check: deps
 	rm -rf check && mkdir -p check && cd check && R CMD build .. && _R_CHECK_FORCE_SUGGESTS_=false R CMD check --as-cran --no-manual sparsebayes_*.tar.gz
 
 bench: install
-	sh tools/install-deps.sh kernlab e1071 mlbench glmnet susieR lasso2
+	sh tools/install-deps.sh kernlab e1071 mlbench glmnet susieR lasso2 wavethresh EbayesThresh
 	command -v apt-get >/dev/null && apt-get install -y -qq python3-sklearn >/dev/null 2>&1 || true
 	Rscript bench/rvm_vs_kernlab.R
 	Rscript bench/smooth_orthonormal.R
@@ -45,6 +45,7 @@ bench: install
 	Rscript bench/ard_speed.R
 	Rscript bench/classification_cv.R
 	Rscript bench/sparse_linear.R
+	Rscript bench/wavelet_denoise.R
 
 # Random and hostile inputs to every fitting function, in child processes:
 # fails on any crash. Clear errors are expected; see fuzz-output/messages.txt.
