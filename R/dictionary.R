@@ -5,11 +5,11 @@
 #' Orthonormal wavelet dictionaries (Haar, Symmlet 8)
 #'
 #' The orthonormal periodic discrete-wavelet synthesis basis on an equally
-#' spaced design of N = 2^J points (one input), for [rvm()]. With a single
-#' wavelet dictionary the fit takes the O(N) path of Schmolck and Everson
-#' (2007, footnote 7): the basis is never formed, the data are transformed
-#' once. The basis contains the constant (scaling) function, so no bias is
-#' added.
+#' spaced design (one input), for [rvm()]. With a single wavelet dictionary
+#' the fit takes the O(N) path of Schmolck and Everson (2007, footnote 7):
+#' the basis is never formed, the data are transformed once, and N may be
+#' any number of points (see below). The basis contains the constant
+#' (scaling) function, so no bias is added.
 #'
 #' **The default prior** (`prior = "auto"` in [rvm()], which is
 #' `"adaptive"` here) learns one smoothness constant per resolution level.
@@ -45,11 +45,18 @@
 #' mean), so intervals cover model uncertainty as well. The other fields
 #' (`weights`, `relevant`, leverage, ESS) describe the unshifted fit.
 #'
-#' **Boundaries and N.** The transform is periodic: the signal is treated
-#' as wrapping around, so a jump between its two ends can leave wiggles
-#' near both. N must be a power of two; pad or truncate other lengths (for
-#' instance, reflect the series to the next power of two and keep the
-#' fitted values of the original part).
+#' **Boundaries and N.** The transform is periodic. On the O(N) path a
+#' series of N points that is not a power of two is extended to the next
+#' one, M, by mirroring it about its end points ((M - N) %/% 2 points before
+#' the first, the rest after the last, on the same grid step); the fit is
+#' made on the M points, counting the mirrored ones as data, and reported
+#' for the N observed ones (`n_basis` is M; `predict()` stays within the
+#' observed range). Mirroring continues the series smoothly across its
+#' ends; the jump the periodic transform sees where the two mirrored
+#' stretches meet lies in the padding, away from the data. A series of 2^J
+#' points is fitted as it is: periodically, so a jump between its two ends
+#' can leave wiggles near both. A wavelet dictionary beside other kernels,
+#' or fitted without the O(N) path, needs N = 2^J.
 #'
 #' `predict()` at inputs other than the training grid interpolates each
 #' wavelet function linearly between grid points (the averaged mean, for
@@ -112,18 +119,33 @@ fit_kernels <- function(object) {
   if (inherits(object$kernel, "sparsebayes_kernel")) list(object$kernel) else object$kernel
 }
 
-# Rank of each input on the equally spaced grid a wavelet basis needs.
-wavelet_grid_order <- function(x) {
+# Rank of each input on the equally spaced grid a wavelet basis needs; a
+# power of two of them unless `any_length` (the O(N) path pads the grid).
+wavelet_grid_order <- function(x, any_length = FALSE) {
   if (ncol(x) != 1L) stop_arg("x", "must have one column for a wavelet dictionary.")
   n <- nrow(x)
-  if (n < 2L || bitwAnd(n, n - 1L) != 0L)
-    stop_arg("x", sprintf("has %d rows; a wavelet dictionary needs a power of two (64, 128, ...).", n))
+  if (n < 2L || (!any_length && bitwAnd(n, n - 1L) != 0L))
+    stop_arg("x", sprintf(paste0("has %d rows; a wavelet dictionary beside other kernels (or fitted without the O(N) ",
+                                 "path) needs a power of two (64, 128, ...)."), n))
   sorted <- sort(x[, 1L])
   step <- diff(sorted)
   if (any(step <= 0) || diff(range(step)) > 1e-6 * mean(step))
     stop_arg("x", "must be equally spaced (and distinct) for a wavelet dictionary.")
   order(x[, 1L])
 }
+
+# The wavelet grid of N sorted inputs: extended to the next power of two,
+# M, by (M - N) %/% 2 points before and the rest after, at the same step
+# (the core reflects the data into them; see kernel_wavelet()).
+padded_grid <- function(grid) {
+  n <- length(grid)
+  M <- padded_size(n)
+  before <- (M - n) %/% 2
+  step <- if (n > 1L) (grid[n] - grid[1L]) / (n - 1L) else 1
+  c(grid[1L] - step * rev(seq_len(before)), grid, grid[n] + step * seq_len(M - n - before))
+}
+
+padded_size <- function(n) as.integer(2^ceiling(log2(n) - 1e-9))
 
 # Basis columns of one sub-dictionary at the training inputs, for kernels
 # centred on the (scaled) `centres`.
@@ -147,6 +169,7 @@ dictionary_basis <- function(kernels, x, xs, bias, centres = xs) {
 column_parts <- function(object, j = object$relevant) {
   k <- j - object$bias
   n <- nrow(basis_centres(object))
+  if (all(vapply(fit_kernels(object), is_wavelet, logical(1)))) n <- padded_size(n)  # a padded O(N) fit
   data.frame(part = ifelse(k <= 0, 0L, (k - 1L) %/% n + 1L), index = ifelse(k <= 0, 0L, (k - 1L) %% n + 1L))
 }
 
@@ -154,8 +177,10 @@ column_parts <- function(object, j = object$relevant) {
 # interpolation on the training grid.
 wavelet_at <- function(kernel, xtrain, index, xnew) {
   grid <- sort(xtrain[, 1L])
+  xout <- check_on_grid(grid, xnew[, 1L])
+  grid <- padded_grid(grid)
   W <- .sb_wavelet_columns(length(grid), kernel$family, index)
-  apply(W, 2L, function(w) stats::approx(grid, w, xout = check_on_grid(grid, xnew[, 1L]), rule = 2)$y)
+  apply(W, 2L, function(w) stats::approx(grid, w, xout = xout, rule = 2)$y)
 }
 
 # Inputs x, checked to lie within the range of the wavelet grid.

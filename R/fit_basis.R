@@ -6,43 +6,25 @@
 # fit_basis() puts a gaussian problem in standard units (standard_units()),
 # runs the core (.sb_fit -> fit_model() in inst/include/sparsebayes/fit.hpp,
 # which dispatches to the solver), and maps the result back (caller_units()).
-# `wavelet`: NULL, or list(family, order) for the O(N) path on a single
-# orthonormal wavelet basis (Phi is then NULL; `order` puts the rows on the
-# dyadic grid).
+# `wavelet`: NULL, or the O(N) path on a single orthonormal wavelet basis
+# (Phi is then NULL; see fit_wavelet_path()).
 fit_basis <- function(Phi, y, family, method, noise = "shared", smoothness = 0, objective = "auto",
                       control, weights = NULL, offset = NULL, wavelet = NULL) {
+  if (!is.null(wavelet)) return(fit_wavelet_path(y, offset, control, smoothness, wavelet))
   gaussian <- family$family == "gaussian"
   n <- length(y)
   if (gaussian && noise == "shared" && is.null(control$noise_variance)) check_replicated_weights(weights)
-  st <- if (gaussian) standard_units(Phi, y, weights, offset, robust = noise != "shared",
-                                     const = if (!is.null(wavelet)) c(1, 1 / sqrt(n)))
-  problem <- solver_problem(method, noise, objective, max(smoothness),  # per level: wavelet$smoothness
+  st <- if (gaussian) standard_units(Phi, y, weights, offset, robust = noise != "shared")
+  problem <- solver_problem(method, noise, objective, smoothness,
                             fixed_noise = if (gaussian) fixed_noise_std(control$noise_variance, st) else -1,
                             n_effective = if (gaussian) st$n_effective else -1,
                             target_variance = if (gaussian) st$target_variance else -1,
                             case_weights = if (!gaussian) weights, offset = if (!gaussian) offset)
-  settings <- core_settings(control)
-  if (!is.null(wavelet)) {
-    res <- .sb_fit_wavelet(st$y[wavelet$order], wavelet$family, problem, settings, wavelet$smoothness %||% numeric(0),
-                           isTRUE(wavelet$learn), isTRUE(wavelet$invariant))
-    res$fitted[wavelet$order] <- res$fitted
-    if (!isTRUE(wavelet$learn)) res$inclusion <- NULL
-    if (length(wavelet$smoothness) <= 1L) res$level_smoothness <- NULL
-  } else {
-    res <- .sb_fit(if (gaussian) st$Phi else Phi, if (gaussian) st$y else y,
-                   c(gaussian = "gaussian", binomial = "bernoulli", poisson = "poisson")[[family$family]],
-                   problem, settings)
-  }
+  res <- .sb_fit(if (gaussian) st$Phi else Phi, if (gaussian) st$y else y,
+                 c(gaussian = "gaussian", binomial = "bernoulli", poisson = "poisson")[[family$family]],
+                 problem, core_settings(control))
   if (gaussian) {
-    fitted_columns <- res$relevant
     res <- caller_units(res, st, Phi)
-    if (!is.null(res$inclusion))  # a centring column added by caller_units() is certain
-      res$inclusion <- c(res$inclusion, 1)[match(res$relevant, c(fitted_columns, -1L), nomatch = length(fitted_columns) + 1L)]
-    if (isTRUE(wavelet$invariant))  # the mean and variance on the grid, without an offset
-      res$invariant <- list(mean = (res$fitted - (offset %||% 0))[wavelet$order],
-                            variance = res$fitted_variance * st$scale^2 +  # and the centring's, as caller_units() adds it
-                              if (1L %in% fitted_columns) 0 else res$lambda / n)
-    res$fitted_variance <- NULL
     if (noise != "shared" && length(res$lambda) == 1L)  # never reached a per-sample update
       res$lambda <- rep(res$lambda, n) / (weights %||% 1)
   } else {
@@ -53,6 +35,42 @@ fit_basis <- function(Phi, y, family, method, noise = "shared", smoothness = 0, 
     res$mu <- res$mu[ord]
     res$Sigma <- res$Sigma[ord, ord, drop = FALSE]
   }
+  res$standard_units <- st
+  res
+}
+
+# The O(N) path on a single orthonormal wavelet basis, a gaussian fit with
+# shared noise: the response on its grid (`wavelet$order` sorts the rows),
+# reflected to the next power of two (see kernel_wavelet()), in standard
+# units with the scaling function as the constant column; the result for
+# the observed points. `wavelet` also holds the family, the constants per
+# level (`smoothness`, or NULL for `smoothness`), `learn` and `invariant`.
+fit_wavelet_path <- function(y, offset, control, smoothness, wavelet) {
+  n <- length(y)
+  M <- padded_size(n)
+  before <- (M - n) %/% 2
+  reflect <- function(v) {
+    if (is.null(v)) return(NULL)
+    v <- v[wavelet$order]
+    c(rev(v[seq_len(before) + 1L]), v, v[n - seq_len(M - n - before)])
+  }
+  st <- standard_units(NULL, reflect(y), offset = reflect(offset), const = c(1, 1 / sqrt(M)))
+  problem <- solver_problem("fast", smoothness = max(smoothness), fixed_noise = fixed_noise_std(control$noise_variance, st),
+                            n_effective = st$n_effective, target_variance = st$target_variance)
+  res <- .sb_fit_wavelet(st$y, wavelet$family, problem, core_settings(control), wavelet$smoothness %||% numeric(0),
+                         isTRUE(wavelet$learn), isTRUE(wavelet$invariant))
+  fitted_columns <- res$relevant
+  res <- caller_units(res, st, NULL)  # fitted: M values on the grid, with the offset
+  observed <- before + seq_len(n)
+  res$inclusion <- if (isTRUE(wavelet$learn))  # a centring column added by caller_units() is certain
+    c(res$inclusion, 1)[match(res$relevant, fitted_columns, nomatch = length(fitted_columns) + 1L)]
+  if (length(wavelet$smoothness) <= 1L) res$level_smoothness <- NULL
+  if (isTRUE(wavelet$invariant))  # the mean without the offset, and its variance with the centring's (caller_units())
+    res$invariant <- list(mean = (res$fitted - (st$offset %||% 0))[observed],
+                          variance = res$fitted_variance[observed] * st$scale^2 +
+                            if (1L %in% fitted_columns) 0 else res$lambda / M)
+  res$fitted_variance <- NULL
+  res$fitted <- res$fitted[observed][order(wavelet$order)]
   res$standard_units <- st
   res
 }

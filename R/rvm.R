@@ -312,19 +312,19 @@ rvm.default <- function(x = NULL, y, kernel = "gaussian", bias = TRUE, scale = T
                                     length(kernels))
     Phi <- if (shortcut) NULL else dictionary_basis(kernels, x, xs, bias, centre_inputs)
   }
-  wavelet <- if (shortcut) c(list(family = kernel$family, order = wavelet_grid_order(x),
+  wavelet <- if (shortcut) c(list(family = kernel$family, order = wavelet_grid_order(x, any_length = TRUE),
                                   invariant = isTRUE(kernel$translation_invariant)), level_prior)
   call <- generic_call(match.call(), "rvm")
   basis_names <- if (!is.null(colnames(Phi))) colnames(Phi)
                  else if (is.null(kernel)) paste0("b", seq_len(ncol(Phi)))
-                 else basis_names_of(kernel, bias, n, centres)
+                 else basis_names_of(kernel, bias, if (shortcut) padded_size(n) else n, centres)
   fit_one <- function(target, control) {
     res <- fit_basis(Phi, target, family, method, noise, smoothness, if (method == "gradient") objective else "auto",
                      control, wo$weights, wo$offset, wavelet)
     core <- model_fields(res, target, basis_names, family, method, noise, control)
     relevance_index <- integer(0)
-    if (!is.null(kernel)) {
-      parts <- column_parts(list(relevant = core$relevant, bias = bias, x = x, centres = centres))
+    if (!is.null(kernel) && !shortcut) {
+      parts <- column_parts(list(relevant = core$relevant, bias = bias, x = x, centres = centres, kernel = kernel))
       is_kernel_part <- parts$part > 0L
       is_kernel_part[is_kernel_part] <- !vapply(as_dictionary(kernel)[parts$part[is_kernel_part]], is_wavelet,
                                                 logical(1))
@@ -373,7 +373,7 @@ rvm.default <- function(x = NULL, y, kernel = "gaussian", bias = TRUE, scale = T
 # coarse to fine), learn, label). "auto" is "adaptive" on that path and
 # "none" elsewhere.
 wavelet_level_prior <- function(prior, n, shortcut) {
-  levels <- if (shortcut) round(log2(n)) + 1L
+  levels <- if (shortcut) round(log2(padded_size(n))) + 1L
   if (is.character(prior) && length(prior) == 1L && prior %in% c("auto", "adaptive")) {
     if (!shortcut && prior == "adaptive")
       stop_arg("prior", "\"adaptive\" learns one constant per resolution level of a wavelet basis; it needs a ",

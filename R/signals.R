@@ -15,7 +15,8 @@
 #' state is left as it was.
 #'
 #' @param name Signal name.
-#' @param n Number of points (a power of two for wavelet dictionaries).
+#' @param n Number of points (a power of two for wavelet dictionaries beside
+#'   other kernels; any number for a single wavelet dictionary).
 #' @param snr Signal-to-noise ratio sd(f)/sigma; `Inf` gives no noise.
 #' @param seed Seed for the noise; `NULL` uses the current random stream.
 #' @return A data frame with columns `x`, `y` (noisy) and `f` (true

@@ -152,7 +152,7 @@ caller_units <- function(res, st, Phi) {
       noise <- if (length(lam) > 1L) lam else rep(lam, st$n) / (st$weights %||% 1)
       relevant <- c(relevant, j)
       mu <- c(mu, 0)
-      Sigma <- rbind(cbind(Sigma, 0), 0)
+      Sigma <- rbind(cbind(Sigma, matrix(0, nrow(Sigma), 1L)), 0)  # also when Sigma is 0 x 0
       k <- length(relevant)
       Sigma[k, k] <- 1 / sum(st$const[2L]^2 / noise)
       res$alpha[j] <- 0

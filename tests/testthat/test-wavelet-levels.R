@@ -135,3 +135,42 @@ test_that("adaptive translation-invariant fits: better than decimated, intervals
   saveRDS(ti, path)
   expect_equal(predict(readRDS(path), data.frame(x = mid)), p$fit[2])
 })
+
+test_that("any number of points: the O(N) path reflects the data to the next power of two", {
+  s <- make_signal("doppler", n = 128, snr = 4, seed = 2)[1:100, ]
+  grid <- sparsebayes:::padded_grid(s$x)
+  expect_length(grid, 128)
+  expect_equal(diff(range(diff(grid))), 0, tolerance = 1e-12)
+  reflected <- c(s$y[15:2], s$y, s$y[99:86])  # 14 before, 14 after, mirrored about the end points
+  for (ti in c(FALSE, TRUE)) {
+    fit <- wavelet_fit(s, translation_invariant = ti)
+    padded <- rvm(grid, reflected, kernel = kernel_wavelet("symmlet8", ti))
+    expect_equal(unname(fitted(fit)), unname(fitted(padded)[15:114]), tolerance = 1e-10)
+    expect_equal(fit$lambda, padded$lambda)
+    expect_equal(fit$n_basis, 128)
+    expect_length(fitted(fit), 100)
+    expect_length(fit$smoothness, 8)
+    expect_equal(predict(fit), fitted(fit), tolerance = 1e-10)
+    p <- predict(fit, data.frame(x = s$x[c(1, 100)]), se.fit = TRUE)
+    expect_equal(p$fit, unname(fitted(fit)[c(1, 100)]), tolerance = 1e-10)
+    expect_true(all(p$se.fit > 0))
+    expect_error(predict(fit, data.frame(x = max(s$x) + 0.01)), "outside the grid")
+  }
+  # the sparse fit too, with its constants per level and the hat values of the observed rows
+  bic <- wavelet_fit(s, prior = "BIC")
+  expect_equal(predict(bic), fitted(bic), tolerance = 1e-10)
+  expect_length(hatvalues(bic), 100)
+  expect_error(wavelet_fit(s, prior = rep(1, 7)), "one per level \\(8 here\\)")
+  expect_length(wavelet_fit(s, prior = rep(1, 8))$smoothness, 8)
+  # shuffled rows, a shift and scale of the response
+  o <- sample(100)
+  fit <- wavelet_fit(s)
+  expect_equal(unname(fitted(wavelet_fit(s[o, ]))), unname(fitted(fit)[o]), tolerance = 1e-10)
+  moved <- transform(s, y = 10 + 3 * y)
+  expect_equal(fitted(wavelet_fit(moved)), 10 + 3 * fitted(fit), tolerance = 1e-8)
+  # the smallest grids
+  tiny <- data.frame(x = 1:3, y = c(1, 3, 2))
+  expect_length(fitted(wavelet_fit(tiny)), 3)
+  expect_length(fitted(wavelet_fit(tiny, translation_invariant = TRUE)), 3)
+  expect_error(rvm(1:2, c(1, 2), kernel = "haar"), "at least 3 observations")
+})

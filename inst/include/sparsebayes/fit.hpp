@@ -154,23 +154,21 @@ inline WaveletFit fit_wavelet(const Eigen::Ref<const Eigen::VectorXd>& t, const 
     mean(of.fit.relevant[k]) = of.fit.mu(k);
     variance(of.fit.relevant[k]) = of.fit.Sigma(k, k);
   }
+  out.fit = std::move(of.fit);
   if (!wp.invariant) {
-    out.fit = std::move(of.fit);
     out.fit.fitted = idwt(mean, family);
-    out.fitted_variance = synthesis_variance(variance, family);
     return out;
   }
   const auto rule = [&](double z, int level) {
     const CoefficientPosterior p = coefficient_posterior(z, of.beta, c(level + 1), wp.learn, opt.zero_factor);
     return p.kept ? p.mean : 0.0;
   };
-  out.fit = std::move(of.fit);
   out.fit.fitted = cycle_spin(t, family, rule);
   // The variance of the mixture over shifts about the invariant mean, from
   // the first few shifts: their posterior variances and their means' spread.
   out.fitted_variance = Eigen::VectorXd::Zero(n);
-  const Eigen::Index K = std::min<Eigen::Index>(n, kVarianceShifts);
   Eigen::VectorXd shifted(n);
+  const Eigen::Index K = std::min<Eigen::Index>(n, kVarianceShifts);
   for (Eigen::Index s = 0; s < K; ++s) {
     for (Eigen::Index i = 0; i < n; ++i) shifted(i) = t((i + s) % n);
     coefficients(shifted, mean, variance);
