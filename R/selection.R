@@ -91,6 +91,10 @@ log_bayes_factors <- function(object) {
   a <- unname(object$alpha[object$relevant])
   v <- diag(object$Sigma)
   mu <- object$weights
+  if (!is.null(object$inclusion)) {  # averaged wavelet fits: the posterior given inclusion (orthonormal columns)
+    v <- 1 / (1 / object$lambda + a)
+    mu <- mu / object$inclusion
+  }
   stats::setNames(ifelse(a > 0, 0.5 * (log(a * v) + mu^2 / v), NA_real_), names(mu))
 }
 

@@ -48,6 +48,13 @@ test_that("the adaptive prior learns a constant per level and beats BIC over sig
   }
   expect_lt(mean(ratios), 0.9)
   expect_gt(mean(ratios < 1), 0.75)
+  # the log Bayes factor of an included coefficient is (u - 1 - log u) / 2 at its evidence optimum
+  s <- make_signal("bumps", n = 256, snr = 4, seed = 5)
+  fit <- wavelet_fit(s)
+  z <- sparsebayes:::.sb_dwt((s$y - mean(s$y)) / sd(s$y), "symmlet8")[fit$relevant]
+  u <- z^2 / (fit$lambda / var(s$y))
+  lb <- tidy(fit)$log_bf
+  expect_equal(lb[-1], ((u - 1 - log(u)) / 2)[-1], tolerance = 1e-8)
   # fitted values are W' of the averaged weights
   s <- make_signal("blocks", n = 128, snr = 5, seed = 4)
   fit <- wavelet_fit(s)
@@ -99,8 +106,8 @@ test_that("a translation-invariant fit is the mean of the fits on every cyclic s
     rotate(p$se.fit^2 + (p$fit - rotate(fitted(ti), k))^2, -k)
   })
   expect_equal(predict(ti, se.fit = TRUE)$se.fit^2, rowMeans(se), tolerance = 1e-8)
-  # one shift reproduces itself: a signal invariant under every shift (a constant plus noise-free
-  # periodic pattern of period 1) has every shift's fit equal to the plain one
+  # a series of period 2 (every shift is the series or its negative, whose fits are the
+  # negatives) gives the plain fit back
   flat <- data.frame(x = s$x, y = rep(c(1, -1), 32))
   expect_equal(fitted(wavelet_fit(flat, translation_invariant = TRUE, prior = "BIC")),
                fitted(wavelet_fit(flat, prior = "BIC")), tolerance = 1e-8)
