@@ -136,7 +136,7 @@ wavelet_grid_order <- function(x, any_length = FALSE) {
 
 # The wavelet grid of N sorted inputs: extended to the next power of two,
 # M, by (M - N) %/% 2 points before and the rest after, at the same step
-# (the core reflects the data into them; see kernel_wavelet()).
+# (fit_wavelet_path() mirrors the data into them; see kernel_wavelet()).
 padded_grid <- function(grid) {
   n <- length(grid)
   M <- padded_size(n)
@@ -169,7 +169,8 @@ dictionary_basis <- function(kernels, x, xs, bias, centres = xs) {
 column_parts <- function(object, j = object$relevant) {
   k <- j - object$bias
   n <- nrow(basis_centres(object))
-  if (all(vapply(fit_kernels(object), is_wavelet, logical(1)))) n <- padded_size(n)  # a padded O(N) fit
+  if (!is.null(object$kernel) && all(vapply(fit_kernels(object), is_wavelet, logical(1))))
+    n <- padded_size(n)  # a padded O(N) fit
   data.frame(part = ifelse(k <= 0, 0L, (k - 1L) %/% n + 1L), index = ifelse(k <= 0, 0L, (k - 1L) %% n + 1L))
 }
 
