@@ -140,12 +140,14 @@ wavelet_grid_order <- function(x, any_length = FALSE) {
 padded_grid <- function(grid) {
   n <- length(grid)
   M <- padded_size(n)
-  before <- (M - n) %/% 2
+  before <- padding_before(n)
   step <- if (n > 1L) (grid[n] - grid[1L]) / (n - 1L) else 1
   c(grid[1L] - step * rev(seq_len(before)), grid, grid[n] + step * seq_len(M - n - before))
 }
 
 padded_size <- function(n) as.integer(2^ceiling(log2(n) - 1e-9))
+
+padding_before <- function(n) (padded_size(n) - n) %/% 2L
 
 # Basis columns of one sub-dictionary at the training inputs, for kernels
 # centred on the (scaled) `centres`.

@@ -44,11 +44,12 @@ fit_basis <- function(Phi, y, family, method, noise = "shared", smoothness = 0, 
 # reflected to the next power of two (see kernel_wavelet()), in standard
 # units with the scaling function as the constant column; the result for
 # the observed points. `wavelet` also holds the family, the constants per
-# level (`smoothness`, or NULL for `smoothness`), `learn` and `invariant`.
+# level (`wavelet$smoothness`; NULL: the single constant `smoothness` for
+# every level), `learn` and `invariant`.
 fit_wavelet_path <- function(y, offset, control, smoothness, wavelet) {
   n <- length(y)
   M <- padded_size(n)
-  before <- (M - n) %/% 2
+  before <- padding_before(n)
   reflect <- function(v) {
     if (is.null(v)) return(NULL)
     v <- v[wavelet$order]

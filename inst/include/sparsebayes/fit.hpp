@@ -126,11 +126,7 @@ inline WaveletFit fit_wavelet(const Eigen::Ref<const Eigen::VectorXd>& t, const 
     // 0.6745)^2 (Donoho & Johnstone, 1994), as EbayesThresh does.
     std::vector<double> finest(n / 2);
     for (Eigen::Index i = 0; i < n / 2; ++i) finest[i] = std::abs(z(n / 2 + i));
-    const std::size_t half = finest.size() / 2;  // the median: the middle value, or the mean of the two
-    std::nth_element(finest.begin(), finest.begin() + half, finest.end());
-    double median = finest[half];
-    if (finest.size() % 2 == 0) median = 0.5 * (median + *std::max_element(finest.begin(), finest.begin() + half));
-    const double sd = median / 0.6745;
+    const double sd = median_in_place(finest) / 0.6745;
     if (sd > 0.0) start.fixed_noise = sd * sd;
   }
   OrthonormalFit of = orthonormal_solve(z, t.squaredNorm(), n, start, progress, prior);
@@ -149,14 +145,11 @@ inline WaveletFit fit_wavelet(const Eigen::Ref<const Eigen::VectorXd>& t, const 
       variance(m) = p.kept ? p.variance : 0.0;
     }
   };
-  Eigen::VectorXd mean = Eigen::VectorXd::Zero(n), variance = Eigen::VectorXd::Zero(n);
-  for (std::size_t k = 0; k < of.fit.relevant.size(); ++k) {
-    mean(of.fit.relevant[k]) = of.fit.mu(k);
-    variance(of.fit.relevant[k]) = of.fit.Sigma(k, k);
-  }
   out.fit = std::move(of.fit);
   if (!wp.invariant) {
-    out.fit.fitted = idwt(mean, family);
+    Eigen::VectorXd coef = Eigen::VectorXd::Zero(n);
+    for (std::size_t k = 0; k < out.fit.relevant.size(); ++k) coef(out.fit.relevant[k]) = out.fit.mu(k);
+    out.fit.fitted = idwt(coef, family);
     return out;
   }
   const auto rule = [&](double z, int level) {
@@ -167,7 +160,7 @@ inline WaveletFit fit_wavelet(const Eigen::Ref<const Eigen::VectorXd>& t, const 
   // The variance of the mixture over shifts about the invariant mean, from
   // the first few shifts: their posterior variances and their means' spread.
   out.fitted_variance = Eigen::VectorXd::Zero(n);
-  Eigen::VectorXd shifted(n);
+  Eigen::VectorXd shifted(n), mean, variance;
   const Eigen::Index K = std::min<Eigen::Index>(n, kVarianceShifts);
   for (Eigen::Index s = 0; s < K; ++s) {
     for (Eigen::Index i = 0; i < n; ++i) shifted(i) = t((i + s) % n);

@@ -319,6 +319,15 @@ inline void weights_to_caller_units(const std::vector<Eigen::Index>& relevant, c
   precisions = precisions.cwiseProduct(scale.cwiseAbs2());
 }
 
+// The median of v (the middle value, or the mean of the two); reorders v.
+inline double median_in_place(std::vector<double>& v) {
+  const std::size_t h = v.size() / 2;
+  std::nth_element(v.begin(), v.begin() + h, v.end());
+  double m = v[h];
+  if (v.size() % 2 == 0) m = 0.5 * (m + *std::max_element(v.begin(), v.begin() + h));
+  return m;
+}
+
 // Robust scale of residuals for the noise clipping bounds: the squared MAD
 // (times 1.4826^2, a variance for Gaussian residuals), falling back to the
 // mean square when more than half the residuals are zero, and to 1e-300.
@@ -328,16 +337,9 @@ inline double robust_residual_variance(const Eigen::Ref<const Eigen::VectorXd>& 
   const Eigen::Index n = r.size();
   if (n == 0) return 1.0;
   std::vector<double> a(r.data(), r.data() + n);
-  auto median = [](std::vector<double>& v) {
-    const std::size_t h = v.size() / 2;
-    std::nth_element(v.begin(), v.begin() + h, v.end());
-    double m = v[h];
-    if (v.size() % 2 == 0) m = 0.5 * (m + *std::max_element(v.begin(), v.begin() + h));
-    return m;
-  };
-  const double med = median(a);
+  const double med = median_in_place(a);
   for (Eigen::Index i = 0; i < n; ++i) a[i] = std::abs(r(i) - med);
-  const double mad = 1.482602218505602 * median(a);
+  const double mad = 1.482602218505602 * median_in_place(a);
   double v = mad * mad;
   if (!(v > 0.0) || !std::isfinite(v)) v = r.squaredNorm() / static_cast<double>(n);
   if (!(v > 1e-300) || !std::isfinite(v)) v = 1e-300;
