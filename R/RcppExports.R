@@ -45,20 +45,20 @@
     .Call(`_sparsebayes_sb_scale_columns`, x, center, scale, intercept)
 }
 
-.sb_gp_objective <- function(kernel, noise, x, r, z, case_weights, approx, jitter, gradient, workspace = NULL) {
-    .Call(`_sparsebayes_sb_gp_objective`, kernel, noise, x, r, z, case_weights, approx, jitter, gradient, workspace)
+.sb_gp_objective <- function(kernel, noise, x, r, z, case_weights, approx, jitter, gradient, workspace = NULL, threads = 1L) {
+    .Call(`_sparsebayes_sb_gp_objective`, kernel, noise, x, r, z, case_weights, approx, jitter, gradient, workspace, threads)
 }
 
 .sb_gp_workspace <- function() {
     .Call(`_sparsebayes_sb_gp_workspace`)
 }
 
-.sb_gp_posterior <- function(kernel, noise, x, r, z, case_weights, approx, jitter) {
-    .Call(`_sparsebayes_sb_gp_posterior`, kernel, noise, x, r, z, case_weights, approx, jitter)
+.sb_gp_posterior <- function(kernel, noise, x, r, z, case_weights, approx, jitter, threads = 1L) {
+    .Call(`_sparsebayes_sb_gp_posterior`, kernel, noise, x, r, z, case_weights, approx, jitter, threads)
 }
 
-.sb_gp_predict <- function(kernel, centres, weights, chol, chol_b, x, variance, full_cov) {
-    .Call(`_sparsebayes_sb_gp_predict`, kernel, centres, weights, chol, chol_b, x, variance, full_cov)
+.sb_gp_predict <- function(kernel, centres, weights, chol, chol_b, x, variance, full_cov, threads = 1L) {
+    .Call(`_sparsebayes_sb_gp_predict`, kernel, centres, weights, chol, chol_b, x, variance, full_cov, threads)
 }
 
 .sb_laplace_gp_objective <- function(kernel, x, t, case_weights, prior_mean, start, gradient) {

@@ -65,8 +65,11 @@ print.sb_sparse_gp <- function(x, digits = max(3L, getOption("digits") - 3L), ..
 
 optim_label <- function(x) {
   if (x$optimize == "none") return("no optimisation")
-  sprintf("L-BFGS-B, %d evaluations, %s", x$iterations[[1L]], if (x$converged) "converged" else "NOT converged")
+  sprintf("L-BFGS-B, %d evaluations%s, %s", x$iterations[[1L]], subsample_label(x$subsample),
+          if (x$converged) "converged" else "NOT converged")
 }
+
+subsample_label <- function(subsample) if (is.null(subsample)) "" else sprintf(" on %d rows", subsample)
 
 #' Summarise a sparse GP fit
 #'
@@ -83,8 +86,9 @@ optim_label <- function(x) {
 #'   `optimize`, `n`, `m`, `hyperparameters` (the named vector of
 #'   [coef.sb_sparse_gp()]), `sigma` (noise sd), `logLik`, `objective` (what was
 #'   maximised: `"ELBO"` or `"log marginal likelihood"`), `converged`,
-#'   `iterations`, `message`, `restarts` (log marginal likelihoods reached
-#'   from each start), `jitter_events`, `rmse`, `r_squared` (training) and
+#'   `iterations`, `message`, `subsample` (the number of rows the
+#'   hyperparameters were learned on, or `NULL` for all), `restarts` (log
+#'   marginal likelihoods reached from each start), `jitter_events`, `rmse`, `r_squared` (training) and
 #'   `edf`, the effective degrees of freedom `sum(hatvalues(object))`.
 #' @examples
 #' summary(sparse_gp(accel ~ times, data = MASS::mcycle, inducing = 20, seed = 1))
@@ -96,7 +100,7 @@ summary.sb_sparse_gp <- function(object, ...) {
                  sigma = sqrt(object$noise), logLik = object$logLik,
                  objective = if (object$approx == "VFE") "ELBO" else "log marginal likelihood",
                  converged = object$converged, iterations = object$iterations, message = object$message,
-                 restarts = object$restart_values, jitter_events = object$jitter_events,
+                 subsample = object$subsample, restarts = object$restart_values, jitter_events = object$jitter_events,
                  rmse = sqrt(mean(object$residuals^2)),
                  r_squared = 1 - sum(object$residuals^2) / sum((y - mean(y))^2),
                  edf = sum(leverage(object))),
@@ -120,8 +124,8 @@ print.summary.sb_sparse_gp <- function(x, digits = max(3L, getOption("digits") -
   if (x$optimize == "none") {
     cat("Optimisation:       none\n")
   } else {
-    cat(sprintf("Optimisation:       %s; L-BFGS-B, %d function evaluations, %s\n", x$optimize,
-                x$iterations[[1L]], if (x$converged) "converged" else paste0("NOT converged (", x$message, ")")))
+    cat(sprintf("Optimisation:       %s; L-BFGS-B, %d function evaluations%s, %s\n", x$optimize,
+                x$iterations[[1L]], subsample_label(x$subsample), if (x$converged) "converged" else paste0("NOT converged (", x$message, ")")))
     if (length(x$restarts) > 1L)
       cat(sprintf("Starts:             %s\n", paste(format(x$restarts, digits = digits + 2L), collapse = ", ")))
   }

@@ -164,8 +164,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // sb_gp_objective
-Rcpp::List sb_gp_objective(Rcpp::List kernel, double noise, Eigen::Map<Eigen::MatrixXd> x, Eigen::Map<Eigen::VectorXd> r, Eigen::Map<Eigen::MatrixXd> z, Eigen::Map<Eigen::VectorXd> case_weights, std::string approx, double jitter, bool gradient, SEXP workspace);
-RcppExport SEXP _sparsebayes_sb_gp_objective(SEXP kernelSEXP, SEXP noiseSEXP, SEXP xSEXP, SEXP rSEXP, SEXP zSEXP, SEXP case_weightsSEXP, SEXP approxSEXP, SEXP jitterSEXP, SEXP gradientSEXP, SEXP workspaceSEXP) {
+Rcpp::List sb_gp_objective(Rcpp::List kernel, double noise, Eigen::Map<Eigen::MatrixXd> x, Eigen::Map<Eigen::VectorXd> r, Eigen::Map<Eigen::MatrixXd> z, Eigen::Map<Eigen::VectorXd> case_weights, std::string approx, double jitter, bool gradient, SEXP workspace, int threads);
+RcppExport SEXP _sparsebayes_sb_gp_objective(SEXP kernelSEXP, SEXP noiseSEXP, SEXP xSEXP, SEXP rSEXP, SEXP zSEXP, SEXP case_weightsSEXP, SEXP approxSEXP, SEXP jitterSEXP, SEXP gradientSEXP, SEXP workspaceSEXP, SEXP threadsSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -179,7 +179,8 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< double >::type jitter(jitterSEXP);
     Rcpp::traits::input_parameter< bool >::type gradient(gradientSEXP);
     Rcpp::traits::input_parameter< SEXP >::type workspace(workspaceSEXP);
-    rcpp_result_gen = Rcpp::wrap(sb_gp_objective(kernel, noise, x, r, z, case_weights, approx, jitter, gradient, workspace));
+    Rcpp::traits::input_parameter< int >::type threads(threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(sb_gp_objective(kernel, noise, x, r, z, case_weights, approx, jitter, gradient, workspace, threads));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -194,8 +195,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // sb_gp_posterior
-Rcpp::List sb_gp_posterior(Rcpp::List kernel, double noise, Eigen::Map<Eigen::MatrixXd> x, Eigen::Map<Eigen::VectorXd> r, Eigen::Map<Eigen::MatrixXd> z, Eigen::Map<Eigen::VectorXd> case_weights, std::string approx, double jitter);
-RcppExport SEXP _sparsebayes_sb_gp_posterior(SEXP kernelSEXP, SEXP noiseSEXP, SEXP xSEXP, SEXP rSEXP, SEXP zSEXP, SEXP case_weightsSEXP, SEXP approxSEXP, SEXP jitterSEXP) {
+Rcpp::List sb_gp_posterior(Rcpp::List kernel, double noise, Eigen::Map<Eigen::MatrixXd> x, Eigen::Map<Eigen::VectorXd> r, Eigen::Map<Eigen::MatrixXd> z, Eigen::Map<Eigen::VectorXd> case_weights, std::string approx, double jitter, int threads);
+RcppExport SEXP _sparsebayes_sb_gp_posterior(SEXP kernelSEXP, SEXP noiseSEXP, SEXP xSEXP, SEXP rSEXP, SEXP zSEXP, SEXP case_weightsSEXP, SEXP approxSEXP, SEXP jitterSEXP, SEXP threadsSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -207,13 +208,14 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type case_weights(case_weightsSEXP);
     Rcpp::traits::input_parameter< std::string >::type approx(approxSEXP);
     Rcpp::traits::input_parameter< double >::type jitter(jitterSEXP);
-    rcpp_result_gen = Rcpp::wrap(sb_gp_posterior(kernel, noise, x, r, z, case_weights, approx, jitter));
+    Rcpp::traits::input_parameter< int >::type threads(threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(sb_gp_posterior(kernel, noise, x, r, z, case_weights, approx, jitter, threads));
     return rcpp_result_gen;
 END_RCPP
 }
 // sb_gp_predict
-Rcpp::List sb_gp_predict(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> centres, Eigen::Map<Eigen::VectorXd> weights, Eigen::Map<Eigen::MatrixXd> chol, Eigen::Map<Eigen::MatrixXd> chol_b, Eigen::Map<Eigen::MatrixXd> x, bool variance, bool full_cov);
-RcppExport SEXP _sparsebayes_sb_gp_predict(SEXP kernelSEXP, SEXP centresSEXP, SEXP weightsSEXP, SEXP cholSEXP, SEXP chol_bSEXP, SEXP xSEXP, SEXP varianceSEXP, SEXP full_covSEXP) {
+Rcpp::List sb_gp_predict(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> centres, Eigen::Map<Eigen::VectorXd> weights, Eigen::Map<Eigen::MatrixXd> chol, Eigen::Map<Eigen::MatrixXd> chol_b, Eigen::Map<Eigen::MatrixXd> x, bool variance, bool full_cov, int threads);
+RcppExport SEXP _sparsebayes_sb_gp_predict(SEXP kernelSEXP, SEXP centresSEXP, SEXP weightsSEXP, SEXP cholSEXP, SEXP chol_bSEXP, SEXP xSEXP, SEXP varianceSEXP, SEXP full_covSEXP, SEXP threadsSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -225,7 +227,8 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type x(xSEXP);
     Rcpp::traits::input_parameter< bool >::type variance(varianceSEXP);
     Rcpp::traits::input_parameter< bool >::type full_cov(full_covSEXP);
-    rcpp_result_gen = Rcpp::wrap(sb_gp_predict(kernel, centres, weights, chol, chol_b, x, variance, full_cov));
+    Rcpp::traits::input_parameter< int >::type threads(threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(sb_gp_predict(kernel, centres, weights, chol, chol_b, x, variance, full_cov, threads));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -259,10 +262,10 @@ static const R_CallMethodDef CallEntries[] = {
     {"_sparsebayes_sb_all_finite", (DL_FUNC) &_sparsebayes_sb_all_finite, 1},
     {"_sparsebayes_sb_column_moments", (DL_FUNC) &_sparsebayes_sb_column_moments, 1},
     {"_sparsebayes_sb_scale_columns", (DL_FUNC) &_sparsebayes_sb_scale_columns, 4},
-    {"_sparsebayes_sb_gp_objective", (DL_FUNC) &_sparsebayes_sb_gp_objective, 10},
+    {"_sparsebayes_sb_gp_objective", (DL_FUNC) &_sparsebayes_sb_gp_objective, 11},
     {"_sparsebayes_sb_gp_workspace", (DL_FUNC) &_sparsebayes_sb_gp_workspace, 0},
-    {"_sparsebayes_sb_gp_posterior", (DL_FUNC) &_sparsebayes_sb_gp_posterior, 8},
-    {"_sparsebayes_sb_gp_predict", (DL_FUNC) &_sparsebayes_sb_gp_predict, 8},
+    {"_sparsebayes_sb_gp_posterior", (DL_FUNC) &_sparsebayes_sb_gp_posterior, 9},
+    {"_sparsebayes_sb_gp_predict", (DL_FUNC) &_sparsebayes_sb_gp_predict, 9},
     {"_sparsebayes_sb_laplace_gp_objective", (DL_FUNC) &_sparsebayes_sb_laplace_gp_objective, 7},
     {NULL, NULL, 0}
 };

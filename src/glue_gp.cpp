@@ -14,18 +14,20 @@
 // Objective (negative log marginal likelihood or negative VFE bound) and,
 // with gradient = TRUE, its derivatives c(log widths (one, or one per
 // input), log variance, log noise, vec(inducing)) in one call, so optim's fn and gr share it.
-// workspace: NULL or a .sb_gp_workspace() that successive calls share.
+// workspace: NULL or a .sb_gp_workspace() that successive calls share;
+// threads: OpenMP threads over blocks of rows (same result for any number).
 // [[Rcpp::export(.sb_gp_objective)]]
 Rcpp::List sb_gp_objective(Rcpp::List kernel, double noise, Eigen::Map<Eigen::MatrixXd> x,
                            Eigen::Map<Eigen::VectorXd> r, Eigen::Map<Eigen::MatrixXd> z,
                            Eigen::Map<Eigen::VectorXd> case_weights, std::string approx, double jitter, bool gradient,
-                           SEXP workspace = R_NilValue) {
+                           SEXP workspace = R_NilValue, int threads = 1) {
   RInterruptScope interrupts;
   sparsebayes::GPWorkspace* buffers =
       Rf_isNull(workspace) ? nullptr : Rcpp::XPtr<sparsebayes::GPWorkspace>(workspace).checked_get();
   const sparsebayes::GPObjective o =
       sparsebayes::sparse_gp_objective(as_kernel(kernel), noise, x, r, z, case_weights,
-                                       sparsebayes::gp_approx_from_name(approx), jitter, gradient, buffers);
+                                       sparsebayes::gp_approx_from_name(approx), jitter, gradient, buffers,
+                                       threads);
   Rcpp::NumericVector g;
   if (gradient) {
     const Eigen::Index nw = o.d_log_width.size(), nz = o.d_inducing.size();
@@ -48,10 +50,11 @@ SEXP sb_gp_workspace() { return Rcpp::XPtr<sparsebayes::GPWorkspace>(new sparseb
 // [[Rcpp::export(.sb_gp_posterior)]]
 Rcpp::List sb_gp_posterior(Rcpp::List kernel, double noise, Eigen::Map<Eigen::MatrixXd> x,
                            Eigen::Map<Eigen::VectorXd> r, Eigen::Map<Eigen::MatrixXd> z,
-                           Eigen::Map<Eigen::VectorXd> case_weights, std::string approx, double jitter) {
+                           Eigen::Map<Eigen::VectorXd> case_weights, std::string approx, double jitter,
+                           int threads = 1) {
   RInterruptScope interrupts;
   const sparsebayes::GPPosterior p = sparsebayes::sparse_gp_posterior(
-      as_kernel(kernel), noise, x, r, z, case_weights, sparsebayes::gp_approx_from_name(approx), jitter);
+      as_kernel(kernel), noise, x, r, z, case_weights, sparsebayes::gp_approx_from_name(approx), jitter, threads);
   return Rcpp::List::create(
       Rcpp::Named("value") = p.value, Rcpp::Named("weights") = p.weights, Rcpp::Named("chol") = p.chol,
       Rcpp::Named("chol_b") = p.chol_b, Rcpp::Named("fitted") = p.fitted, Rcpp::Named("fitted_var") = p.fitted_var,
@@ -65,10 +68,10 @@ Rcpp::List sb_gp_posterior(Rcpp::List kernel, double noise, Eigen::Map<Eigen::Ma
 // [[Rcpp::export(.sb_gp_predict)]]
 Rcpp::List sb_gp_predict(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> centres, Eigen::Map<Eigen::VectorXd> weights,
                          Eigen::Map<Eigen::MatrixXd> chol, Eigen::Map<Eigen::MatrixXd> chol_b,
-                         Eigen::Map<Eigen::MatrixXd> x, bool variance, bool full_cov) {
+                         Eigen::Map<Eigen::MatrixXd> x, bool variance, bool full_cov, int threads = 1) {
   RInterruptScope interrupts;
-  const sparsebayes::GPPrediction p =
-      sparsebayes::sparse_gp_predict(as_kernel(kernel), centres, weights, chol, chol_b, x, variance, full_cov);
+  const sparsebayes::GPPrediction p = sparsebayes::sparse_gp_predict(as_kernel(kernel), centres, weights, chol, chol_b,
+                                                                     x, variance, full_cov, threads);
   return Rcpp::List::create(Rcpp::Named("mean") = p.mean, Rcpp::Named("var") = p.var,
                             Rcpp::Named("cov") = p.cov);
 }

@@ -61,6 +61,20 @@ class InterruptScope {
   InterruptChecker* previous_;
 };
 
+// Suspends this thread's checks for the lifetime of the scope: a parallel
+// region must not throw out of its threads, so the caller checks between
+// regions instead.
+class InterruptPause {
+ public:
+  InterruptPause() : previous_(detail::current_interrupt_checker) { detail::current_interrupt_checker = nullptr; }
+  ~InterruptPause() { detail::current_interrupt_checker = previous_; }
+  InterruptPause(const InterruptPause&) = delete;
+  InterruptPause& operator=(const InterruptPause&) = delete;
+
+ private:
+  InterruptChecker* previous_;
+};
+
 // Called from every long loop: throws (through the installed callback) if
 // the user asked to stop.
 inline void check_interrupt() {

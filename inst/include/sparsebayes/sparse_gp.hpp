@@ -32,8 +32,10 @@
 #include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
+#include <exception>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "kernels.hpp"
 #include "model.hpp"
@@ -175,9 +177,72 @@ inline void kernel_chain(const Kernel& k, const Eigen::Ref<const Eigen::MatrixXd
 // Number of width parameters of a kernel: one, or one per input column.
 inline Eigen::Index width_count(const Kernel& k) { return k.input_widths.size() ? k.input_widths.size() : 1; }
 
+// What kernel_chain adds up over one lane of blocks: the derivatives w.r.t.
+// the log widths, the log variance and the inducing points.
+struct KernelSlopes {
+  Eigen::VectorXd log_width;
+  double log_variance = 0.0;
+  Eigen::MatrixXd inducing;
+  KernelSlopes(const Kernel& k, Eigen::Index m, Eigen::Index p)
+      : log_width(Eigen::VectorXd::Zero(width_count(k))), inducing(Eigen::MatrixXd::Zero(m, p)) {}
+  void chain(const Kernel& k, const Eigen::Ref<const Eigen::MatrixXd>& z, const Eigen::Ref<const Eigen::MatrixXd>& x,
+             const Eigen::Ref<const Eigen::MatrixXd>& K, Eigen::Ref<Eigen::MatrixXd> G, double dz_factor) {
+    kernel_chain(k, z, x, K, G, log_width, log_variance, &inducing, dz_factor);
+  }
+  // Adds the lanes' sums, in lane order, to out.
+  static void add_to(const std::vector<KernelSlopes>& lanes, GPObjective& out) {
+    for (const KernelSlopes& s : lanes) {
+      out.d_log_width += s.log_width;
+      out.d_log_variance += s.log_variance;
+      out.d_inducing += s.inducing;
+    }
+  }
+};
+
 // Columns of the training data are processed in blocks of this many, so a
 // VFE/FITC evaluation holds O(m * block) memory, not O(m n).
 constexpr Eigen::Index gp_block = 2048;
+
+// Block b belongs to lane b % gp_lanes; a lane adds up its blocks in order
+// and the lanes' sums are added in lane order. Threads take whole lanes, so
+// every sum is formed by the same operations for any number of threads:
+// results are bit-identical.
+constexpr Eigen::Index gp_lanes = 8;
+
+inline Eigen::Index lane_count(Eigen::Index n) {
+  return std::max<Eigen::Index>(1, std::min<Eigen::Index>(gp_lanes, (n + gp_block - 1) / gp_block));
+}
+
+// Calls body(lane, start, nb) for every block of rows, in rounds of one
+// block per lane shared among `threads` OpenMP threads. Interrupts are
+// checked between rounds (never inside the parallel region), and an
+// exception in a block is rethrown after its round.
+template <class Body>
+void for_each_block(Eigen::Index n, int threads, Body&& body) {
+  const Eigen::Index blocks = (n + gp_block - 1) / gp_block, lanes = lane_count(n);
+  threads = std::max(1, threads);
+  for (Eigen::Index first = 0; first < blocks; first += lanes) {
+    check_interrupt();
+    const Eigen::Index count = std::min(lanes, blocks - first);
+    std::exception_ptr failure = nullptr;
+    InterruptPause pause;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1 && count > 1)
+#endif
+    for (Eigen::Index lane = 0; lane < count; ++lane) {
+      try {
+        const Eigen::Index start = (first + lane) * gp_block;
+        body(lane, start, std::min(gp_block, n - start));
+      } catch (...) {
+#ifdef _OPENMP
+#pragma omp critical(sparsebayes_gp_failure)
+#endif
+        if (!failure) failure = std::current_exception();
+      }
+    }
+    if (failure) std::rethrow_exception(failure);
+  }
+}
 
 inline double kernel_diag_value(const Kernel& k) { return k.variance; }  // stationary kernels only
 
@@ -233,7 +298,8 @@ inline Eigen::VectorXd point_noise(double noise, const Eigen::Ref<const Eigen::V
 inline SparseFactors sparse_factors(const Kernel& k, double noise, const Eigen::Ref<const Eigen::MatrixXd>& x,
                                     const Eigen::Ref<const Eigen::VectorXd>& r,
                                     const Eigen::Ref<const Eigen::MatrixXd>& z,
-                                    const Eigen::Ref<const Eigen::VectorXd>& wt, GPApprox approx, double jitter) {
+                                    const Eigen::Ref<const Eigen::VectorXd>& wt, GPApprox approx, double jitter,
+                                    int threads = 1) {
   const Eigen::Index n = x.rows(), m = z.rows();
   SparseFactors f;
   double used = 0.0;
@@ -247,15 +313,15 @@ inline SparseFactors sparse_factors(const Kernel& k, double noise, const Eigen::
   const bool fitc = approx == GPApprox::fitc;
   f.lam.resize(n);
   f.clamped = Eigen::Array<bool, Eigen::Dynamic, 1>::Constant(n, false);
-  f.E = Eigen::MatrixXd::Zero(m, m);
-  Eigen::VectorXd Alr = Eigen::VectorXd::Zero(m);
-  for (Eigen::Index start = 0; start < n; start += gp_block) {
-    check_interrupt();
-    const Eigen::Index nb = std::min(gp_block, n - start);
+  const Eigen::Index lanes = lane_count(n);
+  std::vector<Eigen::MatrixXd> E(lanes, Eigen::MatrixXd::Zero(m, m));
+  std::vector<Eigen::VectorXd> Alr(lanes, Eigen::VectorXd::Zero(m));
+  std::vector<double> trace(lanes, 0.0);
+  for_each_block(n, threads, [&](Eigen::Index lane, Eigen::Index start, Eigen::Index nb) {
     const Eigen::MatrixXd Ab = block_A(k, z, x, f.L, start, nb);
     for (Eigen::Index i = 0; i < nb; ++i) {
       const double q = Ab.col(i).squaredNorm();
-      f.weighted_trace += case_weight(wt, start + i) * (kd - q);
+      trace[lane] += case_weight(wt, start + i) * (kd - q);
       double d = 0.0;
       if (fitc) {
         d = kd - q;
@@ -268,8 +334,16 @@ inline SparseFactors sparse_factors(const Kernel& k, double noise, const Eigen::
     }
     const Eigen::VectorXd isd = f.lam.segment(start, nb).cwiseInverse().cwiseSqrt();
     const Eigen::MatrixXd As = Ab * isd.asDiagonal();
-    f.E.selfadjointView<Eigen::Lower>().rankUpdate(As);
-    Alr.noalias() += As * (r.segment(start, nb).cwiseProduct(isd));
+    E[lane].selfadjointView<Eigen::Lower>().rankUpdate(As);
+    Alr[lane].noalias() += As * (r.segment(start, nb).cwiseProduct(isd));
+  });
+  f.E = E[0];
+  Eigen::VectorXd alr = Alr[0];
+  f.weighted_trace = trace[0];
+  for (Eigen::Index lane = 1; lane < lanes; ++lane) {
+    f.E += E[lane];
+    alr += Alr[lane];
+    f.weighted_trace += trace[lane];
   }
   f.E.triangularView<Eigen::StrictlyUpper>() = f.E.transpose();
   f.lam_inv = f.lam.cwiseInverse();
@@ -280,7 +354,7 @@ inline SparseFactors sparse_factors(const Kernel& k, double noise, const Eigen::
     throw gp_cholesky_failure("B = I + A Lam^-1 A'");
   f.E.diagonal().array() += used;  // B - I as factorised
   f.LB = f.llt_b.matrixL();
-  f.c = f.LB.triangularView<Eigen::Lower>().solve(Alr);
+  f.c = f.LB.triangularView<Eigen::Lower>().solve(alr);
   return f;
 }
 
@@ -377,6 +451,115 @@ inline void lower_gram_in_place(Eigen::Ref<Eigen::MatrixXd> Li) {
   }
 }
 
+// The VFE gradient from its factors, in one more pass over the training
+// points. With Sigma_u = K_uu + K_uf D K_fu = L B L' (D = Lam^-1 = W / s2n),
+// mu = Sigma_u^-1 K_uf D r and M = mu mu' - (K_uu^-1 - Sigma_u^-1)
+// = mu mu' - L^-T B^-1 E L^-1, the sensitivities are
+//   G_uf = M K_uf D - mu (D r)',   G_uu = (M + L^-T E L^-1) / 2,
+// so a block costs one m x m by m x nb product (FITC, whose Lam depends on
+// K_uf, needs the general route below).
+inline void vfe_gradient(const Kernel& k, double noise, const Eigen::Ref<const Eigen::MatrixXd>& x,
+                         const Eigen::Ref<const Eigen::VectorXd>& r, const Eigen::Ref<const Eigen::MatrixXd>& z,
+                         const Eigen::Ref<const Eigen::VectorXd>& wt, const SparseFactors& f, GPObjective& out,
+                         int threads) {
+  const Eigen::Index n = x.rows(), m = z.rows();
+  const auto LT = f.L.transpose().triangularView<Eigen::Upper>();
+  const Eigen::VectorXd LTmu = f.LB.transpose().triangularView<Eigen::Upper>().solve(f.c);  // L' mu
+  const Eigen::VectorXd mu = LT.solve(LTmu);
+  // B^-1 E = I - B^-1, without the cancellation when E is small
+  Eigen::MatrixXd BiE = f.llt_b.solve(f.E);
+  BiE = 0.5 * (BiE + BiE.transpose()).eval();
+  const auto both_sides = [&](const Eigen::MatrixXd& S) {  // L^-T S L^-1
+    return Eigen::MatrixXd(LT.solve(LT.solve(S).transpose()).transpose());
+  };
+  Eigen::MatrixXd M = -both_sides(BiE);
+  M.noalias() += mu * mu.transpose();
+  out.d_inducing = Eigen::MatrixXd::Zero(m, x.cols());
+  std::vector<KernelSlopes> slopes(lane_count(n), KernelSlopes(k, m, x.cols()));
+  for_each_block(n, threads, [&](Eigen::Index lane, Eigen::Index start, Eigen::Index nb) {
+    const auto xb = x.middleRows(start, nb);
+    const auto db = f.lam_inv.segment(start, nb);
+    const Eigen::MatrixXd Kb = kernel_matrix(k, z, xb);
+    Eigen::MatrixXd G = M * (Kb * db.asDiagonal());
+    G.noalias() -= mu * r.segment(start, nb).cwiseProduct(db).transpose();
+    slopes[lane].chain(k, z, xb, Kb, G, 1.0);
+  });
+  KernelSlopes::add_to(slopes, out);
+  Eigen::MatrixXd Guu = 0.5 * (M + both_sides(f.E));
+  kernel_chain(k, z, z, f.Kuu, Guu, out.d_log_width, out.d_log_variance, &out.d_inducing, 2.0);
+  // the trace term's sum_i w_i k_ii / (2 s2n), through k_ii = s2
+  const double weight_sum = wt.size() ? wt.sum() : double(n);
+  out.d_log_variance += 0.5 * weight_sum * kernel_diag_value(k) / noise;
+  // d/dlog s2n of n/2 log s2n + log|B| + r'Dr/2 - c'c/2 + T/(2 s2n), with D and
+  // E proportional to 1/s2n
+  const double trace_BiE = BiE.trace();
+  out.d_log_noise = 0.5 * double(n) - 0.5 * trace_BiE - 0.5 * r.cwiseProduct(f.lam_inv).dot(r) + f.c.squaredNorm() -
+                    0.5 * LTmu.dot(f.E * LTmu) - 0.5 * f.weighted_trace / noise + replication_slope(wt);
+}
+
+// The FITC gradient from its factors. With a = Sigma^-1 r, w = diag(Sigma^-1)
+// - a^2, P = K_uu^-1 K_uf = L^-T A: P Sigma^-1 = L^-T LB^-T V
+// (V = LB^-1 A Lam^-1) and P a = L^-T LB^-T c. G_uf = P (W - diag w) is
+// chained block by block, and P diag(w) P' is accumulated for G_uu.
+inline void fitc_gradient(const Kernel& k, double noise, const Eigen::Ref<const Eigen::MatrixXd>& x,
+                          const Eigen::Ref<const Eigen::VectorXd>& r, const Eigen::Ref<const Eigen::MatrixXd>& z,
+                          const Eigen::Ref<const Eigen::VectorXd>& wt, const SparseFactors& f, GPObjective& out,
+                          int threads) {
+  const Eigen::Index n = x.rows(), m = z.rows();
+  const auto LT = f.L.transpose().triangularView<Eigen::Upper>();
+  const auto LBlow = f.LB.triangularView<Eigen::Lower>();
+  const auto LBT = f.LB.transpose().triangularView<Eigen::Upper>();
+  const Eigen::VectorXd Pa = LT.solve(LBT.solve(f.c));
+  out.d_inducing = Eigen::MatrixXd::Zero(m, x.cols());
+  const Eigen::Index lanes = lane_count(n);
+  std::vector<KernelSlopes> slopes(lanes, KernelSlopes(k, m, x.cols()));
+  std::vector<Eigen::MatrixXd> PwP(lanes, Eigen::MatrixXd::Zero(m, m));  // sum P diag(w) P'
+  std::vector<double> g_noise(lanes, 0.0), g_diag(lanes, 0.0);
+  for_each_block(n, threads, [&](Eigen::Index lane, Eigen::Index start, Eigen::Index nb) {
+    const auto li = f.lam_inv.segment(start, nb);
+    const Eigen::MatrixXd Ab = block_A(k, z, x, f.L, start, nb);
+    Eigen::MatrixXd V = LBlow.solve(Ab * li.asDiagonal());
+    const Eigen::VectorXd a = r.segment(start, nb).cwiseProduct(li) - V.transpose() * f.c;
+    Eigen::VectorXd w = li - V.colwise().squaredNorm().transpose();
+    w -= a.cwiseProduct(a);
+    for (Eigen::Index i = 0; i < nb; ++i)  // dLam_ii / dlog s2n = s2n / w_i
+      g_noise[lane] += 0.5 * w(i) / case_weight(wt, start + i);
+    for (Eigen::Index i = 0; i < nb; ++i)
+      if (f.clamped(start + i)) w(i) = 0.0;  // the clamp has zero derivative
+    const Eigen::MatrixXd P = LT.solve(Ab);
+    LBT.solveInPlace(V);
+    LT.solveInPlace(V);
+    Eigen::MatrixXd& G = V;  // becomes G_uf for this block
+    G.noalias() -= Pa * a.transpose();
+    G.noalias() -= P * w.asDiagonal();
+    PwP[lane].noalias() += P * w.asDiagonal() * P.transpose();
+    g_diag[lane] += 0.5 * w.sum();
+    const auto xb = x.middleRows(start, nb);
+    slopes[lane].chain(k, z, xb, kernel_matrix(k, z, xb), G, 1.0);
+  });
+  KernelSlopes::add_to(slopes, out);
+  Eigen::MatrixXd PdP = PwP[0];
+  double noise_slope = g_noise[0], diag_slope = g_diag[0];
+  for (Eigen::Index lane = 1; lane < lanes; ++lane) {
+    PdP += PwP[lane];
+    noise_slope += g_noise[lane];
+    diag_slope += g_diag[lane];
+  }
+  // P Sigma^-1 P' = L^-T (I - B^-1) L^-1 with I - B^-1 = B^-1 (B - I) = B^-1 E:
+  // a solve against E, without B^-1 and without the cancellation of I - B^-1
+  // when E is small; P W P' = that - Pa Pa'.
+  Eigen::MatrixXd BiE = f.llt_b.solve(f.E);
+  BiE = 0.5 * (BiE + BiE.transpose()).eval();
+  Eigen::MatrixXd PWP = LT.solve(LT.solve(BiE).transpose()).transpose();
+  PWP.noalias() -= Pa * Pa.transpose();
+  // G_uu = -PWP/2 + P diag(w) P'/2; K_uu (symmetric, jitter proportional to
+  // s2): both z arguments move.
+  Eigen::MatrixXd Guu = -0.5 * PWP + 0.5 * PdP;
+  kernel_chain(k, z, z, f.Kuu, Guu, out.d_log_width, out.d_log_variance, &out.d_inducing, 2.0);
+  out.d_log_variance += diag_slope * kernel_diag_value(k);
+  out.d_log_noise = noise * noise_slope + replication_slope(wt);
+}
+
 }  // namespace detail
 
 // Buffers that an optimiser's repeated evaluations of the exact objective
@@ -392,7 +575,7 @@ inline GPObjective sparse_gp_objective(const Kernel& k, double noise, const Eige
                                        const Eigen::Ref<const Eigen::VectorXd>& r,
                                        const Eigen::Ref<const Eigen::MatrixXd>& z,
                                        const Eigen::Ref<const Eigen::VectorXd>& wt, GPApprox approx, double jitter,
-                                       bool gradient, GPWorkspace* workspace = nullptr) {
+                                       bool gradient, GPWorkspace* workspace = nullptr, int threads = 1) {
   detail::check_gp_inputs(k, noise, x, r, z, wt, approx);
   const Eigen::Index n = x.rows();
   GPObjective out;
@@ -418,87 +601,25 @@ inline GPObjective sparse_gp_objective(const Kernel& k, double noise, const Eige
     return out;
   }
 
-  const Eigen::Index m = z.rows();
-  const double kd = detail::kernel_diag_value(k);
-  detail::SparseFactors f = detail::sparse_factors(k, noise, x, r, z, wt, approx, jitter);
+  const detail::SparseFactors f = detail::sparse_factors(k, noise, x, r, z, wt, approx, jitter, threads);
   out.jitter_events = f.jitter_events;
   out.value = detail::sparse_value(f, noise, r, wt, approx);
   if (!gradient) return out;
 
-  const Eigen::MatrixXd& L = f.L;
-  const Eigen::MatrixXd& LB = f.LB;
-  const Eigen::VectorXd& lam_inv = f.lam_inv;
-  const Eigen::VectorXd& c = f.c;
-  const auto LT = L.transpose().triangularView<Eigen::Upper>();
-  const auto LBlow = LB.triangularView<Eigen::Lower>();
-  const auto LBT = LB.transpose().triangularView<Eigen::Upper>();
-  const double trace_term = (approx == GPApprox::vfe) ? f.weighted_trace : 0.0;
-  const Eigen::VectorXd wts = wt.size() ? Eigen::VectorXd(wt) : Eigen::VectorXd::Ones(n);
-  // Pass 2: with a = Sigma^-1 r, w = diag(Sigma^-1) - a^2, P = K_uu^-1 K_uf =
-  // L^-T A: P Sigma^-1 = L^-T LB^-T V (V = LB^-1 A Lam^-1), P a = L^-T LB^-T c.
-  // G_uf = P W - P/s2n (VFE) or P (W - diag w) (FITC) is chained block by
-  // block; the pieces of G_uu are accumulated.
-  const Eigen::VectorXd Pa = LT.solve(LBT.solve(c));
-  out.d_inducing = Eigen::MatrixXd::Zero(m, x.cols());
-  Eigen::MatrixXd PdP = Eigen::MatrixXd::Zero(m, m);  // sum P diag(d) P', d = 1 (VFE) or w (FITC)
-  double g_noise = 0.0, g_diag = 0.0;
-  for (Eigen::Index start = 0; start < n; start += detail::gp_block) {
-    check_interrupt();
-    const Eigen::Index nb = std::min(detail::gp_block, n - start);
-    const auto xb = x.middleRows(start, nb);
-    const Eigen::MatrixXd Ab = detail::block_A(k, z, x, L, start, nb);
-    Eigen::MatrixXd V = LBlow.solve(Ab * lam_inv.segment(start, nb).asDiagonal());
-    const Eigen::VectorXd a = r.segment(start, nb).cwiseProduct(lam_inv.segment(start, nb)) - V.transpose() * c;
-    Eigen::VectorXd w = lam_inv.segment(start, nb) - V.colwise().squaredNorm().transpose();
-    w -= a.cwiseProduct(a);
-    const auto wb = wts.segment(start, nb);
-    g_noise += 0.5 * w.cwiseQuotient(wb).sum();  // dLam_ii / dlog s2n = s2n / w_i
-    const Eigen::MatrixXd P = LT.solve(Ab);
-    LBT.solveInPlace(V);
-    LT.solveInPlace(V);
-    Eigen::MatrixXd& G = V;  // becomes G_uf for this block
-    G.noalias() -= Pa * a.transpose();
-    if (approx == GPApprox::vfe) {
-      G -= P * (wb / noise).asDiagonal();
-      PdP.selfadjointView<Eigen::Lower>().rankUpdate(P * wb.cwiseSqrt().asDiagonal());
-    } else {
-      for (Eigen::Index i = 0; i < nb; ++i)
-        if (f.clamped(start + i)) w(i) = 0.0;  // the clamp has zero derivative
-      G.noalias() -= P * w.asDiagonal();
-      PdP.noalias() += P * w.asDiagonal() * P.transpose();
-      g_diag += 0.5 * w.sum();
-    }
-    const Eigen::MatrixXd Kb = kernel_matrix(k, z, xb);
-    detail::kernel_chain(k, z, xb, Kb, G, out.d_log_width, out.d_log_variance, &out.d_inducing, 1.0);
-  }
-  if (approx == GPApprox::vfe) {
-    PdP.triangularView<Eigen::StrictlyUpper>() = PdP.transpose();
-    g_diag = 0.5 * wts.sum() / noise;
-    g_noise -= 0.5 * trace_term / (noise * noise);
-  }
-  // P Sigma^-1 P' = L^-T (I - B^-1) L^-1 with I - B^-1 = B^-1 (B - I) = B^-1 E:
-  // a solve against E, without B^-1 and without the cancellation of I - B^-1
-  // when E is small; P W P' = that - Pa Pa'.
-  Eigen::MatrixXd BiE = f.llt_b.solve(f.E);
-  BiE = 0.5 * (BiE + BiE.transpose()).eval();
-  Eigen::MatrixXd PWP = LT.solve(LT.solve(BiE).transpose()).transpose();
-  PWP.noalias() -= Pa * Pa.transpose();
-  // G_uu = -PWP/2 + PdP/(2 s2n) (VFE) or -PWP/2 + P diag(w) P'/2 (FITC).
-  Eigen::MatrixXd Guu = -0.5 * PWP + (approx == GPApprox::vfe ? 0.5 / noise : 0.5) * PdP;
-  // K_uu (symmetric, jitter proportional to s2): both z arguments move.
-  detail::kernel_chain(k, z, z, f.Kuu, Guu, out.d_log_width, out.d_log_variance, &out.d_inducing, 2.0);
-  out.d_log_variance += g_diag * kd;
-  out.d_log_noise = noise * g_noise + detail::replication_slope(wt);
+  if (approx == GPApprox::vfe)
+    detail::vfe_gradient(k, noise, x, r, z, wt, f, out, threads);
+  else
+    detail::fitc_gradient(k, noise, x, r, z, wt, f, out, threads);
   return out;
 }
-
 
 // Posterior quantities at the given hyperparameters (see GPPosterior), from
 // one factorisation.
 inline GPPosterior sparse_gp_posterior(const Kernel& k, double noise, const Eigen::Ref<const Eigen::MatrixXd>& x,
                                        const Eigen::Ref<const Eigen::VectorXd>& r,
                                        const Eigen::Ref<const Eigen::MatrixXd>& z,
-                                       const Eigen::Ref<const Eigen::VectorXd>& wt, GPApprox approx, double jitter) {
+                                       const Eigen::Ref<const Eigen::VectorXd>& wt, GPApprox approx, double jitter,
+                                       int threads = 1) {
   detail::check_gp_inputs(k, noise, x, r, z, wt, approx);
   const Eigen::Index n = x.rows();
   const double kd = detail::kernel_diag_value(k);
@@ -523,7 +644,7 @@ inline GPPosterior sparse_gp_posterior(const Kernel& k, double noise, const Eige
     return out;
   }
 
-  const detail::SparseFactors f = detail::sparse_factors(k, noise, x, r, z, wt, approx, jitter);
+  const detail::SparseFactors f = detail::sparse_factors(k, noise, x, r, z, wt, approx, jitter, threads);
   out.jitter_events = f.jitter_events;
   out.value = detail::sparse_value(f, noise, r, wt, approx);
   out.chol = f.L;
@@ -547,9 +668,7 @@ inline GPPosterior sparse_gp_posterior(const Kernel& k, double noise, const Eige
   out.pi_diag.resize(n);
   out.fitted.resize(n);
   out.fitted_var.resize(n);
-  for (Eigen::Index start = 0; start < n; start += detail::gp_block) {
-    check_interrupt();
-    const Eigen::Index nb = std::min(detail::gp_block, n - start);
+  detail::for_each_block(n, threads, [&](Eigen::Index, Eigen::Index start, Eigen::Index nb) {
     const Eigen::MatrixXd Ab = detail::block_A(k, z, x, f.L, start, nb);
     const Eigen::MatrixXd LBA = LBlow.solve(Ab);
     const auto li = f.lam_inv.segment(start, nb);
@@ -559,7 +678,7 @@ inline GPPosterior sparse_gp_posterior(const Kernel& k, double noise, const Eige
     out.fitted.segment(start, nb) = Ab.transpose() * LBTc;
     out.fitted_var.segment(start, nb) =
         ((kd - Ab.colwise().squaredNorm().array()) + LBA.colwise().squaredNorm().array()).matrix().transpose();
-  }
+  });
   return out;
 }
 
@@ -580,7 +699,8 @@ inline GPPrediction sparse_gp_predict(const Kernel& k, const Eigen::Ref<const Ei
                                       const Eigen::Ref<const Eigen::VectorXd>& weights,
                                       const Eigen::Ref<const Eigen::MatrixXd>& chol,
                                       const Eigen::Ref<const Eigen::MatrixXd>& chol_b,
-                                      const Eigen::Ref<const Eigen::MatrixXd>& xs, bool variance, bool full_cov) {
+                                      const Eigen::Ref<const Eigen::MatrixXd>& xs, bool variance, bool full_cov,
+                                      int threads = 1) {
   const Eigen::Index c = centres.rows(), q = xs.rows();
   if (k.type != KernelType::gaussian && k.type != KernelType::laplace && k.type != KernelType::cauchy)
     throw std::invalid_argument("sparse GPs support the gaussian, laplace and cauchy kernels");
@@ -610,12 +730,10 @@ inline GPPrediction sparse_gp_predict(const Kernel& k, const Eigen::Ref<const Ei
     out.var = out.cov.diagonal();
     return out;
   }
-  for (Eigen::Index start = 0; start < q; start += detail::gp_block) {
-    check_interrupt();
-    const Eigen::Index nb = std::min(detail::gp_block, q - start);
+  detail::for_each_block(q, threads, [&](Eigen::Index, Eigen::Index start, Eigen::Index nb) {
     Eigen::MatrixXd A = kernel_matrix(k, centres, xs.middleRows(start, nb));
     out.mean.segment(start, nb).noalias() = A.transpose() * weights;
-    if (!variance) continue;
+    if (!variance) return;
     Llow.solveInPlace(A);
     Eigen::ArrayXd v = kd - A.colwise().squaredNorm().transpose().array();
     if (sparse) {
@@ -623,7 +741,7 @@ inline GPPrediction sparse_gp_predict(const Kernel& k, const Eigen::Ref<const Ei
       v += A.colwise().squaredNorm().transpose().array();
     }
     out.var.segment(start, nb) = v.matrix();
-  }
+  });
   return out;
 }
 
