@@ -451,10 +451,35 @@ inline void lower_gram_in_place(Eigen::Ref<Eigen::MatrixXd> Li) {
   }
 }
 
+// What the VFE and FITC gradients share, with Sigma_u = K_uu + K_uf Lam^-1
+// K_fu = L B L': mu = Sigma_u^-1 K_uf Lam^-1 r = L^-T LB^-T c, B^-1 E and
+// M = mu mu' - (K_uu^-1 - Sigma_u^-1) = mu mu' - L^-T B^-1 E L^-1, where
+// B^-1 E = I - B^-1 is a solve against E: no cancellation when E is small.
+struct GradientCore {
+  Eigen::VectorXd LTmu, mu;  // L' mu and mu
+  Eigen::MatrixXd BiE, M;
+};
+
+// L^-T S L^-1 for the factor L of K_uu.
+inline Eigen::MatrixXd both_sides_inverse(const Eigen::MatrixXd& L, const Eigen::MatrixXd& S) {
+  const auto LT = L.transpose().triangularView<Eigen::Upper>();
+  return LT.solve(LT.solve(S).transpose()).transpose();
+}
+
+inline GradientCore gradient_core(const SparseFactors& f) {
+  GradientCore g;
+  g.LTmu = f.LB.transpose().triangularView<Eigen::Upper>().solve(f.c);
+  g.mu = f.L.transpose().triangularView<Eigen::Upper>().solve(g.LTmu);
+  g.BiE = f.llt_b.solve(f.E);
+  g.BiE = 0.5 * (g.BiE + g.BiE.transpose()).eval();
+  g.M = -both_sides_inverse(f.L, g.BiE);
+  g.M.noalias() += g.mu * g.mu.transpose();
+  return g;
+}
+
 // The VFE gradient from its factors, in one more pass over the training
-// points. With Sigma_u = K_uu + K_uf D K_fu = L B L' (D = Lam^-1 = W / s2n),
-// mu = Sigma_u^-1 K_uf D r and M = mu mu' - (K_uu^-1 - Sigma_u^-1)
-// = mu mu' - L^-T B^-1 E L^-1, the sensitivities are
+// points. With D = Lam^-1 = W / s2n and mu, M of gradient_core, the
+// sensitivities are
 //   G_uf = M K_uf D - mu (D r)',   G_uu = (M + L^-T E L^-1) / 2,
 // so a block costs one m x m by m x nb product (FITC, whose Lam depends on
 // K_uf, needs the general route below).
@@ -463,38 +488,29 @@ inline void vfe_gradient(const Kernel& k, double noise, const Eigen::Ref<const E
                          const Eigen::Ref<const Eigen::VectorXd>& wt, const SparseFactors& f, GPObjective& out,
                          int threads) {
   const Eigen::Index n = x.rows(), m = z.rows();
-  const auto LT = f.L.transpose().triangularView<Eigen::Upper>();
-  const Eigen::VectorXd LTmu = f.LB.transpose().triangularView<Eigen::Upper>().solve(f.c);  // L' mu
-  const Eigen::VectorXd mu = LT.solve(LTmu);
-  // B^-1 E = I - B^-1, without the cancellation when E is small
-  Eigen::MatrixXd BiE = f.llt_b.solve(f.E);
-  BiE = 0.5 * (BiE + BiE.transpose()).eval();
-  const auto both_sides = [&](const Eigen::MatrixXd& S) {  // L^-T S L^-1
-    return Eigen::MatrixXd(LT.solve(LT.solve(S).transpose()).transpose());
-  };
-  Eigen::MatrixXd M = -both_sides(BiE);
-  M.noalias() += mu * mu.transpose();
+  const GradientCore g = gradient_core(f);
+  const Eigen::VectorXd& mu = g.mu;
   out.d_inducing = Eigen::MatrixXd::Zero(m, x.cols());
   std::vector<KernelSlopes> slopes(lane_count(n), KernelSlopes(k, m, x.cols()));
   for_each_block(n, threads, [&](Eigen::Index lane, Eigen::Index start, Eigen::Index nb) {
     const auto xb = x.middleRows(start, nb);
     const auto db = f.lam_inv.segment(start, nb);
     const Eigen::MatrixXd Kb = kernel_matrix(k, z, xb);
-    Eigen::MatrixXd G = M * (Kb * db.asDiagonal());
+    Eigen::MatrixXd G = g.M * (Kb * db.asDiagonal());
     G.noalias() -= mu * r.segment(start, nb).cwiseProduct(db).transpose();
     slopes[lane].chain(k, z, xb, Kb, G, 1.0);
   });
   KernelSlopes::add_to(slopes, out);
-  Eigen::MatrixXd Guu = 0.5 * (M + both_sides(f.E));
+  Eigen::MatrixXd Guu = 0.5 * (g.M + both_sides_inverse(f.L, f.E));
   kernel_chain(k, z, z, f.Kuu, Guu, out.d_log_width, out.d_log_variance, &out.d_inducing, 2.0);
   // the trace term's sum_i w_i k_ii / (2 s2n), through k_ii = s2
   const double weight_sum = wt.size() ? wt.sum() : double(n);
   out.d_log_variance += 0.5 * weight_sum * kernel_diag_value(k) / noise;
   // d/dlog s2n of n/2 log s2n + log|B| + r'Dr/2 - c'c/2 + T/(2 s2n), with D and
   // E proportional to 1/s2n
-  const double trace_BiE = BiE.trace();
-  out.d_log_noise = 0.5 * double(n) - 0.5 * trace_BiE - 0.5 * r.cwiseProduct(f.lam_inv).dot(r) + f.c.squaredNorm() -
-                    0.5 * LTmu.dot(f.E * LTmu) - 0.5 * f.weighted_trace / noise + replication_slope(wt);
+  out.d_log_noise = 0.5 * double(n) - 0.5 * g.BiE.trace() - 0.5 * r.cwiseProduct(f.lam_inv).dot(r) +
+                    f.c.squaredNorm() - 0.5 * g.LTmu.dot(f.E * g.LTmu) - 0.5 * f.weighted_trace / noise +
+                    replication_slope(wt);
 }
 
 // The FITC gradient from its factors. With a = Sigma^-1 r, w = diag(Sigma^-1)
@@ -509,7 +525,8 @@ inline void fitc_gradient(const Kernel& k, double noise, const Eigen::Ref<const 
   const auto LT = f.L.transpose().triangularView<Eigen::Upper>();
   const auto LBlow = f.LB.triangularView<Eigen::Lower>();
   const auto LBT = f.LB.transpose().triangularView<Eigen::Upper>();
-  const Eigen::VectorXd Pa = LT.solve(LBT.solve(f.c));
+  const GradientCore g = gradient_core(f);
+  const Eigen::VectorXd& Pa = g.mu;
   out.d_inducing = Eigen::MatrixXd::Zero(m, x.cols());
   const Eigen::Index lanes = lane_count(n);
   std::vector<KernelSlopes> slopes(lanes, KernelSlopes(k, m, x.cols()));
@@ -545,16 +562,9 @@ inline void fitc_gradient(const Kernel& k, double noise, const Eigen::Ref<const 
     noise_slope += g_noise[lane];
     diag_slope += g_diag[lane];
   }
-  // P Sigma^-1 P' = L^-T (I - B^-1) L^-1 with I - B^-1 = B^-1 (B - I) = B^-1 E:
-  // a solve against E, without B^-1 and without the cancellation of I - B^-1
-  // when E is small; P W P' = that - Pa Pa'.
-  Eigen::MatrixXd BiE = f.llt_b.solve(f.E);
-  BiE = 0.5 * (BiE + BiE.transpose()).eval();
-  Eigen::MatrixXd PWP = LT.solve(LT.solve(BiE).transpose()).transpose();
-  PWP.noalias() -= Pa * Pa.transpose();
-  // G_uu = -PWP/2 + P diag(w) P'/2; K_uu (symmetric, jitter proportional to
-  // s2): both z arguments move.
-  Eigen::MatrixXd Guu = -0.5 * PWP + 0.5 * PdP;
+  // G_uu = -P W P'/2 + P diag(w) P'/2 with P W P' = P Sigma^-1 P' - Pa Pa'
+  // = -M; K_uu (symmetric, jitter proportional to s2): both z arguments move.
+  Eigen::MatrixXd Guu = 0.5 * (g.M + PdP);
   kernel_chain(k, z, z, f.Kuu, Guu, out.d_log_width, out.d_log_variance, &out.d_inducing, 2.0);
   out.d_log_variance += diag_slope * kernel_diag_value(k);
   out.d_log_noise = noise * noise_slope + replication_slope(wt);
