@@ -133,7 +133,11 @@
 #'   \item{converged, iterations, message}{[stats::optim()]'s convergence
 #'     (code 0), its `counts` (function and gradient evaluations) and its
 #'     message.}
-#'   \item{restart_values}{the objective reached from each start.}
+#'   \item{restart_values}{the objective reached from each start (on the
+#'     rows learned on).}
+#'   \item{subsample}{the number of rows the hyperparameters and inducing
+#'     points were learned on, when fewer than n (see Many rows); else
+#'     `NULL`.}
 #'   \item{jitter_events}{factorisations of K_uu that needed extra jitter,
 #'     over the whole fit.}
 #'   \item{jitter}{the base jitter (relative to the kernel variance).}
