@@ -147,7 +147,7 @@ learn_kernel_widths <- function(kernel, xs, targets, weights = NULL, control = s
 # responses of any scale, 1e-150 or 1e150, can be learned from).
 gaussian_outputs <- function(xs, targets, weights, control) {
   wt <- if (is.null(weights)) numeric(0) else weights
-  n_rows <- if (length(wt)) sum(wt) else nrow(targets)
+  n_rows <- replicated_rows(wt, nrow(targets))
   lapply(seq_len(ncol(targets)), function(j) {
     size <- max(abs(targets[, j]))
     u <- gp_standard_units(targets[, j] / size, weights)

@@ -304,7 +304,7 @@ sparse_gp.default <- function(x, y, kernel = kernel_gaussian(), inducing = 50, a
   names(fit$par$kernel$width) <- if (length(fit$par$kernel$width) > 1L) colnames(xs)
   fit$par$kernel$variance <- fit$par$kernel$variance * sy^2  # back to the units of y
   fit$par$noise <- fit$par$noise * sy^2
-  n_rows <- if (length(wt)) sum(learn_wt) else length(rows)  # weights count as replicated rows
+  n_rows <- replicated_rows(learn_wt, length(rows))
   fit$value <- fit$value + n_rows * log(sy)
   fit$restart_values <- fit$restart_values + n_rows * log(sy)
   fit <- new_sparse_gp(fit, x = x, xs = xs, y = y, wt = wt, ybar = ybar, scaling = scaling, approx = approx,
@@ -545,7 +545,7 @@ gp_optimise <- function(xs, r, Z, wt, kernel, start, approx, optimize, fixed_noi
   # stops on an absolute gain per observation: factr * eps nats.
   f_ref <- fns$fn(pmin(pmax(theta0, lower), upper))
   fn <- function(theta) fns$fn(theta) - f_ref
-  n_obs <- if (length(wt)) sum(wt) else nrow(xs)
+  n_obs <- replicated_rows(wt, nrow(xs))
   one_run <- function(theta) {
     theta <- pmin(pmax(theta, lower), upper)
     res <- tryCatch(

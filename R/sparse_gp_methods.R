@@ -88,7 +88,8 @@ subsample_label <- function(subsample) if (is.null(subsample)) "" else sprintf("
 #'   maximised: `"ELBO"` or `"log marginal likelihood"`), `converged`,
 #'   `iterations`, `message`, `subsample` (the number of rows the
 #'   hyperparameters were learned on, or `NULL` for all), `restarts` (log
-#'   marginal likelihoods reached from each start), `jitter_events`, `rmse`, `r_squared` (training) and
+#'   marginal likelihoods reached from each start), `jitter_events`, `rmse`,
+#'   `r_squared` (training) and
 #'   `edf`, the effective degrees of freedom `sum(hatvalues(object))`.
 #' @examples
 #' summary(sparse_gp(accel ~ times, data = MASS::mcycle, inducing = 20, seed = 1))
@@ -125,7 +126,8 @@ print.summary.sb_sparse_gp <- function(x, digits = max(3L, getOption("digits") -
     cat("Optimisation:       none\n")
   } else {
     cat(sprintf("Optimisation:       %s; L-BFGS-B, %d function evaluations%s, %s\n", x$optimize,
-                x$iterations[[1L]], subsample_label(x$subsample), if (x$converged) "converged" else paste0("NOT converged (", x$message, ")")))
+                x$iterations[[1L]], subsample_label(x$subsample),
+                if (x$converged) "converged" else paste0("NOT converged (", x$message, ")")))
     if (length(x$restarts) > 1L)
       cat(sprintf("Starts:             %s\n", paste(format(x$restarts, digits = digits + 2L), collapse = ", ")))
   }

@@ -110,6 +110,10 @@ check_replicated_weights <- function(weights, fix = "fix the noise with `control
     "%s."), total, total, fix))
 }
 
+# The number of observations of n rows with case weights wt (numeric(0):
+# none), weights counting as replicated rows.
+replicated_rows <- function(wt, n) if (length(wt)) sum(wt) else n
+
 # The sample variance of u as rows replicated w times (w need not be whole);
 # -1 (none: the solver computes var(u)) for fewer than two replicated rows.
 replicated_variance <- function(u, w) {

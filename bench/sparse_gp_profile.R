@@ -25,7 +25,8 @@ for (threads in 1:2) {
       sparsebayes:::.sb_gp_objective(k, fit$noise, xs, y - mean(y), fit$inducing_scaled, numeric(0), "VFE", 1e-6,
                                      gradient, NULL, threads))[["elapsed"]], numeric(1)))
   }
-  rows[[threads]] <- data.frame(threads = threads, fit_cpu = t[["user.self"]] + t[["sys.self"]], fit_wall = t[["elapsed"]],
+  rows[[threads]] <- data.frame(threads = threads, fit_cpu = t[["user.self"]] + t[["sys.self"]],
+                                fit_wall = t[["elapsed"]],
                                 evaluations = fit$iterations[[1L]], objective_s = each(FALSE),
                                 with_gradient_s = each(TRUE), elbo = fit$logLik,
                                 rmse = sqrt(mean((predict(fit, xt) - ft)^2)))

@@ -629,7 +629,7 @@ test_that("objective, gradient, posterior and predictions are identical for 1 an
   expect_identical(fits[[1]], fits[[2]])
 })
 
-test_that("beyond control$subsample rows, hyperparameters are learned on a subsample and the posterior uses every row", {
+test_that("beyond control$subsample rows, learning uses a subsample and the posterior every row", {
   d <- gp_toy(3000, 2, seed = 5)
   full <- sparse_gp(d$x, d$y, inducing = 15, seed = 1, control = sparse_gp_control(subsample = Inf))
   sub <- sparse_gp(d$x, d$y, inducing = 15, seed = 1, control = sparse_gp_control(subsample = 1000))

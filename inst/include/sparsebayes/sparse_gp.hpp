@@ -189,13 +189,16 @@ struct KernelSlopes {
              const Eigen::Ref<const Eigen::MatrixXd>& K, Eigen::Ref<Eigen::MatrixXd> G, double dz_factor) {
     kernel_chain(k, z, x, K, G, log_width, log_variance, &inducing, dz_factor);
   }
-  // Adds the lanes' sums, in lane order, to out.
-  static void add_to(const std::vector<KernelSlopes>& lanes, GPObjective& out) {
-    for (const KernelSlopes& s : lanes) {
-      out.d_log_width += s.log_width;
-      out.d_log_variance += s.log_variance;
-      out.d_inducing += s.inducing;
-    }
+  KernelSlopes& operator+=(const KernelSlopes& other) {
+    log_width += other.log_width;
+    log_variance += other.log_variance;
+    inducing += other.inducing;
+    return *this;
+  }
+  void add_to(GPObjective& out) const {
+    out.d_log_width += log_width;
+    out.d_log_variance += log_variance;
+    out.d_inducing += inducing;
   }
 };
 
@@ -211,6 +214,14 @@ constexpr Eigen::Index gp_lanes = 8;
 
 inline Eigen::Index lane_count(Eigen::Index n) {
   return std::max<Eigen::Index>(1, std::min<Eigen::Index>(gp_lanes, (n + gp_block - 1) / gp_block));
+}
+
+// The lanes' sums added in lane order.
+template <class T>
+T sum_lanes(const std::vector<T>& lanes) {
+  T total = lanes[0];
+  for (std::size_t lane = 1; lane < lanes.size(); ++lane) total += lanes[lane];
+  return total;
 }
 
 // Calls body(lane, start, nb) for every block of rows, in rounds of one
@@ -337,14 +348,9 @@ inline SparseFactors sparse_factors(const Kernel& k, double noise, const Eigen::
     E[lane].selfadjointView<Eigen::Lower>().rankUpdate(As);
     Alr[lane].noalias() += As * (r.segment(start, nb).cwiseProduct(isd));
   });
-  f.E = E[0];
-  Eigen::VectorXd alr = Alr[0];
-  f.weighted_trace = trace[0];
-  for (Eigen::Index lane = 1; lane < lanes; ++lane) {
-    f.E += E[lane];
-    alr += Alr[lane];
-    f.weighted_trace += trace[lane];
-  }
+  f.E = sum_lanes(E);
+  const Eigen::VectorXd alr = sum_lanes(Alr);
+  f.weighted_trace = sum_lanes(trace);
   f.E.triangularView<Eigen::StrictlyUpper>() = f.E.transpose();
   f.lam_inv = f.lam.cwiseInverse();
   Eigen::MatrixXd B = f.E;
@@ -500,7 +506,7 @@ inline void vfe_gradient(const Kernel& k, double noise, const Eigen::Ref<const E
     G.noalias() -= mu * r.segment(start, nb).cwiseProduct(db).transpose();
     slopes[lane].chain(k, z, xb, Kb, G, 1.0);
   });
-  KernelSlopes::add_to(slopes, out);
+  sum_lanes(slopes).add_to(out);
   Eigen::MatrixXd Guu = 0.5 * (g.M + both_sides_inverse(f.L, f.E));
   kernel_chain(k, z, z, f.Kuu, Guu, out.d_log_width, out.d_log_variance, &out.d_inducing, 2.0);
   // the trace term's sum_i w_i k_ii / (2 s2n), through k_ii = s2
@@ -539,10 +545,10 @@ inline void fitc_gradient(const Kernel& k, double noise, const Eigen::Ref<const 
     const Eigen::VectorXd a = r.segment(start, nb).cwiseProduct(li) - V.transpose() * f.c;
     Eigen::VectorXd w = li - V.colwise().squaredNorm().transpose();
     w -= a.cwiseProduct(a);
-    for (Eigen::Index i = 0; i < nb; ++i)  // dLam_ii / dlog s2n = s2n / w_i
-      g_noise[lane] += 0.5 * w(i) / case_weight(wt, start + i);
-    for (Eigen::Index i = 0; i < nb; ++i)
+    for (Eigen::Index i = 0; i < nb; ++i) {
+      g_noise[lane] += 0.5 * w(i) / case_weight(wt, start + i);  // dLam_ii / dlog s2n = s2n / w_i
       if (f.clamped(start + i)) w(i) = 0.0;  // the clamp has zero derivative
+    }
     const Eigen::MatrixXd P = LT.solve(Ab);
     LBT.solveInPlace(V);
     LT.solveInPlace(V);
@@ -554,20 +560,13 @@ inline void fitc_gradient(const Kernel& k, double noise, const Eigen::Ref<const 
     const auto xb = x.middleRows(start, nb);
     slopes[lane].chain(k, z, xb, kernel_matrix(k, z, xb), G, 1.0);
   });
-  KernelSlopes::add_to(slopes, out);
-  Eigen::MatrixXd PdP = PwP[0];
-  double noise_slope = g_noise[0], diag_slope = g_diag[0];
-  for (Eigen::Index lane = 1; lane < lanes; ++lane) {
-    PdP += PwP[lane];
-    noise_slope += g_noise[lane];
-    diag_slope += g_diag[lane];
-  }
+  sum_lanes(slopes).add_to(out);
   // G_uu = -P W P'/2 + P diag(w) P'/2 with P W P' = P Sigma^-1 P' - Pa Pa'
   // = -M; K_uu (symmetric, jitter proportional to s2): both z arguments move.
-  Eigen::MatrixXd Guu = 0.5 * (g.M + PdP);
+  Eigen::MatrixXd Guu = 0.5 * (g.M + sum_lanes(PwP));
   kernel_chain(k, z, z, f.Kuu, Guu, out.d_log_width, out.d_log_variance, &out.d_inducing, 2.0);
-  out.d_log_variance += diag_slope * kernel_diag_value(k);
-  out.d_log_noise = noise * noise_slope + replication_slope(wt);
+  out.d_log_variance += sum_lanes(g_diag) * kernel_diag_value(k);
+  out.d_log_noise = noise * sum_lanes(g_noise) + replication_slope(wt);
 }
 
 }  // namespace detail
@@ -587,7 +586,6 @@ inline GPObjective sparse_gp_objective(const Kernel& k, double noise, const Eige
                                        const Eigen::Ref<const Eigen::VectorXd>& wt, GPApprox approx, double jitter,
                                        bool gradient, GPWorkspace* workspace = nullptr, int threads = 1) {
   detail::check_gp_inputs(k, noise, x, r, z, wt, approx);
-  const Eigen::Index n = x.rows();
   GPObjective out;
   out.d_log_width = Eigen::VectorXd::Zero(detail::width_count(k));
 
