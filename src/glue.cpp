@@ -158,7 +158,7 @@ Rcpp::List sb_laplace_mode(Eigen::Map<Eigen::MatrixXd> Phi, Eigen::Map<Eigen::Ve
   RInterruptScope interrupts;
   int jitter = 0;
   const sparsebayes::LaplacePosterior lp = sparsebayes::laplace_mode(
-      sparsebayes::likelihood_from_name(likelihood), Phi, t, alpha, Eigen::VectorXd::Zero(Phi.cols()), jitter);
+      sparsebayes::Likelihood::from_name(likelihood), Phi, t, alpha, Eigen::VectorXd::Zero(Phi.cols()), jitter);
   return Rcpp::List::create(Rcpp::Named("mu") = lp.post.mu, Rcpp::Named("Sigma") = lp.post.Sigma,
                             Rcpp::Named("converged") = lp.converged,
                             Rcpp::Named("log_evidence") = sparsebayes::laplace_log_evidence(lp, alpha));

@@ -61,7 +61,7 @@ inline void remove_entry(Eigen::VectorXd& v, Eigen::Index k) {
 class FastSolver {
  public:
   FastSolver(const Eigen::Ref<const Eigen::MatrixXd>& Phi, const Eigen::VectorXd& inv_scale,
-             const Eigen::VectorXd& t, Likelihood lik, const SolverOptions& opt)
+             const Eigen::VectorXd& t, const Likelihood& lik, const SolverOptions& opt)
       : Phi_(Phi), inv_scale_(inv_scale), t_(t), lik_(lik), opt_(opt), n_(Phi.rows()), M_(Phi.cols()) {}
 
   FitResult run(const Progress& progress) {
@@ -76,12 +76,12 @@ class FastSolver {
       ++it;
       int action = select_action();
       const bool changes_model = action != kTerminate && action != kAlignmentSkip;
-      if (lik_ == Likelihood::gaussian) {
+      if (lik_.gaussian()) {
         if (changes_model) apply_action(action);
         if (action != kAlignmentSkip) objective_ += best_delta_;
-      } else if (lik_ == Likelihood::bernoulli && exact_left_ == 0 && (stale_ || curvature_stale_ || changes_model)) {
+      } else if (lik_.bounded_curvature() && exact_left_ == 0 && (stale_ || curvature_stale_ || changes_model)) {
         action = fixed_curvature_step(action, changes_model);
-      } else if (lik_ == Likelihood::bernoulli) {
+      } else if (lik_.bounded_curvature()) {
         action = checked_step(action, changes_model);
       } else if (changes_model) {
         if (exact_left_ > 0) --exact_left_;
@@ -123,7 +123,7 @@ class FastSolver {
           }
         }
       }
-      const double noise = lik_ == Likelihood::gaussian ? (per_sample_ ? lambda_.mean() : 1.0 / beta_) : std::nan("");
+      const double noise = lik_.gaussian() ? (per_sample_ ? lambda_.mean() : 1.0 / beta_) : std::nan("");
       const TraceRow row{it, objective_, static_cast<int>(used_.size()), noise, action};
       res.trace.push_back(row);
       if (progress) progress(row);
@@ -140,7 +140,7 @@ class FastSolver {
     res.alpha = Eigen::VectorXd::Constant(M_, kInf);
     for (std::size_t k = 0; k < used_.size(); ++k) res.alpha(used_[k]) = alpha_(k);
     if (per_sample_) res.lambda = lambda_;
-    else if (lik_ == Likelihood::gaussian) res.lambda = Eigen::VectorXd::Constant(1, 1.0 / beta_);
+    else if (lik_.gaussian()) res.lambda = Eigen::VectorXd::Constant(1, 1.0 / beta_);
     if (opt_.student && student_.started()) {
       res.noise_df = student_.df();
       res.noise_scale = student_.scale();
@@ -242,7 +242,7 @@ class FastSolver {
 
   // The caches PhiT_PhiU_, PhiT_t_ hold B-weighted products: per-sample noise,
   // or non-Gaussian likelihoods (B = the IRLS weights of the last mode).
-  bool weighted() const { return per_sample_ || lik_ != Likelihood::gaussian; }
+  bool weighted() const { return per_sample_ || !lik_.gaussian(); }
 
   // Inner products of every unit-norm column with unit-norm column m: O(n M).
   Eigen::VectorXd cross(Eigen::Index m) const {
@@ -261,23 +261,21 @@ class FastSolver {
 
   void initialise() {
     var_t_ = target_variance(t_, opt_);
-    noise_fixed_ = opt_.fixed_noise > 0.0 || lik_ != Likelihood::gaussian;
+    noise_fixed_ = opt_.fixed_noise > 0.0 || !lik_.gaussian();
     beta_ = 1.0 / (opt_.fixed_noise > 0.0 ? opt_.fixed_noise : initial_noise_variance(t_, opt_));
     aligned_out_.assign(M_, 0);
     barred_.assign(M_, 0);
     fell_once_.assign(M_, 0);
     PhiT_t_ = (Phi_.transpose() * t_).cwiseProduct(inv_scale_);
-    // The first basis has the largest projection on the (pseudo-linear) targets.
-    Eigen::VectorXd linear_t = t_;
-    if (lik_ == Likelihood::bernoulli) linear_t = 2.0 * t_.array() - 1.0;
-    if (lik_ == Likelihood::poisson) linear_t = (t_.array() + 1e-3).log();
-    const Eigen::VectorXd proj = lik_ == Likelihood::gaussian
-                                     ? PhiT_t_
-                                     : Eigen::VectorXd((Phi_.transpose() * linear_t).cwiseProduct(inv_scale_));
+    // The first basis has the largest projection on the linearised targets.
+    Eigen::VectorXd linear_t = lik_.linearised_targets(t_);
+    if (!lik_.gaussian() && opt_.offset.size()) linear_t -= opt_.offset;
+    const Eigen::VectorXd proj =
+        lik_.gaussian() ? PhiT_t_ : Eigen::VectorXd((Phi_.transpose() * linear_t).cwiseProduct(inv_scale_));
     Eigen::Index first;
     proj.cwiseAbs().maxCoeff(&first);
     double a;
-    if (lik_ == Likelihood::gaussian) {
+    if (lik_.gaussian()) {
       // alpha = s^2 / (q^2 - s) for a unit-norm column alone in the model.
       const double s = beta_, q = beta_ * PhiT_t_(first);
       a = s * s / (q * q - s);
@@ -285,9 +283,6 @@ class FastSolver {
       mu_ = Eigen::VectorXd::Zero(1);
     } else {
       // Least squares of the linearised targets on the first column.
-      if (lik_ == Likelihood::bernoulli)
-        linear_t = ((0.9 * linear_t.array() + 1.0) / 2.0).unaryExpr([](double p) { return std::log(p / (1.0 - p)); });
-      if (opt_.offset.size()) linear_t -= opt_.offset;
       const double w0 = inv_scale_(first) * Phi_.col(first).dot(linear_t);
       a = 1.0 / (w0 * w0);
       mu_ = Eigen::VectorXd::Constant(1, w0);
@@ -295,14 +290,14 @@ class FastSolver {
     a = std::clamp(a, 1e-3, 1e3);
     used_.assign(1, first);
     alpha_ = Eigen::VectorXd::Constant(1, a);
-    if (lik_ != Likelihood::gaussian) B_ = Eigen::VectorXd::Ones(n_);  // until the first mode
+    if (!lik_.gaussian()) B_ = Eigen::VectorXd::Ones(n_);  // until the first mode
     PhiT_PhiU_ = cross(first);
     full_statistics();
   }
 
   // Exact Sigma, mu, log evidence and S_m, Q_m of every column.
   void full_statistics() {
-    if (lik_ == Likelihood::gaussian) gaussian_statistics();
+    if (lik_.gaussian()) gaussian_statistics();
     else laplace_statistics();
     objective_ = log_ml_ + log_prior();
   }

@@ -14,7 +14,6 @@
 
 #include "fast_solver.hpp"
 #include "joint_ard.hpp"
-#include "mackay_solver.hpp"
 #include "orthonormal_solver.hpp"
 #include "wavelets.hpp"
 
@@ -23,24 +22,19 @@ namespace sparsebayes {
 namespace detail {
 
 inline void check_problem(const Eigen::Ref<const Eigen::MatrixXd>& Phi, const Eigen::Ref<const Eigen::VectorXd>& t,
-                          Likelihood lik, const SolverOptions& opt) {
+                          const Likelihood& lik, const SolverOptions& opt) {
   check_inputs(Phi, t);
   const Eigen::Index n = Phi.rows();
-  if (lik == Likelihood::gaussian && !(sample_variance(t) > 0.0 && std::isfinite(sample_variance(t))))
-    throw std::invalid_argument("the response is constant (or its spread overflows); nothing to fit");
-  if (lik == Likelihood::bernoulli && ((t.array() < 0.0).any() || (t.array() > 1.0).any()))
-    throw std::invalid_argument("Bernoulli targets must lie in [0, 1]");
-  if (lik == Likelihood::poisson && (t.array() < 0.0).any())
-    throw std::invalid_argument("Poisson targets must be non-negative");
-  if (opt.per_sample && (lik != Likelihood::gaussian || opt.smoothness > 0.0))
+  lik.validate(t);
+  if (opt.per_sample && (!lik.gaussian() || opt.smoothness > 0.0))
     throw std::invalid_argument("per-sample noise needs the gaussian family and no smoothness prior");
-  if (opt.smoothness > 0.0 && (lik != Likelihood::gaussian || opt.method != "fast"))
+  if (opt.smoothness > 0.0 && (!lik.gaussian() || opt.method != "fast"))
     throw std::invalid_argument("the smoothness prior needs the gaussian family and method 'fast'");
-  if (lik != Likelihood::gaussian && opt.method != "fast" && opt.method != "mackay")
+  if (!lik.gaussian() && opt.method != "fast" && opt.method != "mackay")
     throw std::invalid_argument("method '" + opt.method + "' needs the gaussian family");
   for (const Eigen::VectorXd* v : {&opt.case_weights, &opt.offset}) {
     if (v->size() == 0) continue;
-    if (lik == Likelihood::gaussian)
+    if (lik.gaussian())
       throw std::invalid_argument("gaussian case weights and offsets are applied to the targets, not in the solver");
     if (v->size() != n || !v->allFinite())
       throw std::invalid_argument("case weights and offsets need one finite value per observation");
@@ -53,7 +47,7 @@ inline void check_problem(const Eigen::Ref<const Eigen::MatrixXd>& Phi, const Ei
 
 inline FitResult fit_model(const Eigen::Ref<const Eigen::MatrixXd>& Phi, const Eigen::Ref<const Eigen::VectorXd>& t_in,
                            const std::string& likelihood, const SolverOptions& opt, const Progress& progress = nullptr) {
-  const Likelihood lik = likelihood_from_name(likelihood);
+  const Likelihood lik = Likelihood::from_name(likelihood);
   detail::check_problem(Phi, t_in, lik, opt);
   const Eigen::VectorXd t = t_in;
   Eigen::VectorXd scale = Phi.colwise().norm().transpose();
@@ -65,8 +59,7 @@ inline FitResult fit_model(const Eigen::Ref<const Eigen::MatrixXd>& Phi, const E
   FitResult r;
   const std::string& m = opt.method;
   if (m == "fast") r = FastSolver(Phi, inv_scale, t, lik, opt).run(progress);
-  else if (m == "mackay" && lik != Likelihood::gaussian) r = mackay_laplace_solve(Phi, inv_scale, t, lik, opt, progress);
-  else r = fit_joint_ard(Phi, inv_scale, t, opt, progress);  // em, mackay, irls2, irls1, gradient
+  else r = fit_joint_ard(Phi, inv_scale, t, lik, opt, progress);  // em, mackay, irls2, irls1, gradient
 
   weights_to_caller_units(r.relevant, scale, r.mu, r.Sigma, r.alpha);
   for (Eigen::Index k = 0; k < r.path_alpha.rows(); ++k)

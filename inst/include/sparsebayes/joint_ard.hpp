@@ -11,7 +11,10 @@
 //            "dual" through Sigma_theta (d x d)
 // The posterior is computed in the weight space (d x d, Sigma_theta = (Alpha + X' L^-1 X)^-1)
 // or in the sample space (n x n, Sigma_y = L + X G^-1 X'), whichever is smaller, over the
-// columns still active. Safeguards of App. D.1: damping in log space, clipping, jitter on a
+// columns still active. Non-Gaussian likelihoods (Bernoulli, Poisson) take the Laplace
+// approximation at the posterior mode instead (warm-started from the last mode; Tipping
+// 2001), with the IRLS weights in the place of 1 / lambda: the rules, pruning, readmission,
+// damping and the schedule are the same for every likelihood. Safeguards of App. D.1: damping in log space, clipping, jitter on a
 // failed Cholesky (counted), warm start (alpha only for the first iterations), lambda updated
 // every K iterations, convergence by the relative l_inf change of the log parameters with
 // patience. A weight whose alpha reaches the upper clip is pruned.
@@ -24,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "likelihood.hpp"
 #include "robust_start.hpp"
 #include "student_noise.hpp"
 
@@ -105,8 +109,8 @@ class JointArd {
  public:
   // Phi diag(inv_scale) has unit-norm columns (see fit.hpp).
   JointArd(const Eigen::Ref<const Eigen::MatrixXd>& Phi, const Eigen::VectorXd& inv_scale, const Eigen::VectorXd& y,
-           const SolverOptions& opt)
-      : opt_(opt), n_(Phi.rows()), d_(Phi.cols()), y_(y), Phi_(Phi) {
+           const Likelihood& lik, const SolverOptions& opt)
+      : opt_(opt), lik_(lik), n_(Phi.rows()), d_(Phi.cols()), y_(y), Phi_(Phi) {
     const std::string& m = opt_.method;
     if (m != "em" && m != "mackay" && m != "irls2" && m != "irls1" && m != "gradient")
       throw std::invalid_argument("unknown method '" + m + "'");
@@ -120,7 +124,10 @@ class JointArd {
     if (opt_.student && !opt_.per_sample) throw std::invalid_argument("Student-t noise is per-sample noise");
     if (opt_.schedule != "converge" && opt_.schedule != "paper")
       throw std::invalid_argument("unknown schedule '" + opt_.schedule + "'");
-    if (!(sample_variance(y) > 0.0)) throw std::invalid_argument("the response is constant; nothing to fit");
+    if (!lik_.gaussian() && (opt_.per_sample || m == "irls1" || m == "gradient"))
+      throw std::invalid_argument("method '" + m + "' needs the gaussian family");
+    if (lik_.gaussian() && !(sample_variance(y) > 0.0))
+      throw std::invalid_argument("the response is constant; nothing to fit");
     // Unit-norm columns times sqrt(N): unit mean square (over the replicated rows
     // when prior weights count copies), the units of alpha_min, alpha_max and init_alpha.
     // Applied on the fly (xcol()), not copied: a copy of an n x d design costs
@@ -140,9 +147,9 @@ class JointArd {
     using clock = std::chrono::steady_clock;
     const auto start = clock::now();
     const bool alpha_fixed = opt_.fixed_alpha > 0.0;
-    const bool noise_fixed = opt_.fixed_noise > 0.0;
+    const bool noise_fixed = noise_fixed_;
     alpha_ = Eigen::VectorXd::Constant(active_.size(), alpha_fixed ? opt_.fixed_alpha : opt_.init_alpha);
-    const double lam0 = noise_fixed ? opt_.fixed_noise : initial_noise_variance(y_, opt_);
+    const double lam0 = opt_.fixed_noise > 0.0 ? opt_.fixed_noise : initial_noise_variance(y_, opt_);
     lambda_ = Eigen::VectorXd::Constant(opt_.per_sample ? n_ : 1, lam0);
     if (opt_.per_sample && !noise_fixed && opt_.init_noise.size() == n_) lambda_ = opt_.init_noise;
     if (opt_.method == "gradient") {
@@ -161,7 +168,7 @@ class JointArd {
       // No pruning during the warm start and the first three noise updates:
       // with the noise still near its start value a precision may touch the
       // clip and must be free to come back.
-      const bool pruned = (t >= opt_.warm_start + 3 * opt_.noise_every || opt_.fixed_noise > 0.0) && prune();
+      const bool pruned = (t >= opt_.warm_start + 3 * opt_.noise_every || noise_fixed) && prune();
       if (pruned) {
         calm = 0;
         posterior(need_extras(t));  // exact for the reduced model
@@ -175,7 +182,8 @@ class JointArd {
         calm = 0;
         posterior(need_extras(t));
       }
-      const TraceRow row{t, log_ml_, static_cast<int>(active_.size()), lambda_.mean(), kReestimate};
+      const TraceRow row{t, log_ml_, static_cast<int>(active_.size()), lik_.gaussian() ? lambda_.mean() : std::nan(""),
+                         kReestimate};
       res.trace.push_back(row);
       path.record(t, full_alpha(), lambda_);
       if (progress) progress(row);
@@ -233,6 +241,7 @@ class JointArd {
     res.iterations = t;
     res.converged = converged;
     res.jitter_events = jitter_events_;
+    res.mode_converged = mode_converged_;
     const Eigen::Index T = path.it.size();
     res.path_iteration = path.it;
     res.path_alpha.resize(T, d_);
@@ -247,7 +256,10 @@ class JointArd {
 
  private:
   SolverOptions opt_;
+  Likelihood lik_;
   Eigen::Index n_, d_;
+  // The noise is held: at the caller's value, or by a likelihood without one.
+  const bool noise_fixed_ = opt_.fixed_noise > 0.0 || !lik_.gaussian();
   Eigen::VectorXd y_;
   NoiseBounds noise_bounds_{opt_.lambda_min, opt_.lambda_max};
   StudentNoise student_{opt_.student_df};
@@ -289,12 +301,19 @@ class JointArd {
   Eigen::LLT<Eigen::MatrixXd> admm_llt_;
   bool admm_wide_ = false;
 
+  // The Laplace approximation (non-Gaussian likelihoods): the mode of every
+  // column (0 for those never active; the warm start of the next search),
+  // and the IRLS weights and scores at the mode, for readmission.
+  Eigen::VectorXd mode_;
+  LaplacePosterior laplace_;
+  bool mode_converged_ = true;
+
   bool lambda_due(int t) const { return t >= opt_.warm_start && (t - opt_.warm_start) % opt_.noise_every == 0; }
 
   // Which extra statistics the coming update needs: 1 x_i' Sigma x_i,
   // 2 x_j' Pi_y x_j (and the full Sigma), 4 the full Sigma.
   int need_extras(int t) const {
-    const bool lam = opt_.fixed_noise <= 0.0 && lambda_due(t);
+    const bool lam = !noise_fixed_ && lambda_due(t);
     int need = 0;
     if (lam && opt_.per_sample) need |= 1;  // q_row
     if (opt_.method == "irls1") need |= 3;   // q_row and q_col
@@ -341,7 +360,8 @@ class JointArd {
   }
 
   void posterior(int need) {
-    if (use_sample_space()) sample_space_posterior(need);
+    if (!lik_.gaussian()) laplace_posterior();
+    else if (use_sample_space()) sample_space_posterior(need);
     else weight_space_posterior(need);
   }
 
@@ -436,6 +456,27 @@ class JointArd {
     log_ml_ = log_evidence(log_det_H, alpha_, mu_, log_det_lambda(), fit_term, n_) + student_.log_bound_terms(lambda_);
     if (need & 1) q_row_ = ard_detail::row_norms_of_product(active_X(), Linv);
     if (need & 2) q_col_ = (A_.array() * Sigma_.array()).rowwise().sum().matrix().cwiseProduct(alpha_);
+  }
+
+  // The Laplace approximation at the mode of the weights of the active
+  // columns, searched from their last mode: Sigma = (X_a' B X_a + A)^-1 with
+  // B the IRLS weights, and its log evidence. resid_ = y - X_a mu, so that
+  // the fitted values are the linear predictor.
+  void laplace_posterior() {
+    in_sample_space_ = false;
+    if (mode_.size() == 0) mode_ = Eigen::VectorXd::Zero(d_);
+    const Eigen::Index S = active_.size();
+    Eigen::VectorXd start(S);
+    for (Eigen::Index k = 0; k < S; ++k) start(k) = mode_(active_[k]);
+    const Eigen::MatrixXd& Xa = active_X();
+    laplace_ = laplace_mode(lik_, Xa, y_, alpha_, start, jitter_events_, opt_.case_weights, opt_.offset);
+    mode_converged_ = laplace_.converged;
+    mu_ = laplace_.post.mu;
+    for (Eigen::Index k = 0; k < S; ++k) mode_(active_[k]) = mu_(k);
+    Sigma_ = laplace_.post.Sigma;
+    diag_sigma_ = Sigma_.diagonal();
+    resid_ = y_ - Xa * mu_;
+    log_ml_ = laplace_log_evidence(laplace_, alpha_);
   }
 
   // The Cholesky factor of Sigma_y = L + X_a A^-1 X_a' (n x n) over the active columns.
@@ -696,6 +737,14 @@ class JointArd {
     if (P.empty()) return false;
     const Eigen::Index S = active_.size(), nP = P.size();
     Eigen::VectorXd s, q;
+    if (!lik_.gaussian()) {  // at the mode, with B the IRLS weights: s_j = x_j' B x_j - x_j' B X_a Sigma X_a' B x_j, q_j = x_j' score
+      Eigen::MatrixXd XP(n_, nP);
+      for (Eigen::Index k = 0; k < nP; ++k) XP.col(k) = xcol(P[k]);
+      const Eigen::MatrixXd C = (laplace_.weights.asDiagonal() * active_X()).transpose() * XP;  // S x P
+      s = XP.cwiseAbs2().transpose() * laplace_.weights - (C.array() * (Sigma_ * C).array()).colwise().sum().transpose().matrix();
+      q = XP.transpose() * laplace_.score;
+      return readmit_from(P, s, q);
+    }
     if (!opt_.per_sample && XtX_.size() > 0 && S <= n_) {  // shared noise, X'X cached: its blocks, O(S^2 (S + P))
       const double w = 1.0 / lambda_(0);
       Eigen::MatrixXd H(S, S), C(S, nP);
@@ -785,7 +834,10 @@ class JointArd {
   // small enough, else from Sigma = G^-1 - G^-1 X' Pi_y X G^-1.
   void final_posterior(FitResult& res) {
     const Eigen::Index S = active_.size();
-    if (S <= n_ || S <= 2000) {
+    if (!lik_.gaussian()) {
+      laplace_posterior();
+      res.Sigma = Sigma_;
+    } else if (S <= n_ || S <= 2000) {
       const std::string form = opt_.form;
       opt_.form = "dual";
       lambda_changed_ = true;
@@ -807,7 +859,7 @@ class JointArd {
     res.relevant = active_;
     res.mu = mu_;
     res.alpha = full_alpha();
-    res.lambda = lambda_;
+    if (lik_.gaussian()) res.lambda = lambda_;
     res.log_ml = log_ml_;
     res.log_posterior = log_ml_;  // no prior on the precisions in the batch solvers
     res.fitted = y_ - resid_;
@@ -834,10 +886,11 @@ class JointArd {
 // already agrees with the LTS fit within 2.5 s on every row, both starts
 // lie in one basin and the second fit is not run (its evidence is NaN).
 inline FitResult fit_joint_ard(const Eigen::Ref<const Eigen::MatrixXd>& Phi, const Eigen::VectorXd& inv_scale,
-                               const Eigen::VectorXd& y, const SolverOptions& opt, const Progress& progress) {
+                               const Eigen::VectorXd& y, const Likelihood& lik, const SolverOptions& opt,
+                               const Progress& progress) {
   if (opt.start != "plain" && opt.start != "best" && opt.start != "robust")
     throw std::invalid_argument("unknown start '" + opt.start + "'");
-  FitResult plain = JointArd(Phi, inv_scale, y, opt).run(progress);
+  FitResult plain = JointArd(Phi, inv_scale, y, lik, opt).run(progress);
   // The paper's schedule stops early by design: an estimator of its own, from its own start.
   if (opt.start == "plain" || !opt.per_sample || opt.fixed_noise > 0.0 || opt.schedule == "paper") return plain;
   const Eigen::VectorXd r = robust_start_residuals(Phi, inv_scale, y, opt.start_subsets);
@@ -850,7 +903,7 @@ inline FitResult fit_joint_ard(const Eigen::Ref<const Eigen::MatrixXd>& Phi, con
   }
   SolverOptions robust_opt = opt;
   robust_opt.init_noise = r.cwiseAbs2().cwiseMax(s2);
-  FitResult robust = JointArd(Phi, inv_scale, y, robust_opt).run(progress);
+  FitResult robust = JointArd(Phi, inv_scale, y, lik, robust_opt).run(progress);
   const bool keep_robust = opt.start == "robust" || robust.log_ml > plain.log_ml;
   FitResult& kept = keep_robust ? robust : plain;
   kept.start_log_ml = Eigen::Vector2d(plain.log_ml, robust.log_ml);

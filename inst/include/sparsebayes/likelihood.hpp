@@ -10,46 +10,87 @@
 
 namespace sparsebayes {
 
-enum class Likelihood { gaussian, bernoulli, poisson };
-
-inline Likelihood likelihood_from_name(const std::string& name) {
-  if (name == "gaussian") return Likelihood::gaussian;
-  if (name == "bernoulli") return Likelihood::bernoulli;
-  if (name == "poisson") return Likelihood::poisson;
-  throw std::invalid_argument("unknown likelihood '" + name + "'");
-}
-
-// Mean of the response given the linear predictor f.
-inline Eigen::VectorXd inverse_link(Likelihood lik, const Eigen::VectorXd& f) {
-  if (lik == Likelihood::bernoulli) return (1.0 / (1.0 + (-f.array()).exp())).matrix();
-  if (lik == Likelihood::poisson) return f.array().min(700.0).exp().matrix();
-  return f;
-}
-
-// Case weight i: 1 when none were given (an empty vector).
-inline double case_weight_of(const Eigen::VectorXd& case_weights, Eigen::Index i) {
-  return case_weights.size() ? case_weights(i) : 1.0;
-}
-
-// log p(t | f), summed over observations, each weighted by its case weight
-// (an integer weight counts an observation that many times).
-inline double data_log_likelihood(Likelihood lik, const Eigen::VectorXd& t, const Eigen::VectorXd& f,
-                                  const Eigen::VectorXd& case_weights = Eigen::VectorXd()) {
-  double ll = 0.0;
-  for (Eigen::Index i = 0; i < t.size(); ++i) {
-    const double cw = case_weight_of(case_weights, i);
-    if (cw == 0.0) continue;
-    if (lik == Likelihood::bernoulli) {
-      // log sigmoid(f) = -log1p(exp(-f)), computed without overflow.
-      const double log_p = f(i) >= 0 ? -std::log1p(std::exp(-f(i))) : f(i) - std::log1p(std::exp(f(i)));
-      const double log_q = log_p - f(i);
-      ll += cw * (t(i) * log_p + (1.0 - t(i)) * log_q);
-    } else {
-      ll += cw * (t(i) * f(i) - std::exp(std::min(f(i), 700.0)) - std::lgamma(t(i) + 1.0));
-    }
+// A likelihood of the targets given the linear predictor f: everything a
+// solver needs to know of it, so that no solver asks which one it is. The
+// Gaussian's weight posterior is Gaussian in closed form and its noise is a
+// parameter; the others are fitted by a Laplace approximation at the mode
+// (laplace_mode() below), with the curvature as IRLS weights.
+class Likelihood {
+ public:
+  static Likelihood from_name(const std::string& name) {
+    if (name == "gaussian") return Likelihood(Kind::gaussian);
+    if (name == "bernoulli") return Likelihood(Kind::bernoulli);
+    if (name == "poisson") return Likelihood(Kind::poisson);
+    throw std::invalid_argument("unknown likelihood '" + name + "'");
   }
-  return ll;
-}
+
+  bool gaussian() const { return kind_ == Kind::gaussian; }
+  // The curvature is bounded (Bernoulli: at most 1/4), so that steps at a
+  // fixed curvature between mode searches pay (fast_solver.hpp); Poisson's
+  // exp(f) moves too much with the mode.
+  bool bounded_curvature() const { return kind_ == Kind::bernoulli; }
+
+  // Targets the likelihood can have produced (finiteness is checked elsewhere).
+  void validate(const Eigen::VectorXd& t) const {
+    if (kind_ == Kind::gaussian && !(sample_variance(t) > 0.0 && std::isfinite(sample_variance(t))))
+      throw std::invalid_argument("the response is constant (or its spread overflows); nothing to fit");
+    if (kind_ == Kind::bernoulli && ((t.array() < 0.0).any() || (t.array() > 1.0).any()))
+      throw std::invalid_argument("Bernoulli targets must lie in [0, 1]");
+    if (kind_ == Kind::poisson && (t.array() < 0.0).any())
+      throw std::invalid_argument("Poisson targets must be non-negative");
+  }
+
+  // E[t | f] (the inverse link).
+  Eigen::VectorXd mean(const Eigen::VectorXd& f) const {
+    if (kind_ == Kind::bernoulli) return (1.0 / (1.0 + (-f.array()).exp())).matrix();
+    if (kind_ == Kind::poisson) return f.array().min(700.0).exp().matrix();
+    return f;
+  }
+
+  // -d^2 log p(t | f) / df^2 at E[t | f] = m, for a unit case weight: the IRLS weights.
+  Eigen::VectorXd curvature(const Eigen::VectorXd& m) const {
+    if (kind_ == Kind::bernoulli) return (m.array() * (1.0 - m.array())).matrix();
+    if (kind_ == Kind::poisson) return m;
+    return Eigen::VectorXd::Ones(m.size());
+  }
+
+  // log p(t | f) of the non-Gaussian likelihoods, summed over observations,
+  // each weighted by its case weight (an integer weight counts an
+  // observation that many times); without_constants leaves out the terms
+  // free of f (Poisson's -log t!), so that objective differences keep their
+  // precision at large counts.
+  double log_likelihood(const Eigen::VectorXd& t, const Eigen::VectorXd& f,
+                        const Eigen::VectorXd& case_weights = Eigen::VectorXd(), bool without_constants = false) const {
+    if (kind_ == Kind::gaussian) throw std::logic_error("the Gaussian log-likelihood needs its noise");
+    double ll = 0.0;
+    for (Eigen::Index i = 0; i < t.size(); ++i) {
+      const double cw = case_weights.size() ? case_weights(i) : 1.0;
+      if (cw == 0.0) continue;
+      if (kind_ == Kind::bernoulli) {
+        // log sigmoid(f) = -log1p(exp(-f)), computed without overflow.
+        const double log_p = f(i) >= 0 ? -std::log1p(std::exp(-f(i))) : f(i) - std::log1p(std::exp(f(i)));
+        ll += cw * (t(i) * log_p + (1.0 - t(i)) * (log_p - f(i)));
+      } else {
+        ll += cw * (t(i) * f(i) - std::exp(std::min(f(i), 700.0)) - (without_constants ? 0.0 : std::lgamma(t(i) + 1.0)));
+      }
+    }
+    return ll;
+  }
+
+  // Targets on the scale of f, for least-squares starts: log(t + 1/2) for
+  // Poisson; for Bernoulli SparseBayes's logit((0.9 (2t - 1) + 1) / 2).
+  Eigen::VectorXd linearised_targets(const Eigen::VectorXd& t) const {
+    if (kind_ == Kind::poisson) return (t.array() + 0.5).log().matrix();
+    if (kind_ == Kind::bernoulli)
+      return ((0.9 * (2.0 * t.array() - 1.0) + 1.0) / 2.0).unaryExpr([](double p) { return std::log(p / (1.0 - p)); });
+    return t;
+  }
+
+ private:
+  enum class Kind { gaussian, bernoulli, poisson };
+  explicit Likelihood(Kind kind) : kind_(kind) {}
+  Kind kind_;
+};
 
 struct LaplacePosterior {
   Posterior post;          // Sigma, mu (the mode), log |H|
@@ -59,26 +100,6 @@ struct LaplacePosterior {
   double data_ll = 0.0;
   bool converged = true;
 };
-
-// log p(t | f) without the terms that do not depend on f (Poisson's
-// -log t!), so that objective differences keep their precision at large counts.
-inline double data_log_likelihood_kernel(Likelihood lik, const Eigen::VectorXd& t, const Eigen::VectorXd& f,
-                                         const Eigen::VectorXd& case_weights) {
-  if (lik != Likelihood::poisson) return data_log_likelihood(lik, t, f, case_weights);
-  double ll = 0.0;
-  for (Eigen::Index i = 0; i < t.size(); ++i)
-    ll += case_weight_of(case_weights, i) * (t(i) * f(i) - std::exp(std::min(f(i), 700.0)));
-  return ll;
-}
-
-// Linearised targets for a least-squares start of the mode search: log(t + 1/2)
-// for Poisson; for Bernoulli SparseBayes's logit((0.9 (2t - 1) + 1) / 2).
-inline Eigen::VectorXd linearised_targets(Likelihood lik, const Eigen::VectorXd& t) {
-  if (lik == Likelihood::poisson) return (t.array() + 0.5).log().matrix();
-  if (lik == Likelihood::bernoulli)
-    return ((0.9 * (2.0 * t.array() - 1.0) + 1.0) / 2.0).unaryExpr([](double p) { return std::log(p / (1.0 - p)); });
-  return t;
-}
 
 // Mode of log p(t | Phi_u w) - sum alpha_k w_k^2 / 2. The search starts from
 // the warm start w0 or, if w0 is zero or its posterior is not finite, from
@@ -91,7 +112,7 @@ inline Eigen::VectorXd linearised_targets(Likelihood lik, const Eigen::VectorXd&
 // below 1e-14 of the objective's magnitude. Case weights multiply each
 // observation's log-likelihood and the offset is added to the linear
 // predictor Phi_u w (empty vectors: none).
-inline LaplacePosterior laplace_mode(Likelihood lik, const Eigen::MatrixXd& PhiU, const Eigen::VectorXd& t,
+inline LaplacePosterior laplace_mode(const Likelihood& lik, const Eigen::MatrixXd& PhiU, const Eigen::VectorXd& t,
                                      const Eigen::VectorXd& alpha, Eigen::VectorXd w, int& jitter_events,
                                      const Eigen::VectorXd& case_weights = Eigen::VectorXd(),
                                      const Eigen::VectorXd& offset = Eigen::VectorXd()) {
@@ -100,7 +121,7 @@ inline LaplacePosterior laplace_mode(Likelihood lik, const Eigen::MatrixXd& PhiU
   auto objective = [&](const Eigen::VectorXd& wv, Eigen::VectorXd& f) {
     f = PhiU * wv;
     if (offset.size()) f += offset;
-    const double v = data_log_likelihood_kernel(lik, t, f, case_weights) - 0.5 * (alpha.array() * wv.array().square()).sum();
+    const double v = lik.log_likelihood(t, f, case_weights, true) - 0.5 * (alpha.array() * wv.array().square()).sum();
     return std::isfinite(v) ? v : -kInf;
   };
   // Phi_u' diag(b) Phi_u + A from the lower triangle: half the flops of a full product.
@@ -118,7 +139,7 @@ inline LaplacePosterior laplace_mode(Likelihood lik, const Eigen::MatrixXd& PhiU
   if (!(obj > -kInf) || (w.array() == 0.0).all()) {
     // Penalised least squares of the linearised targets on the current basis.
     const Eigen::MatrixXd G = precision(cw);
-    Eigen::VectorXd z = linearised_targets(lik, t);
+    Eigen::VectorXd z = lik.linearised_targets(t);
     if (offset.size()) z -= offset;
     const Eigen::VectorXd w_ls = robust_cholesky(G, jitter_events).solve(PhiU.transpose() * cw.cwiseProduct(z));
     Eigen::VectorXd f_ls;
@@ -136,9 +157,9 @@ inline LaplacePosterior laplace_mode(Likelihood lik, const Eigen::MatrixXd& PhiU
   // Every exit from the loop leaves y, b and llt evaluated at the final w.
   for (int it = 0; it <= 25; ++it) {
     check_interrupt();
-    lp.mean = inverse_link(lik, f);
+    lp.mean = lik.mean(f);
     const Eigen::VectorXd& y = lp.mean;
-    lp.weights = cw.cwiseProduct(lik == Likelihood::bernoulli ? (y.array() * (1.0 - y.array())).matrix() : y);
+    lp.weights = cw.cwiseProduct(lik.curvature(y));
     lp.score = cw.cwiseProduct(t - y);
     const Eigen::VectorXd g = PhiU.transpose() * lp.score - alpha.cwiseProduct(w);
     llt = robust_cholesky(precision(lp.weights), jitter_events);
@@ -173,7 +194,7 @@ inline LaplacePosterior laplace_mode(Likelihood lik, const Eigen::MatrixXd& PhiU
   lp.post.Sigma = 0.5 * (lp.post.Sigma + lp.post.Sigma.transpose());
   lp.post.mu = w;
   lp.post.log_det_H = 2.0 * llt.matrixLLT().diagonal().array().log().sum();
-  lp.data_ll = data_log_likelihood(lik, t, f, case_weights);
+  lp.data_ll = lik.log_likelihood(t, f, case_weights);
   return lp;
 }
 
