@@ -13,6 +13,10 @@
     .Call(`_sparsebayes_sb_fit`, Phi, t, likelihood, problem, control)
 }
 
+.sb_methods <- function() {
+    .Call(`_sparsebayes_sb_methods`)
+}
+
 .sb_laplace_mode <- function(Phi, t, likelihood, alpha) {
     .Call(`_sparsebayes_sb_laplace_mode`, Phi, t, likelihood, alpha)
 }

@@ -181,9 +181,10 @@ ard.default <- function(x, y, intercept = TRUE, scale = TRUE, noise = c("shared"
   prior <- resolve_ard_prior(prior, n_features, n_rows, noise, if (method_given) method)
   smoothness <- smoothness_constant(prior, n_rows, n_features, c("auto", "none", "RIC", "BIC", "AIC"))
   if (smoothness > 0) {
-    if (method_given && method != "fast") stop_arg("prior", "needs method = \"fast\".")
+    if (method_given && !method_supports(method, "smoothness"))
+      stop_arg("prior", "needs method = ", methods_supporting("smoothness"), ".")
     if (noise != "shared") stop_arg("prior", "needs noise = \"shared\".")
-    method <- "fast"
+    if (!method_given) method <- "fast"
   }
   control <- solver_control(control, method, "ard_control")
   check_noise_control(control, noise, method)
@@ -220,7 +221,7 @@ ard.default <- function(x, y, intercept = TRUE, scale = TRUE, noise = c("shared"
 # noise is shared, the solver free to be the fast one), else none.
 resolve_ard_prior <- function(prior, d, n, noise, method = NULL) {
   if (!identical(prior, "auto")) return(prior)
-  if (d >= n && noise == "shared" && (is.null(method) || method == "fast")) "RIC" else "none"
+  if (d >= n && noise == "shared" && (is.null(method) || method_supports(method, "smoothness"))) "RIC" else "none"
 }
 
 # Effective parameters (and, with per-sample noise, samples set aside as
@@ -240,10 +241,10 @@ warn_interpolation <- function(fit, n) {
 
 # The settings that need a particular noise model or solver.
 check_noise_control <- function(control, noise, method) {
-  if (identical(control$schedule, "paper") && method == "fast")
-    stop_arg("control", "has schedule = \"paper\", which is for the batch solvers (method \"em\", \"mackay\", ...).")
+  if (identical(control$schedule, "paper") && !method_supports(method, "batch"))
+    stop_arg("control", "has schedule = \"paper\", which is for the batch solvers (method ", methods_supporting("batch"), ").")
   if (!isTRUE(control$studentized)) return(invisible())
   if (noise != "sample") stop_arg("control", "has studentized = TRUE, which needs noise = \"sample\".")
-  if (!method %in% c("em", "mackay", "irls2"))
-    stop_arg("control", "has studentized = TRUE, which needs method \"em\", \"mackay\" or \"irls2\".")
+  if (!method_supports(method, "studentized"))
+    stop_arg("control", "has studentized = TRUE, which needs method ", methods_supporting("studentized"), ".")
 }

@@ -144,3 +144,18 @@ control_from_list <- function(control, maker, maker_name) {
 }
 
 `%||%` <- function(a, b) if (is.null(a)) b else a
+
+# What a fitting method supports ("batch", "non_gaussian", "smoothness",
+# "studentized"): the core's table of methods (methods.hpp), the one place
+# these rules live. `methods_supporting()` names the methods that do, for
+# messages.
+method_supports <- function(method, what) {
+  table <- .sb_methods()
+  table[[what]][match(method, table$name)]
+}
+
+methods_supporting <- function(what) {
+  table <- .sb_methods()
+  names <- sprintf("\"%s\"", table$name[table[[what]]])
+  if (length(names) == 1L) names else paste(paste(names[-length(names)], collapse = ", "), "or", names[length(names)])
+}

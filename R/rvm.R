@@ -235,8 +235,9 @@ rvm.default <- function(x = NULL, y, kernel = "gaussian", bias = TRUE, scale = T
   control <- solver_control(control, method)
   family <- resolve_family(family, y)
   gaussian <- family$family == "gaussian"
-  if (!gaussian && (noise != "shared" || !method %in% c("fast", "mackay")))
-    stop_arg("family", sprintf("must be gaussian for method = \"%s\" with noise = \"%s\".", method, noise))
+  if (!gaussian && (noise != "shared" || !method_supports(method, "non_gaussian")))
+    stop_arg("family", sprintf("must be gaussian for method = \"%s\" with noise = \"%s\" (binomial and poisson fits take ",
+                               method, noise), "noise = \"shared\" and method ", methods_supporting("non_gaussian"), ").")
   check_noise_control(control, noise, method)
   if (is.null(basis)) {
     if (is.null(x)) stop_arg("x", "is NULL; give inputs or a `basis` matrix.")
@@ -290,7 +291,8 @@ rvm.default <- function(x = NULL, y, kernel = "gaussian", bias = TRUE, scale = T
                                                                                    "adaptive"))
                 else level_prior$smoothness
   if (any(smoothness > 0) && !gaussian) stop_arg("prior", "must be \"none\" for the binomial and poisson families.")
-  if (any(smoothness > 0) && method != "fast") stop_arg("prior", "needs method = \"fast\".")
+  if (any(smoothness > 0) && !method_supports(method, "smoothness"))
+    stop_arg("prior", "needs method = ", methods_supporting("smoothness"), ".")
   if (any(smoothness > 0) && noise != "shared") stop_arg("prior", "needs noise = \"shared\".")
   if (is.null(basis) && any(vapply(kernels, is_learned_width, logical(1)))) {  # R/learn_widths.R
     if (length(kernels) > 1L)

@@ -150,6 +150,23 @@ Rcpp::List sb_fit(Eigen::Map<Eigen::MatrixXd> Phi, Eigen::Map<Eigen::VectorXd> t
   return as_list(sparsebayes::fit_model(Phi, t, likelihood, opt, make_progress(setting<int>(control, "verbose"))));
 }
 
+// The table of methods and what each supports (methods.hpp), for R's checks.
+// [[Rcpp::export(.sb_methods)]]
+Rcpp::DataFrame sb_methods() {
+  Rcpp::CharacterVector name;
+  Rcpp::LogicalVector batch, non_gaussian, smoothness, studentized;
+  for (const sparsebayes::Method& m : sparsebayes::kMethods) {
+    name.push_back(m.name);
+    batch.push_back(m.rule != sparsebayes::Rule::fast);
+    non_gaussian.push_back(m.non_gaussian);
+    smoothness.push_back(m.smoothness);
+    studentized.push_back(m.studentized);
+  }
+  return Rcpp::DataFrame::create(Rcpp::Named("name") = name, Rcpp::Named("batch") = batch,
+                                 Rcpp::Named("non_gaussian") = non_gaussian, Rcpp::Named("smoothness") = smoothness,
+                                 Rcpp::Named("studentized") = studentized, Rcpp::Named("stringsAsFactors") = false);
+}
+
 // The Laplace posterior mode for fixed precisions; exported for the tests
 // that compare it with glm().
 // [[Rcpp::export(.sb_laplace_mode)]]

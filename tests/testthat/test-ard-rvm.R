@@ -110,11 +110,36 @@ test_that("rvm() rejects combinations that make no sense", {
   d <- sinc_outliers(n = 40, n_out = 0)
   yb <- as.numeric(d$y > 0.2)
   expect_error(rvm(d$x, yb, family = binomial(), noise = "sample"), "`family`.*gaussian")
-  expect_error(rvm(d$x, yb, family = binomial(), method = "em"), "`family`.*gaussian")
+  expect_error(rvm(d$x, yb, family = binomial(), method = "irls1"), "`family`.*gaussian.*\"em\", \"mackay\" or \"irls2\"")
+  expect_error(rvm(d$x, yb, family = poisson(), method = "gradient"), "`family`.*gaussian")
   expect_error(rvm(d$x, d$y, prior = "BIC", noise = "sample"), "`prior`")
   expect_error(rvm(d$x, d$y, prior = "BIC", method = "em"), "`prior`")
   expect_error(rvm(d$x, d$y, noise = "sample", control = ard_control(studentized = TRUE)), "`control`.*method")
   expect_error(rvm(d$x, d$y, noise = "both"), "`noise` must be one of")
   expect_error(rvm(d$x, d$y, method = "em", control = "x"), "`control`")
   expect_error(rvm(d$x, d$y, control = 3), "`control`")
+})
+
+test_that("the batch rules that need only the posterior moments fit binomial and poisson RVMs at a stationary mode", {
+  set.seed(3)
+  x <- matrix(rnorm(120 * 2), 120)
+  fam <- list(binomial = list(binomial(), rbinom(120, 1, plogis(2 * sin(2 * x[, 1]) + x[, 2]))),
+              poisson = list(poisson(), rpois(120, exp(1 + sin(2 * x[, 1])))))
+  for (f in names(fam)) {
+    evidence <- c()
+    for (m in c("fast", "em", "mackay", "irls2")) {
+      fit <- rvm(x, fam[[f]][[2]], family = fam[[f]][[1]], method = m)
+      label <- paste(f, m)
+      expect_true(fit$converged, label = label)
+      # the gradient of the log posterior at the returned weights vanishes
+      Phi <- sparsebayes:::relevant_design(fit, fit$x)
+      eta <- drop(Phi %*% fit$weights)
+      mean <- fam[[f]][[1]]$linkinv(eta)
+      grad <- crossprod(Phi, fam[[f]][[2]] - mean) - fit$alpha[fit$relevant] * fit$weights
+      expect_lt(max(abs(grad)), 1e-4 * max(1, max(abs(crossprod(Phi, fam[[f]][[2]])))), label = label)
+      evidence[m] <- fit$logLik
+    }
+    # one model, one approximation: the rules end within a nat of each other
+    expect_lt(diff(range(evidence)), 1, label = f)
+  }
 })

@@ -6,7 +6,7 @@
 // are scale-free; fit_model() maps its result back to the columns as given.
 // Gaussian targets arrive in standard units (R's standard_units(): centred
 // and scaled, offset and weights applied), so nothing here rescales them.
-// To add a solver: write it in one header and add one line to the dispatch.
+// Methods, their rules and what each supports: methods.hpp.
 #pragma once
 
 #include <algorithm>
@@ -21,17 +21,20 @@ namespace sparsebayes {
 
 namespace detail {
 
-inline void check_problem(const Eigen::Ref<const Eigen::MatrixXd>& Phi, const Eigen::Ref<const Eigen::VectorXd>& t,
-                          const Likelihood& lik, const SolverOptions& opt) {
-  check_inputs(Phi, t);
-  const Eigen::Index n = Phi.rows();
+// What every entry checks of the targets and options (fit_model, fit_wavelet).
+inline void check_options(const Eigen::Ref<const Eigen::VectorXd>& t, const Likelihood& lik, const SolverOptions& opt) {
+  const Eigen::Index n = t.size();
   lik.validate(t);
+  const Method& method = method_named(opt.method);
+  if (!lik.gaussian() && !method.non_gaussian)
+    throw std::invalid_argument("method '" + opt.method + "' needs the gaussian family");
   if (opt.per_sample && (!lik.gaussian() || opt.smoothness > 0.0))
     throw std::invalid_argument("per-sample noise needs the gaussian family and no smoothness prior");
-  if (opt.smoothness > 0.0 && (!lik.gaussian() || opt.method != "fast"))
+  if (opt.student && !opt.per_sample) throw std::invalid_argument("Student-t noise is per-sample noise");
+  if (opt.smoothness > 0.0 && (!lik.gaussian() || !method.smoothness))
     throw std::invalid_argument("the smoothness prior needs the gaussian family and method 'fast'");
-  if (!lik.gaussian() && opt.method != "fast" && opt.method != "mackay")
-    throw std::invalid_argument("method '" + opt.method + "' needs the gaussian family");
+  if (opt.studentized && (!opt.per_sample || opt.student || !method.studentized))
+    throw std::invalid_argument("the studentized noise update needs per-sample noise and method em, mackay or irls2");
   for (const Eigen::VectorXd* v : {&opt.case_weights, &opt.offset}) {
     if (v->size() == 0) continue;
     if (lik.gaussian())
@@ -41,6 +44,12 @@ inline void check_problem(const Eigen::Ref<const Eigen::MatrixXd>& Phi, const Ei
   }
   if (opt.case_weights.size() && (opt.case_weights.array() < 0.0).any())
     throw std::invalid_argument("case weights must be non-negative");
+}
+
+inline void check_problem(const Eigen::Ref<const Eigen::MatrixXd>& Phi, const Eigen::Ref<const Eigen::VectorXd>& t,
+                          const Likelihood& lik, const SolverOptions& opt) {
+  check_inputs(Phi, t);
+  check_options(t, lik, opt);
 }
 
 }  // namespace detail
@@ -56,10 +65,8 @@ inline FitResult fit_model(const Eigen::Ref<const Eigen::MatrixXd>& Phi, const E
     if (!(scale(j) > 0.0)) scale(j) = 1.0;  // a zero column can never enter the model
   const Eigen::VectorXd inv_scale = scale.cwiseInverse();
 
-  FitResult r;
-  const std::string& m = opt.method;
-  if (m == "fast") r = FastSolver(Phi, inv_scale, t, lik, opt).run(progress);
-  else r = fit_joint_ard(Phi, inv_scale, t, lik, opt, progress);  // em, mackay, irls2, irls1, gradient
+  FitResult r = method_named(opt.method).rule == Rule::fast ? FastSolver(Phi, inv_scale, t, lik, opt).run(progress)
+                                                             : fit_joint_ard(Phi, inv_scale, t, lik, opt, progress);
 
   weights_to_caller_units(r.relevant, scale, r.mu, r.Sigma, r.alpha);
   for (Eigen::Index k = 0; k < r.path_alpha.rows(); ++k)
@@ -96,7 +103,7 @@ inline WaveletFit fit_wavelet(const Eigen::Ref<const Eigen::VectorXd>& t, const 
                               const SolverOptions& opt, const WaveletPrior& wp = WaveletPrior(),
                               const Progress& progress = nullptr) {
   if (!t.allFinite()) throw std::invalid_argument("the targets contain NA, NaN or infinite values");
-  if (!(sample_variance(t) > 0.0)) throw std::invalid_argument("the response is constant; nothing to fit");
+  detail::check_options(t, Likelihood::from_name("gaussian"), opt);
   const Eigen::Index n = t.size();
   const int J = wavelet_levels(n);
   GroupPrior prior;

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "likelihood.hpp"
+#include "methods.hpp"
 #include "robust_start.hpp"
 #include "student_noise.hpp"
 
@@ -111,21 +112,14 @@ class JointArd {
   JointArd(const Eigen::Ref<const Eigen::MatrixXd>& Phi, const Eigen::VectorXd& inv_scale, const Eigen::VectorXd& y,
            const Likelihood& lik, const SolverOptions& opt)
       : opt_(opt), lik_(lik), n_(Phi.rows()), d_(Phi.cols()), y_(y), Phi_(Phi) {
-    const std::string& m = opt_.method;
-    if (m != "em" && m != "mackay" && m != "irls2" && m != "irls1" && m != "gradient")
-      throw std::invalid_argument("unknown method '" + m + "'");
+    if (rule_ == Rule::fast) throw std::invalid_argument("JointArd runs the batch rules, not the fast solver");
     if (opt_.form != "auto" && opt_.form != "primal" && opt_.form != "dual")
       throw std::invalid_argument("unknown objective form '" + opt_.form + "'");
     if (!(opt_.alpha_min > 0.0 && opt_.alpha_min < opt_.alpha_max && opt_.lambda_min > 0.0 &&
           opt_.lambda_min < opt_.lambda_max))
       throw std::invalid_argument("the clipping bounds must satisfy 0 < min < max");
-    if (opt_.studentized && (!opt_.per_sample || opt_.student || m == "irls1" || m == "gradient"))
-      throw std::invalid_argument("the studentized noise update needs per-sample noise and method em, mackay or irls2");
-    if (opt_.student && !opt_.per_sample) throw std::invalid_argument("Student-t noise is per-sample noise");
     if (opt_.schedule != "converge" && opt_.schedule != "paper")
       throw std::invalid_argument("unknown schedule '" + opt_.schedule + "'");
-    if (!lik_.gaussian() && (opt_.per_sample || m == "irls1" || m == "gradient"))
-      throw std::invalid_argument("method '" + m + "' needs the gaussian family");
     if (lik_.gaussian() && !(sample_variance(y) > 0.0))
       throw std::invalid_argument("the response is constant; nothing to fit");
     // Unit-norm columns times sqrt(N): unit mean square (over the replicated rows
@@ -152,7 +146,7 @@ class JointArd {
     const double lam0 = opt_.fixed_noise > 0.0 ? opt_.fixed_noise : initial_noise_variance(y_, opt_);
     lambda_ = Eigen::VectorXd::Constant(opt_.per_sample ? n_ : 1, lam0);
     if (opt_.per_sample && !noise_fixed && opt_.init_noise.size() == n_) lambda_ = opt_.init_noise;
-    if (opt_.method == "gradient") {
+    if (rule_ == Rule::gradient) {
       adam_m_g_ = adam_v_g_ = Eigen::VectorXd::Zero(alpha_.size());
       adam_m_l_ = adam_v_l_ = Eigen::VectorXd::Zero(lambda_.size());
     }
@@ -195,9 +189,9 @@ class JointArd {
       // method, in place of the method's own lambda step.
       const bool method_lambda = update_lambda && !opt_.student;
       Eigen::VectorXd g_new = alpha_, l_new = lambda_;
-      if (opt_.method == "irls1") {
+      if (rule_ == Rule::irls1) {
         irls1_step(g_new, l_new, method_lambda);
-      } else if (opt_.method == "gradient") {
+      } else if (rule_ == Rule::gradient) {
         adam_step(g_new, l_new, method_lambda, t);
       } else {
         if (!alpha_fixed) g_new = alpha_rule();
@@ -207,7 +201,7 @@ class JointArd {
       if (alpha_fixed) g_new = alpha_;
       // Damping in log space (closed-form rules only; the paper's schedule damps
       // alpha itself), then clipping.
-      const bool damp = opt_.method != "gradient", linear = opt_.schedule == "paper";
+      const bool damp = rule_ != Rule::gradient, linear = opt_.schedule == "paper";
       const Eigen::VectorXd lg_old = alpha_.array().log();
       for (Eigen::Index k = 0; k < g_new.size(); ++k) {
         const double a = std::isfinite(g_new(k)) ? std::clamp(g_new(k), opt_.alpha_min, opt_.alpha_max) : opt_.alpha_max;
@@ -257,6 +251,7 @@ class JointArd {
  private:
   SolverOptions opt_;
   Likelihood lik_;
+  Rule rule_ = method_named(opt_.method).rule;
   Eigen::Index n_, d_;
   // The noise is held: at the caller's value, or by a likelihood without one.
   const bool noise_fixed_ = opt_.fixed_noise > 0.0 || !lik_.gaussian();
@@ -316,7 +311,7 @@ class JointArd {
     const bool lam = !noise_fixed_ && lambda_due(t);
     int need = 0;
     if (lam && opt_.per_sample) need |= 1;  // q_row
-    if (opt_.method == "irls1") need |= 3;   // q_row and q_col
+    if (rule_ == Rule::irls1) need |= 3;   // q_row and q_col
     return need;
   }
 
@@ -527,8 +522,8 @@ class JointArd {
 
   Eigen::VectorXd alpha_rule() const {
     const Eigen::ArrayXd mu2 = mu_.array().square();
-    if (opt_.method == "mackay") return ((1.0 - alpha_.array() * diag_sigma_.array()).max(0.0) / mu2).matrix();
-    if (opt_.method == "irls2") {
+    if (rule_ == Rule::mackay) return ((1.0 - alpha_.array() * diag_sigma_.array()).max(0.0) / mu2).matrix();
+    if (rule_ == Rule::irls2) {
       // (theta^2 + 1/alpha - q_j / alpha^2)^-1 with q_j / alpha^2 = 1/alpha - Sigma_jj
       const Eigen::ArrayXd ginv = alpha_.array().inverse();
       const Eigen::ArrayXd qj_over = ginv - diag_sigma_.array();
@@ -542,7 +537,7 @@ class JointArd {
     if (!opt_.per_sample) {
       const double lam = lambda_(0), g = effective_parameters();
       const double N = replicated_rows(opt_, n_);
-      if (opt_.method == "mackay") return Eigen::VectorXd::Constant(1, rss / std::max(N - g, 1e-12));
+      if (rule_ == Rule::mackay) return Eigen::VectorXd::Constant(1, rss / std::max(N - g, 1e-12));
       // em and irls2 (the latter as (rss + n lambda - lambda^2 tr Pi_y) / n, tr Pi_y = (n - g) / lambda)
       return Eigen::VectorXd::Constant(1, (rss + lam * g) / N);
     }
@@ -551,7 +546,7 @@ class JointArd {
       const Eigen::ArrayXd h = (q_row_.array() / lambda_.array()).min(1.0 - 1e-12);
       return (r2 / (1.0 - h).pow(opt_.studentized_power)).matrix();
     }
-    if (opt_.method == "irls2") {
+    if (rule_ == Rule::irls2) {
       // r^2 + lambda - lambda^2 [Pi_y]_ii, [Pi_y]_ii = (1 - h_i) / lambda_i
       const Eigen::ArrayXd pii = (lambda_.array() - q_row_.array()) / lambda_.array().square();
       return (r2 + lambda_.array() - lambda_.array().square() * pii).matrix();
@@ -698,7 +693,7 @@ class JointArd {
       if (active_.size() == 1) return false;
     }
     // Carry the optimiser states of the kept columns.
-    if (opt_.method == "gradient") {
+    if (rule_ == Rule::gradient) {
       Eigen::VectorXd m(keep_cols.size()), v(keep_cols.size());
       std::size_t c = 0;
       for (std::size_t k = 0; k < keep_cols.size(); ++k) {
@@ -726,7 +721,7 @@ class JointArd {
   static constexpr int kMaxReadmissions = 3;
   std::vector<int> readmissions_;
   bool readmit() {
-    if (opt_.fixed_alpha > 0.0 || opt_.method == "irls1") return false;
+    if (opt_.fixed_alpha > 0.0 || rule_ == Rule::irls1) return false;
     if (static_cast<Eigen::Index>(active_.size()) == d_) return false;
     if (readmissions_.empty()) readmissions_.assign(d_, 0);
     std::vector<char> in(d_, 0);
@@ -806,7 +801,7 @@ class JointArd {
       any = true;
     }
     if (!any) return false;
-    if (opt_.method == "gradient") {  // fresh Adam moments for the new columns
+    if (rule_ == Rule::gradient) {  // fresh Adam moments for the new columns
       Eigen::VectorXd m = Eigen::VectorXd::Zero(cols.size()), v = Eigen::VectorXd::Zero(cols.size());
       std::size_t c = 0;
       for (std::size_t k = 0; k < cols.size() && c < active_.size(); ++k) {

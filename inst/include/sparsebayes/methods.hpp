@@ -1,0 +1,41 @@
+// The one table of fitting methods: each method's update rule and what it
+// supports. check_problem() (fit.hpp) and R's checks (through
+// .sb_methods()) read it, and nothing else in the core compares method
+// names. Every method fits the Gaussian likelihood with shared, per-sample
+// and Student-t noise.
+//   fast      the sequential marginal-likelihood solver (fast_solver.hpp)
+//   em ...    the batch rules of JointArd (joint_ard.hpp)
+// To add a batch rule: a row here and its alpha (and noise) step in JointArd.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace sparsebayes {
+
+enum class Rule { fast, em, mackay, irls2, irls1, gradient };
+
+struct Method {
+  const char* name;
+  Rule rule;
+  bool non_gaussian;  // Bernoulli and Poisson likelihoods (a Laplace posterior step)
+  bool smoothness;    // the smoothness prior
+  bool studentized;   // the studentized per-sample noise update
+};
+
+// The rules that need only the posterior mean and variances of the weights
+// run on a Laplace posterior as on a Gaussian one; irls1 (an ADMM on the
+// Gaussian objective) and gradient (its analytic gradient) do not.
+inline constexpr Method kMethods[] = {
+    {"fast", Rule::fast, true, true, false},        {"em", Rule::em, true, false, true},
+    {"mackay", Rule::mackay, true, false, true},    {"irls2", Rule::irls2, true, false, true},
+    {"irls1", Rule::irls1, false, false, false},    {"gradient", Rule::gradient, false, false, false},
+};
+
+inline const Method& method_named(const std::string& name) {
+  for (const Method& m : kMethods)
+    if (name == m.name) return m;
+  throw std::invalid_argument("unknown method '" + name + "'");
+}
+
+}  // namespace sparsebayes
