@@ -16,13 +16,12 @@ fit_basis <- function(Phi, y, family, method, noise = "shared", smoothness = 0, 
   if (gaussian && noise == "shared" && is.null(control$noise_variance)) check_replicated_weights(weights)
   st <- if (gaussian) standard_units(Phi, y, weights, offset, robust = noise != "shared")
   problem <- solver_problem(method, noise, objective, smoothness,
-                            fixed_noise = if (gaussian) fixed_noise_std(control$noise_variance, st) else -1,
+                            noise_variance = if (gaussian) standard_noise_variance(control$noise_variance, st) else -1,
                             n_effective = if (gaussian) st$n_effective else -1,
                             target_variance = if (gaussian) st$target_variance else -1,
                             case_weights = if (!gaussian) weights, offset = if (!gaussian) offset)
   res <- .sb_fit(if (gaussian) st$Phi else Phi, if (gaussian) st$y else y,
-                 c(gaussian = "gaussian", binomial = "bernoulli", poisson = "poisson")[[family$family]],
-                 problem, core_settings(control))
+                 family$family, problem, core_settings(control))
   if (gaussian) {
     res <- caller_units(res, st, Phi)
     if (noise != "shared" && length(res$lambda) == 1L)  # never reached a per-sample update
@@ -56,7 +55,7 @@ fit_wavelet_path <- function(y, offset, control, smoothness, wavelet) {
     c(rev(v[seq_len(before) + 1L]), v, v[n - seq_len(M - n - before)])
   }
   st <- standard_units(NULL, reflect(y), offset = reflect(offset), const = c(1, 1 / sqrt(M)))
-  problem <- solver_problem("fast", smoothness = max(smoothness), fixed_noise = fixed_noise_std(control$noise_variance, st),
+  problem <- solver_problem("fast", smoothness = max(smoothness), noise_variance = standard_noise_variance(control$noise_variance, st),
                             n_effective = st$n_effective, target_variance = st$target_variance)
   res <- .sb_fit_wavelet(st$y, wavelet$family, problem, core_settings(control), wavelet$smoothness %||% numeric(0),
                          isTRUE(wavelet$learn), isTRUE(wavelet$invariant))
@@ -80,10 +79,10 @@ fit_wavelet_path <- function(y, offset, control, smoothness, wavelet) {
 # Binomial and poisson fits take case weights of the log-likelihood and an
 # offset of the linear predictor; gaussian ones have them applied to the
 # targets by standard_units().
-solver_problem <- function(method, noise = "shared", objective = "auto", smoothness = 0, fixed_noise = -1,
+solver_problem <- function(method, noise = "shared", objective = "auto", smoothness = 0, noise_variance = -1,
                            n_effective = -1, target_variance = -1, case_weights = NULL, offset = NULL) {
-  list(method = method, per_sample = noise != "shared", student = noise == "student", form = objective,
-       smoothness = smoothness, fixed_noise = fixed_noise, n_effective = n_effective,
+  list(method = method, per_sample = noise != "shared", student = noise == "student", objective = objective,
+       smoothness = smoothness, noise_variance = noise_variance, n_effective = n_effective,
        target_variance = target_variance, case_weights = case_weights %||% numeric(0),
        offset = offset %||% numeric(0))
 }

@@ -31,9 +31,10 @@
 #' that starting value.
 #'
 #' **Inducing points.** A number `m` places them by k-means++ seeding
-#' followed by at most 10 Lloyd iterations on the standardised inputs,
-#' drawing from the caller's random number stream (or from `set.seed(seed)`
-#' when `seed` is given); the caller's `.Random.seed` is restored
+#' followed by at most 10 Lloyd iterations on the scaled inputs (the
+#' [kmeans_centres()] of `rvm(centres = m)`), seeded from the caller's
+#' random number stream (or from `set.seed(seed)` when `seed` is given);
+#' the caller's `.Random.seed` is restored
 #' afterwards, so fitting never changes the random stream and the same call
 #' gives the same fit. `restarts` draws its random starting points the same
 #' way.
@@ -298,7 +299,7 @@ sparse_gp.default <- function(x, y, kernel = kernel_gaussian(), inducing = 50, a
   learn_wt <- if (length(wt)) wt[rows] else wt
   progress(message = "starting values")
   fit <- gp_optimise(xs[rows, , drop = FALSE], r[rows], Z, learn_wt, kernel, start, approx, optimize,
-                     fixed_noise = !is.null(noise), vy = vy, restarts = restarts, control = control,
+                     noise_given = !is.null(noise), vy = vy, restarts = restarts, control = control,
                      progress = progress)
   progress(message = sprintf("optimised on %d rows", length(rows)))
   names(fit$par$kernel$width) <- if (length(fit$par$kernel$width) > 1L) colnames(xs)
@@ -422,7 +423,7 @@ restore_rng <- function(state) {
 }
 
 # Inducing locations in the scaled input space: from a number (k-means++ on
-# the standardised inputs) or from a matrix in the units of the inputs.
+# the scaled inputs) or from a matrix in the units of the inputs.
 initial_inducing <- function(inducing, xs, scaling, is_default) {
   n <- nrow(xs)
   if (is.matrix(inducing) || is.data.frame(inducing)) {
@@ -440,32 +441,16 @@ initial_inducing <- function(inducing, xs, scaling, is_default) {
   kmeans_inducing(xs, as.integer(inducing))
 }
 
-# k-means++ seeding (Arthur and Vassilvitskii 2007) then at most 10 Lloyd
-# iterations, on standardised columns; centres returned in xs's units.
+# The centres of rvm(centres = m) (C++ k-means++, seeded): the seed is
+# drawn from R's stream, so `seed` and set.seed() decide the points.
 kmeans_inducing <- function(xs, m) {
-  n <- nrow(xs)
-  if (m == n) return(xs)
-  center <- colMeans(xs)
-  sds <- sqrt(colSums(sweep(xs, 2L, center)^2) / max(n - 1L, 1L))
-  sds[!is.finite(sds) | sds == 0] <- 1
-  u <- sweep(sweep(xs, 2L, center), 2L, sds, "/")
-  idx <- integer(m)
-  idx[1L] <- sample.int(n, 1L)
-  d2 <- rowSums(sweep(u, 2L, u[idx[1L], ])^2)
-  for (j in seq_len(m)[-1L]) {
-    if (sum(d2) <= 0)
-      stop_arg("inducing", sprintf("asks for %d inducing points but the inputs have only %d distinct rows.", m, j - 1L))
-    idx[j] <- sample.int(n, 1L, prob = d2)
-    d2 <- pmin(d2, rowSums(sweep(u, 2L, u[idx[j], ])^2))
-  }
-  seeds <- u[idx, , drop = FALSE]
-  centres <- tryCatch(
-    suppressWarnings(stats::kmeans(u, centers = seeds, iter.max = 10L, algorithm = "Lloyd")$centers),
-    error = function(e) seeds)
-  if (anyNA(centres) || nrow(unique(centres)) < m) centres <- seeds
-  out <- sweep(sweep(centres, 2L, sds, "*"), 2L, center, "+")
-  dimnames(out) <- list(NULL, colnames(xs))
-  out
+  if (m == nrow(xs)) return(xs)
+  centres <- centres_of(xs, m, seed = sample.int(.Machine$integer.max, 1L))
+  if (nrow(centres) < m)
+    stop_arg("inducing", sprintf("asks for %d inducing points but the inputs have only %d distinct rows.", m,
+                                 nrow(centres)))
+  dimnames(centres) <- list(NULL, colnames(xs))
+  centres
 }
 
 # Objective and gradient over theta = (log widths (one, or one per input),
@@ -516,9 +501,9 @@ shared_fn_gr <- function(evaluate) {
 
 # L-BFGS-B from the start (and `restarts` random starts); the best optimum.
 # start$log_width has one entry per width (one, or one per input).
-gp_optimise <- function(xs, r, Z, wt, kernel, start, approx, optimize, fixed_noise, vy, restarts, control,
+gp_optimise <- function(xs, r, Z, wt, kernel, start, approx, optimize, noise_given, vy, restarts, control,
                         progress = NULL) {
-  est_noise <- !fixed_noise && optimize != "none"
+  est_noise <- !noise_given && optimize != "none"
   est_z <- optimize == "all" && approx != "exact"
   fixed <- list(noise = exp(start$log_noise))
   kernel$width <- exp(start$log_width)
@@ -579,8 +564,8 @@ new_sparse_gp <- function(opt, x, xs, y, wt, ybar, scaling, approx, optimize, co
                           kernel_threads())
   inducing <- NULL
   if (!is.null(Z)) {
-    inducing <- if (is.null(scaling)) Z else sweep(sweep(Z, 2L, scaling$scale, "*"), 2L, scaling$center, "+")
-    dimnames(inducing) <- dimnames(Z) <- list(NULL, colnames(x))
+    inducing <- unscale_rows(Z, scaling, colnames(x))
+    dimnames(Z) <- dimnames(inducing)
   }
   fitted <- ybar + as.numeric(post$fitted)
   fit <- list(call = call, kernel = kernel, approx = approx, optimize = optimize, mean = ybar,

@@ -124,7 +124,7 @@ replicated_variance <- function(u, w) {
 }
 
 # A fixed noise variance in the caller's units, in standard units (-1: none).
-fixed_noise_std <- function(noise_variance, st) {
+standard_noise_variance <- function(noise_variance, st) {
   if (is.null(noise_variance) || noise_variance <= 0) -1 else noise_variance / st$scale^2
 }
 

@@ -29,9 +29,9 @@ sparsebayes::SolverOptions as_options(const Rcpp::List& p, const Rcpp::List& c) 
   o.method = setting<std::string>(p, "method");
   o.per_sample = setting<bool>(p, "per_sample");
   o.student = setting<bool>(p, "student");
-  o.form = setting<std::string>(p, "form");
+  o.objective = setting<std::string>(p, "objective");
   o.smoothness = setting<double>(p, "smoothness");
-  o.fixed_noise = setting<double>(p, "fixed_noise");
+  o.noise_variance = setting<double>(p, "noise_variance");
   o.n_effective = setting<double>(p, "n_effective");
   o.target_variance = setting<double>(p, "target_variance");
   o.case_weights = setting<Eigen::VectorXd>(p, "case_weights");

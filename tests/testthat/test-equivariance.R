@@ -175,6 +175,9 @@ test_that("sparse_gp(): y + c and y * c move the fit exactly (VFE to the optimis
   xt <- seq(-9, 9, length.out = 7)
   for (approx in c("VFE", "exact")) {
     tol <- if (approx == "exact") 1e-6 else 1e-4
+    # VFE's bound is flat along trades between the noise and the inducing
+    # points: equal bounds (to 1e-4) can sit 1e-3 apart in the noise.
+    tol_flat <- if (approx == "exact") 1e-6 else 2e-3
     f0 <- sparse_gp(x, y, inducing = 15, approx = approx, seed = 1)
     for (tr in transforms) {
       info <- sprintf("%s shift %g scale %g", approx, tr[["shift"]], tr[["scale"]])
@@ -182,8 +185,8 @@ test_that("sparse_gp(): y + c and y * c move the fit exactly (VFE to the optimis
       p0 <- predict(f0, xt, se.fit = TRUE)
       p1 <- predict(f1, xt, se.fit = TRUE)
       expect_lt(max(abs((p1$fit - tr[["shift"]]) / tr[["scale"]] - p0$fit)) / sd(y), tol)
-      expect_equal(p1$se.fit / abs(tr[["scale"]]), p0$se.fit, tolerance = tol, info = info)
-      expect_equal(f1$noise / tr[["scale"]]^2, f0$noise, tolerance = tol, info = info)
+      expect_equal(p1$se.fit / abs(tr[["scale"]]), p0$se.fit, tolerance = tol_flat, info = info)
+      expect_equal(f1$noise / tr[["scale"]]^2, f0$noise, tolerance = tol_flat, info = info)
       expect_equal(f1$logLik + length(y) * log(abs(tr[["scale"]])), f0$logLik, tolerance = tol, info = info)
     }
   }

@@ -46,7 +46,7 @@ test_that("Bernoulli fits on an informative basis match glm up to ARD shrinkage"
   expect_equal(w[[1]], w[[2]], tolerance = 1e-5)
   expect_equal(fits[[1]]$logLik, fits[[2]]$logLik, tolerance = 1e-8)
   # ... whose weights are the posterior mode at its precisions ...
-  m <- sparsebayes:::.sb_laplace_mode(X, as.numeric(y), "bernoulli", unname(fits[[1]]$alpha))
+  m <- sparsebayes:::.sb_laplace_mode(X, as.numeric(y), "binomial", unname(fits[[1]]$alpha))
   expect_true(m$converged)
   expect_equal(drop(m$mu), w[[1]], tolerance = 1e-7)
   # ... and glm's estimates shrunk by the ARD prior (about 1% here).

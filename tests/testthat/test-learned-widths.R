@@ -190,7 +190,10 @@ test_that("a learned kernel serves predict, update, saveRDS, the formula interfa
 test_that("sparse_gp() optimises laplace and cauchy kernels, with one width or one per input", {
   d <- gp_toy(n = 60, p = 2, seed = 4)
   for (type in c("laplace", "cauchy")) for (width in c("median", "learn")) {
-    fit <- sparse_gp(d$x, d$y, kernel = sparsebayes:::kernel_constructors[[type]](width), inducing = 15, seed = 1)
+    # the laplace kernel's bound has local optima here (6 of 20 seeded starts
+    # end above 0.75 sd): one random restart, kept if its bound is higher
+    fit <- sparse_gp(d$x, d$y, kernel = sparsebayes:::kernel_constructors[[type]](width), inducing = 15, seed = 1,
+                     restarts = 1)
     expect_true(fit$converged)
     expect_length(fit$kernel$width, if (width == "median") 1L else 2L)
     expect_lt(sqrt(mean((fit$fitted.values - d$f)^2)), 0.75 * sd(d$f))  # a real fit, not the constant

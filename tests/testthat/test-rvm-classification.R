@@ -24,7 +24,7 @@ test_that("the Laplace mode with a flat prior equals glm's coefficients", {
   set.seed(41)
   X <- cbind(1, matrix(rnorm(200 * 3), 200, 3))
   t <- as.numeric(rbinom(200, 1, plogis(X %*% c(-0.5, 1, -2, 0.5))))
-  lm <- sparsebayes:::.sb_laplace_mode(X, t, "bernoulli", rep(1e-10, 4))
+  lm <- sparsebayes:::.sb_laplace_mode(X, t, "binomial", rep(1e-10, 4))
   g <- glm(t ~ X - 1, family = binomial())
   expect_true(lm$converged)
   expect_equal(drop(lm$mu), unname(coef(g)), tolerance = 1e-6)
@@ -38,7 +38,7 @@ test_that("the reported evidence is the Laplace approximation at the returned po
   tr <- transform(MASS::synth.tr, yc = factor(yc))
   fit <- rvm(yc ~ xs + ys, data = tr, kernel = kernel_gaussian(0.5), scale = FALSE)
   Phi <- cbind(1, kernel_matrix(kernel_gaussian(0.5), as.matrix(tr[, 1:2])))[, fit$relevant]
-  lm <- sparsebayes:::.sb_laplace_mode(Phi, as.numeric(tr$yc == "1"), "bernoulli", fit$alpha[fit$relevant])
+  lm <- sparsebayes:::.sb_laplace_mode(Phi, as.numeric(tr$yc == "1"), "binomial", fit$alpha[fit$relevant])
   expect_equal(drop(lm$mu), unname(fit$weights), tolerance = 1e-5)
   expect_equal(lm$log_evidence, fit$logLik, tolerance = 1e-6)
 })
@@ -141,7 +141,7 @@ test_that("family and response checks", {
   fit01 <- rvm(x, rep(0:1, 10), family = "binomial")
   expect_equal(fit01$levels, c("0", "1"))
   expect_error(predict(fit01, 1, type = "prob", interval = "confidence"), "gives no standard errors")
-  expect_error(sparsebayes:::.sb_fit(matrix(1, 3, 1), c(0, 2, 1), "bernoulli", sparsebayes:::solver_problem("fast"), sparsebayes:::core_settings(rvm_control())),
+  expect_error(sparsebayes:::.sb_fit(matrix(1, 3, 1), c(0, 2, 1), "binomial", sparsebayes:::solver_problem("fast"), sparsebayes:::core_settings(rvm_control())),
                "Bernoulli targets must lie in")
   expect_error(sparsebayes:::.sb_fit(matrix(1, 3, 1), c(0, -2, 1), "poisson", sparsebayes:::solver_problem("fast"), sparsebayes:::core_settings(rvm_control())),
                "Poisson targets must be non-negative")

@@ -261,8 +261,8 @@ class FastSolver {
 
   void initialise() {
     var_t_ = target_variance(t_, opt_);
-    noise_fixed_ = opt_.fixed_noise > 0.0 || !lik_.gaussian();
-    beta_ = 1.0 / (opt_.fixed_noise > 0.0 ? opt_.fixed_noise : initial_noise_variance(t_, opt_));
+    noise_fixed_ = opt_.noise_variance > 0.0 || !lik_.gaussian();
+    beta_ = 1.0 / (opt_.noise_variance > 0.0 ? opt_.noise_variance : initial_noise_variance(t_, opt_));
     aligned_out_.assign(M_, 0);
     barred_.assign(M_, 0);
     fell_once_.assign(M_, 0);

@@ -118,7 +118,7 @@ inline WaveletFit fit_wavelet(const Eigen::Ref<const Eigen::VectorXd>& t, const 
   }
   const Eigen::VectorXd z = dwt(t, family);
   SolverOptions start = opt;
-  if (wp.learn && !(opt.fixed_noise > 0.0)) {
+  if (wp.learn && !(opt.noise_variance > 0.0)) {
     // Learned constants and the evidence's noise feed each other: a smaller
     // noise makes more coefficients relevant, which lowers the constants and
     // then the noise, down to interpolation. So the noise is held at the
@@ -127,7 +127,7 @@ inline WaveletFit fit_wavelet(const Eigen::Ref<const Eigen::VectorXd>& t, const 
     std::vector<double> finest(n / 2);
     for (Eigen::Index i = 0; i < n / 2; ++i) finest[i] = std::abs(z(n / 2 + i));
     const double sd = median_in_place(finest) / 0.6745;
-    if (sd > 0.0) start.fixed_noise = sd * sd;
+    if (sd > 0.0) start.noise_variance = sd * sd;
   }
   OrthonormalFit of = orthonormal_solve(z, t.squaredNorm(), n, start, progress, prior);
   WaveletFit out;

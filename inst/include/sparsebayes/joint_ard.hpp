@@ -4,7 +4,7 @@
 //
 // One solver loop serves five update rules (App. B.7, Algs. 1-4 of the paper):
 //   em       alpha_j <- 1 / (mu_j^2 + Sigma_jj),  lambda_i <- r_i^2 + x_i' Sigma x_i
-//   mackay   alpha_j <- (1 - alpha_j Sigma_jj) / mu_j^2, lambda as em (shared: rss / (n - sum g))
+//   mackay   alpha_j <- (1 - alpha_j Sigma_jj) / mu_j^2, lambda as em (shared: rss / (n - sum gamma))
 //   irls2    the same fixed point written through Pi_y = Sigma_y^-1 (Wipf & Nagarajan)
 //   irls1    a double-l1 weighted problem solved by ADMM (warm-started), then map-back rules
 //   gradient Adam on log alpha, log lambda; "primal" evaluates through Sigma_y (n x n),
@@ -83,22 +83,22 @@ inline Eigen::VectorXd row_norms_of_product(const Eigen::MatrixXd& A, const Eige
 struct PathRecorder {
   int max_rows = 200, stride = 1;
   std::vector<int> it;
-  std::vector<Eigen::VectorXd> g, l;
-  void record(int t, const Eigen::VectorXd& alpha, const Eigen::VectorXd& lambda) {
+  std::vector<Eigen::VectorXd> alpha, lambda;
+  void record(int t, const Eigen::VectorXd& alpha_t, const Eigen::VectorXd& lambda_t) {
     if (max_rows <= 0 || t % stride != 0) return;
     it.push_back(t);
-    g.push_back(alpha);
-    l.push_back(lambda);
+    alpha.push_back(alpha_t);
+    lambda.push_back(lambda_t);
     if (static_cast<int>(it.size()) > max_rows) {
       std::size_t k = 0;
       for (std::size_t i = 0; i < it.size(); i += 2, ++k) {
         it[k] = it[i];
-        g[k] = g[i];
-        l[k] = l[i];
+        alpha[k] = alpha[i];
+        lambda[k] = lambda[i];
       }
       it.resize(k);
-      g.resize(k);
-      l.resize(k);
+      alpha.resize(k);
+      lambda.resize(k);
       stride *= 2;
     }
   }
@@ -113,8 +113,8 @@ class JointArd {
            const Likelihood& lik, const SolverOptions& opt)
       : opt_(opt), lik_(lik), n_(Phi.rows()), d_(Phi.cols()), y_(y), Phi_(Phi) {
     if (rule_ == Rule::fast) throw std::invalid_argument("JointArd runs the batch rules, not the fast solver");
-    if (opt_.form != "auto" && opt_.form != "primal" && opt_.form != "dual")
-      throw std::invalid_argument("unknown objective form '" + opt_.form + "'");
+    if (opt_.objective != "auto" && opt_.objective != "primal" && opt_.objective != "dual")
+      throw std::invalid_argument("unknown objective '" + opt_.objective + "'");
     if (!(opt_.alpha_min > 0.0 && opt_.alpha_min < opt_.alpha_max && opt_.lambda_min > 0.0 &&
           opt_.lambda_min < opt_.lambda_max))
       throw std::invalid_argument("the clipping bounds must satisfy 0 < min < max");
@@ -143,12 +143,12 @@ class JointArd {
     const bool alpha_fixed = opt_.fixed_alpha > 0.0;
     const bool noise_fixed = noise_fixed_;
     alpha_ = Eigen::VectorXd::Constant(active_.size(), alpha_fixed ? opt_.fixed_alpha : opt_.init_alpha);
-    const double lam0 = opt_.fixed_noise > 0.0 ? opt_.fixed_noise : initial_noise_variance(y_, opt_);
+    const double lam0 = opt_.noise_variance > 0.0 ? opt_.noise_variance : initial_noise_variance(y_, opt_);
     lambda_ = Eigen::VectorXd::Constant(opt_.per_sample ? n_ : 1, lam0);
     if (opt_.per_sample && !noise_fixed && opt_.init_noise.size() == n_) lambda_ = opt_.init_noise;
     if (rule_ == Rule::gradient) {
-      adam_m_g_ = adam_v_g_ = Eigen::VectorXd::Zero(alpha_.size());
-      adam_m_l_ = adam_v_l_ = Eigen::VectorXd::Zero(lambda_.size());
+      adam_m_alpha_ = adam_v_alpha_ = Eigen::VectorXd::Zero(alpha_.size());
+      adam_m_lambda_ = adam_v_lambda_ = Eigen::VectorXd::Zero(lambda_.size());
     }
     ard_detail::PathRecorder path;
     path.max_rows = opt_.path_max;
@@ -188,27 +188,27 @@ class JointArd {
       // Student-t noise: q(lambda) and (nu, s2) in closed form for every
       // method, in place of the method's own lambda step.
       const bool method_lambda = update_lambda && !opt_.student;
-      Eigen::VectorXd g_new = alpha_, l_new = lambda_;
+      Eigen::VectorXd alpha_new = alpha_, l_new = lambda_;
       if (rule_ == Rule::irls1) {
-        irls1_step(g_new, l_new, method_lambda);
+        irls1_step(alpha_new, l_new, method_lambda);
       } else if (rule_ == Rule::gradient) {
-        adam_step(g_new, l_new, method_lambda, t);
+        adam_step(alpha_new, l_new, method_lambda, t);
       } else {
-        if (!alpha_fixed) g_new = alpha_rule();
+        if (!alpha_fixed) alpha_new = alpha_rule();
         if (method_lambda) l_new = lambda_rule();
       }
       if (update_lambda && opt_.student) l_new = student_.targets(resid_.cwiseAbs2() + q_row_);
-      if (alpha_fixed) g_new = alpha_;
+      if (alpha_fixed) alpha_new = alpha_;
       // Damping in log space (closed-form rules only; the paper's schedule damps
       // alpha itself), then clipping.
       const bool damp = rule_ != Rule::gradient, linear = opt_.schedule == "paper";
-      const Eigen::VectorXd lg_old = alpha_.array().log();
-      for (Eigen::Index k = 0; k < g_new.size(); ++k) {
-        const double a = std::isfinite(g_new(k)) ? std::clamp(g_new(k), opt_.alpha_min, opt_.alpha_max) : opt_.alpha_max;
+      const Eigen::VectorXd log_alpha_old = alpha_.array().log();
+      for (Eigen::Index k = 0; k < alpha_new.size(); ++k) {
+        const double a = std::isfinite(alpha_new(k)) ? std::clamp(alpha_new(k), opt_.alpha_min, opt_.alpha_max) : opt_.alpha_max;
         double lg = std::log(a);
         if (damp && linear) lg = std::log((1.0 - opt_.damping_alpha) * alpha_(k) + opt_.damping_alpha * a);
-        else if (damp) lg = (1.0 - opt_.damping_alpha) * lg_old(k) + opt_.damping_alpha * lg;
-        g_new(k) = alpha_fixed ? alpha_(k) : std::exp(lg);
+        else if (damp) lg = (1.0 - opt_.damping_alpha) * log_alpha_old(k) + opt_.damping_alpha * lg;
+        alpha_new(k) = alpha_fixed ? alpha_(k) : std::exp(lg);
       }
       if (update_lambda) {
         noise_bounds_.widen(resid_);
@@ -216,10 +216,10 @@ class JointArd {
         last_lambda_change = damped_noise_step(lambda_, l_new, noise_bounds_, damp ? opt_.damping_lambda : 1.0, linear);
         lambda_changed_ = true;
       }
-      const Eigen::VectorXd lg_new = g_new.array().log();
+      const Eigen::VectorXd log_alpha_new = alpha_new.array().log();
       const double alpha_change =
-          g_new.size() ? (lg_new - lg_old).cwiseAbs().maxCoeff() / (1.0 + lg_new.cwiseAbs().maxCoeff()) : 0.0;
-      alpha_ = g_new;
+          alpha_new.size() ? (log_alpha_new - log_alpha_old).cwiseAbs().maxCoeff() / (1.0 + log_alpha_new.cwiseAbs().maxCoeff()) : 0.0;
+      alpha_ = alpha_new;
       ++t;
       const bool noise_settled = noise_fixed || t > opt_.warm_start;
       // The paper's schedule runs its whole budget: the budget is part of that estimator.
@@ -241,8 +241,8 @@ class JointArd {
     res.path_alpha.resize(T, d_);
     res.path_lambda.resize(T, lambda_.size());
     for (Eigen::Index k = 0; k < T; ++k) {
-      res.path_alpha.row(k) = path.g[k].transpose();
-      res.path_lambda.row(k) = path.l[k].transpose();
+      res.path_alpha.row(k) = path.alpha[k].transpose();
+      res.path_lambda.row(k) = path.lambda[k].transpose();
     }
     to_unit_norm(res);
     return res;
@@ -254,7 +254,7 @@ class JointArd {
   Rule rule_ = method_named(opt_.method).rule;
   Eigen::Index n_, d_;
   // The noise is held: at the caller's value, or by a likelihood without one.
-  const bool noise_fixed_ = opt_.fixed_noise > 0.0 || !lik_.gaussian();
+  const bool noise_fixed_ = opt_.noise_variance > 0.0 || !lik_.gaussian();
   Eigen::VectorXd y_;
   NoiseBounds noise_bounds_{opt_.lambda_min, opt_.lambda_max};
   StudentNoise student_{opt_.student_df};
@@ -289,7 +289,7 @@ class JointArd {
   Eigen::VectorXd xv_;
 
   // Adam state
-  Eigen::VectorXd adam_m_g_, adam_v_g_, adam_m_l_, adam_v_l_;
+  Eigen::VectorXd adam_m_alpha_, adam_v_alpha_, adam_m_lambda_, adam_v_lambda_;
   // ADMM state (warm start), on the active columns
   Eigen::VectorXd admm_theta_, admm_a_, admm_u_, admm_e_, admm_s_;
   std::vector<Eigen::Index> admm_cols_;
@@ -349,8 +349,8 @@ class JointArd {
   }
 
   bool use_sample_space() const {
-    if (opt_.form == "primal") return true;
-    if (opt_.form == "dual") return false;
+    if (opt_.objective == "primal") return true;
+    if (opt_.objective == "dual") return false;
     return static_cast<Eigen::Index>(active_.size()) > n_;
   }
 
@@ -535,11 +535,11 @@ class JointArd {
   Eigen::VectorXd lambda_rule() const {
     const double rss = resid_.squaredNorm();
     if (!opt_.per_sample) {
-      const double lam = lambda_(0), g = effective_parameters();
+      const double lam = lambda_(0), gamma = effective_parameters();
       const double N = replicated_rows(opt_, n_);
-      if (rule_ == Rule::mackay) return Eigen::VectorXd::Constant(1, rss / std::max(N - g, 1e-12));
-      // em and irls2 (the latter as (rss + n lambda - lambda^2 tr Pi_y) / n, tr Pi_y = (n - g) / lambda)
-      return Eigen::VectorXd::Constant(1, (rss + lam * g) / N);
+      if (rule_ == Rule::mackay) return Eigen::VectorXd::Constant(1, rss / std::max(N - gamma, 1e-12));
+      // em and irls2 (the latter as (rss + n lambda - lambda^2 tr Pi_y) / n, tr Pi_y = (n - gamma) / lambda)
+      return Eigen::VectorXd::Constant(1, (rss + lam * gamma) / N);
     }
     const Eigen::ArrayXd r2 = resid_.array().square();
     if (opt_.studentized) {
@@ -555,17 +555,17 @@ class JointArd {
   }
 
   // Adam on log alpha and log lambda for -log p(y | alpha, lambda).
-  void adam_step(Eigen::VectorXd& g_new, Eigen::VectorXd& l_new, bool update_lambda, int t) {
+  void adam_step(Eigen::VectorXd& alpha_new, Eigen::VectorXd& l_new, bool update_lambda, int t) {
     // The step decays as 1 / sqrt(1 + t / 100) so that the iterates settle and the
     // relative-change rule can stop the run (a constant step keeps oscillating).
     const double b1 = 0.9, b2 = 0.999, eps = 1e-8, lr = opt_.learning_rate / std::sqrt(1.0 + t / 100.0);
     const double c1 = 1.0 - std::pow(b1, t + 1), c2 = 1.0 - std::pow(b2, t + 1);
     if (opt_.fixed_alpha <= 0.0) {
       const Eigen::ArrayXd grad = 0.5 * (alpha_.array() * (mu_.array().square() + diag_sigma_.array()) - 1.0);
-      adam_m_g_ = b1 * adam_m_g_.array() + (1 - b1) * grad;
-      adam_v_g_ = b2 * adam_v_g_.array() + (1 - b2) * grad.square();
-      const Eigen::ArrayXd step = lr * (adam_m_g_.array() / c1) / ((adam_v_g_.array() / c2).sqrt() + eps);
-      g_new = (alpha_.array().log() - step).exp().matrix();
+      adam_m_alpha_ = b1 * adam_m_alpha_.array() + (1 - b1) * grad;
+      adam_v_alpha_ = b2 * adam_v_alpha_.array() + (1 - b2) * grad.square();
+      const Eigen::ArrayXd step = lr * (adam_m_alpha_.array() / c1) / ((adam_v_alpha_.array() / c2).sqrt() + eps);
+      alpha_new = (alpha_.array().log() - step).exp().matrix();
     }
     if (update_lambda) {
       Eigen::ArrayXd grad;
@@ -574,15 +574,15 @@ class JointArd {
       } else {
         grad = Eigen::ArrayXd::Constant(1, 0.5 * (replicated_rows(opt_, n_) - effective_parameters() - resid_.squaredNorm() / lambda_(0)));
       }
-      adam_m_l_ = b1 * adam_m_l_.array() + (1 - b1) * grad;
-      adam_v_l_ = b2 * adam_v_l_.array() + (1 - b2) * grad.square();
-      const Eigen::ArrayXd step = lr * (adam_m_l_.array() / c1) / ((adam_v_l_.array() / c2).sqrt() + eps);
+      adam_m_lambda_ = b1 * adam_m_lambda_.array() + (1 - b1) * grad;
+      adam_v_lambda_ = b2 * adam_v_lambda_.array() + (1 - b2) * grad.square();
+      const Eigen::ArrayXd step = lr * (adam_m_lambda_.array() / c1) / ((adam_v_lambda_.array() / c2).sqrt() + eps);
       l_new = (lambda_.array().log() - step).exp().matrix();
     }
   }
 
   // l1-IRLS (Alg. 4): weights from Pi_y, the double-l1 problem by ADMM, map-back rules.
-  void irls1_step(Eigen::VectorXd& g_new, Eigen::VectorXd& l_new, bool update_lambda) {
+  void irls1_step(Eigen::VectorXd& alpha_new, Eigen::VectorXd& l_new, bool update_lambda) {
     const Eigen::Index S = active_.size();
     const Eigen::MatrixXd& Xa = active_X();
     const Eigen::VectorXd lam = opt_.per_sample ? lambda_ : Eigen::VectorXd::Constant(n_, lambda_(0));
@@ -645,7 +645,7 @@ class JointArd {
     const Eigen::VectorXd& theta = admm_a_;  // exact zeros where the l1 penalty bites
     if (opt_.fixed_alpha <= 0.0) {
       for (Eigen::Index k = 0; k < S; ++k)
-        g_new(k) = std::abs(theta(k)) > 0.0 ? w(k) / std::abs(theta(k)) : kInf;
+        alpha_new(k) = std::abs(theta(k)) > 0.0 ? w(k) / std::abs(theta(k)) : kInf;
     }
     if (update_lambda) {
       const Eigen::VectorXd r = y_ - Xa * theta;
@@ -698,11 +698,11 @@ class JointArd {
       std::size_t c = 0;
       for (std::size_t k = 0; k < keep_cols.size(); ++k) {
         while (active_[c] != keep_cols[k]) ++c;
-        m(k) = adam_m_g_(c);
-        v(k) = adam_v_g_(c);
+        m(k) = adam_m_alpha_(c);
+        v(k) = adam_v_alpha_(c);
       }
-      adam_m_g_ = m;
-      adam_v_g_ = v;
+      adam_m_alpha_ = m;
+      adam_v_alpha_ = v;
     }
     active_ = keep_cols;
     alpha_ = Eigen::Map<const Eigen::VectorXd>(keep_alpha.data(), keep_alpha.size());
@@ -788,14 +788,14 @@ class JointArd {
   // Readmits the pruned columns P whose gain from s and q passes the test above.
   bool readmit_from(const std::vector<Eigen::Index>& P, const Eigen::VectorXd& s, const Eigen::VectorXd& q) {
     std::vector<Eigen::Index> cols = active_;
-    std::vector<double> g(alpha_.data(), alpha_.data() + alpha_.size());
+    std::vector<double> alphas(alpha_.data(), alpha_.data() + alpha_.size());
     bool any = false;
     for (std::size_t k = 0; k < P.size(); ++k) {
       const double sk = s(k), q2 = q(k) * q(k), theta = q2 - sk;
       if (!(sk > 0.0) || !(theta > 0.0)) continue;
       if (0.5 * (theta / sk + std::log(sk / q2)) <= kReadmitGain) continue;
       const auto pos = std::lower_bound(cols.begin(), cols.end(), P[k]);
-      g.insert(g.begin() + (pos - cols.begin()), std::clamp(sk * sk / theta, opt_.alpha_min, opt_.alpha_max));
+      alphas.insert(alphas.begin() + (pos - cols.begin()), std::clamp(sk * sk / theta, opt_.alpha_min, opt_.alpha_max));
       cols.insert(pos, P[k]);
       ++readmissions_[P[k]];
       any = true;
@@ -806,23 +806,23 @@ class JointArd {
       std::size_t c = 0;
       for (std::size_t k = 0; k < cols.size() && c < active_.size(); ++k) {
         if (cols[k] != active_[c]) continue;
-        m(k) = adam_m_g_(c);
-        v(k) = adam_v_g_(c);
+        m(k) = adam_m_alpha_(c);
+        v(k) = adam_v_alpha_(c);
         ++c;
       }
-      adam_m_g_ = m;
-      adam_v_g_ = v;
+      adam_m_alpha_ = m;
+      adam_v_alpha_ = v;
     }
     active_ = cols;
-    alpha_ = Eigen::Map<const Eigen::VectorXd>(g.data(), g.size());
+    alpha_ = Eigen::Map<const Eigen::VectorXd>(alphas.data(), alphas.size());
     lambda_changed_ = true;  // the weighted caches hold a sub-block only while columns leave
     return true;
   }
 
   Eigen::VectorXd full_alpha() const {
-    Eigen::VectorXd g = Eigen::VectorXd::Constant(d_, kInf);
-    for (std::size_t k = 0; k < active_.size(); ++k) g(active_[k]) = alpha_(k);
-    return g;
+    Eigen::VectorXd out = Eigen::VectorXd::Constant(d_, kInf);
+    for (std::size_t k = 0; k < active_.size(); ++k) out(active_[k]) = alpha_(k);
+    return out;
   }
 
   // Exact posterior of the final (alpha, lambda), in the weight space when it is
@@ -833,11 +833,11 @@ class JointArd {
       laplace_posterior();
       res.Sigma = Sigma_;
     } else if (S <= n_ || S <= 2000) {
-      const std::string form = opt_.form;
-      opt_.form = "dual";
+      const std::string objective = opt_.objective;
+      opt_.objective = "dual";
       lambda_changed_ = true;
       weight_space_posterior(4);
-      opt_.form = form;
+      opt_.objective = objective;
       res.Sigma = Sigma_;
     } else {
       if (static_cast<double>(S) * S * 8.0 > 4.0 * 1073741824.0)
@@ -887,7 +887,7 @@ inline FitResult fit_joint_ard(const Eigen::Ref<const Eigen::MatrixXd>& Phi, con
     throw std::invalid_argument("unknown start '" + opt.start + "'");
   FitResult plain = JointArd(Phi, inv_scale, y, lik, opt).run(progress);
   // The paper's schedule stops early by design: an estimator of its own, from its own start.
-  if (opt.start == "plain" || !opt.per_sample || opt.fixed_noise > 0.0 || opt.schedule == "paper") return plain;
+  if (opt.start == "plain" || !opt.per_sample || opt.noise_variance > 0.0 || opt.schedule == "paper") return plain;
   const Eigen::VectorXd r = robust_start_residuals(Phi, inv_scale, y, opt.start_subsets);
   if (r.size() == 0) return plain;  // too wide a basis for a high-breakdown start
   const double s2 = robust_start_variance(r, y);

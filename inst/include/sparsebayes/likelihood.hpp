@@ -19,7 +19,7 @@ class Likelihood {
  public:
   static Likelihood from_name(const std::string& name) {
     if (name == "gaussian") return Likelihood(Kind::gaussian);
-    if (name == "bernoulli") return Likelihood(Kind::bernoulli);
+    if (name == "binomial") return Likelihood(Kind::binomial);
     if (name == "poisson") return Likelihood(Kind::poisson);
     throw std::invalid_argument("unknown likelihood '" + name + "'");
   }
@@ -28,13 +28,13 @@ class Likelihood {
   // The curvature is bounded (Bernoulli: at most 1/4), so that steps at a
   // fixed curvature between mode searches pay (fast_solver.hpp); Poisson's
   // exp(f) moves too much with the mode.
-  bool bounded_curvature() const { return kind_ == Kind::bernoulli; }
+  bool bounded_curvature() const { return kind_ == Kind::binomial; }
 
   // Targets the likelihood can have produced (finiteness is checked elsewhere).
   void validate(const Eigen::VectorXd& t) const {
     if (kind_ == Kind::gaussian && !(sample_variance(t) > 0.0 && std::isfinite(sample_variance(t))))
       throw std::invalid_argument("the response is constant (or its spread overflows); nothing to fit");
-    if (kind_ == Kind::bernoulli && ((t.array() < 0.0).any() || (t.array() > 1.0).any()))
+    if (kind_ == Kind::binomial && ((t.array() < 0.0).any() || (t.array() > 1.0).any()))
       throw std::invalid_argument("Bernoulli targets must lie in [0, 1]");
     if (kind_ == Kind::poisson && (t.array() < 0.0).any())
       throw std::invalid_argument("Poisson targets must be non-negative");
@@ -42,14 +42,14 @@ class Likelihood {
 
   // E[t | f] (the inverse link).
   Eigen::VectorXd mean(const Eigen::VectorXd& f) const {
-    if (kind_ == Kind::bernoulli) return (1.0 / (1.0 + (-f.array()).exp())).matrix();
+    if (kind_ == Kind::binomial) return (1.0 / (1.0 + (-f.array()).exp())).matrix();
     if (kind_ == Kind::poisson) return f.array().min(700.0).exp().matrix();
     return f;
   }
 
   // -d^2 log p(t | f) / df^2 at E[t | f] = m, for a unit case weight: the IRLS weights.
   Eigen::VectorXd curvature(const Eigen::VectorXd& m) const {
-    if (kind_ == Kind::bernoulli) return (m.array() * (1.0 - m.array())).matrix();
+    if (kind_ == Kind::binomial) return (m.array() * (1.0 - m.array())).matrix();
     if (kind_ == Kind::poisson) return m;
     return Eigen::VectorXd::Ones(m.size());
   }
@@ -66,7 +66,7 @@ class Likelihood {
     for (Eigen::Index i = 0; i < t.size(); ++i) {
       const double cw = case_weights.size() ? case_weights(i) : 1.0;
       if (cw == 0.0) continue;
-      if (kind_ == Kind::bernoulli) {
+      if (kind_ == Kind::binomial) {
         // log sigmoid(f) = -log1p(exp(-f)), computed without overflow.
         const double log_p = f(i) >= 0 ? -std::log1p(std::exp(-f(i))) : f(i) - std::log1p(std::exp(f(i)));
         ll += cw * (t(i) * log_p + (1.0 - t(i)) * (log_p - f(i)));
@@ -81,13 +81,13 @@ class Likelihood {
   // Poisson; for Bernoulli SparseBayes's logit((0.9 (2t - 1) + 1) / 2).
   Eigen::VectorXd linearised_targets(const Eigen::VectorXd& t) const {
     if (kind_ == Kind::poisson) return (t.array() + 0.5).log().matrix();
-    if (kind_ == Kind::bernoulli)
+    if (kind_ == Kind::binomial)
       return ((0.9 * (2.0 * t.array() - 1.0) + 1.0) / 2.0).unaryExpr([](double p) { return std::log(p / (1.0 - p)); });
     return t;
   }
 
  private:
-  enum class Kind { gaussian, bernoulli, poisson };
+  enum class Kind { gaussian, binomial, poisson };
   explicit Likelihood(Kind kind) : kind_(kind) {}
   Kind kind_;
 };

@@ -28,9 +28,9 @@ struct SolverOptions {
   std::string method;          // fast, mackay, em, irls2, irls1, gradient
   bool per_sample;             // one noise variance per sample (joint ARD) instead of one shared
   bool student;                //   with a Student-t prior on them (student_noise.hpp)
-  std::string form;            // batch posterior: auto, primal (n x n), dual (d x d)
+  std::string objective;       // batch posterior: auto, primal (n x n), dual (d x d)
   double smoothness;           // c of the smoothness prior; 0 = none
-  double fixed_noise;          // > 0: noise variance held at this value; <= 0: estimated
+  double noise_variance;       // > 0: noise variance held at this value; <= 0: estimated
   double n_effective;          // > 0: the N of the shared noise update (sum of prior weights)
   double target_variance;      // > 0: var(t) of the targets as replicated rows (prior weights); else computed
   Eigen::VectorXd case_weights;  // Bernoulli, Poisson: weights of the log-likelihood terms (empty: none)

@@ -97,7 +97,7 @@ inline OrthonormalFit orthonormal_solve(const Eigen::VectorXd& z, double tt, Eig
   const Eigen::Index M = z.size();
   const double N = static_cast<double>(n);
   const double var_t = std::max(tt / N, 1e-300);  // scale of the targets (they are standardised)
-  const bool noise_fixed = opt.fixed_noise > 0.0;
+  const bool noise_fixed = opt.noise_variance > 0.0;
   const bool grouped = !prior.group.empty();
   if (grouped && static_cast<Eigen::Index>(prior.group.size()) != M)
     throw std::invalid_argument("the prior needs one group per column");
@@ -108,7 +108,7 @@ inline OrthonormalFit orthonormal_solve(const Eigen::VectorXd& z, double tt, Eig
     if (g < 0 || g >= group_c.size()) throw std::invalid_argument("a column's group has no prior constant");
     group_n(g) += 1.0;
   }
-  double beta = 1.0 / (noise_fixed ? opt.fixed_noise : opt.init_lambda * var_t);
+  double beta = 1.0 / (noise_fixed ? opt.noise_variance : opt.init_lambda * var_t);
   Eigen::VectorXd alpha(M), mu(M), sigma(M), c_col(M);
   OrthonormalFit out;
   FitResult& res = out.fit;

@@ -21,19 +21,19 @@ inline double smooth_gain(double a, double s, double q, double beta, double c) {
 
 // log p(alpha | beta) + log p(1 / beta): the smoothness prior -sum_m c_m / (1 + alpha_m / beta)
 // (a pruned column, alpha_m = inf, adds nothing; c holds one constant per
-// column) and, with it, the inverse-gamma prior (shape g, scale h) on the
+// column) and, with it, the inverse-gamma prior (its shape and scale) on the
 // noise variance (eq. 60 of Schmolck & Everson, up to its constant
 // normaliser). 0 without a prior (every c_m = 0).
-inline double log_smoothness_prior(const Eigen::VectorXd& alpha, double beta, const Eigen::VectorXd& c, double g,
-                                   double h) {
+inline double log_smoothness_prior(const Eigen::VectorXd& alpha, double beta, const Eigen::VectorXd& c, double shape,
+                                   double scale) {
   if (!(c.array() > 0.0).any()) return 0.0;
-  return -(c.array() / (1.0 + alpha.array() / beta)).sum() + g * std::log(h) - std::lgamma(g) +
-         (g + 1.0) * std::log(beta) - h * beta;
+  return -(c.array() / (1.0 + alpha.array() / beta)).sum() + shape * std::log(scale) - std::lgamma(shape) +
+         (shape + 1.0) * std::log(beta) - scale * beta;
 }
 
 // The same with one constant c for every column.
-inline double log_smoothness_prior(const Eigen::VectorXd& alpha, double beta, double c, double g, double h) {
-  return log_smoothness_prior(alpha, beta, Eigen::VectorXd::Constant(alpha.size(), c), g, h);
+inline double log_smoothness_prior(const Eigen::VectorXd& alpha, double beta, double c, double shape, double scale) {
+  return log_smoothness_prior(alpha, beta, Eigen::VectorXd::Constant(alpha.size(), c), shape, scale);
 }
 
 namespace detail {
@@ -103,14 +103,14 @@ inline double optimal_alpha(double s, double q, double beta, double c, double ze
 // mu held (alpha: the finite precisions, c: their constants; gamma_sum =
 // sum 1 - alpha Sigma_mm):
 //   [N v - rss - v gamma_sum] / 2 - sum c alpha v^2 / (1 + v alpha)^2
-//     + (g - 1) v - h = 0,
+//     + (shape - 1) v - scale = 0,
 // bracketed upwards from v0 (the c = 0 solution, where the left side is
 // negative: the prior term only lowers it) and bisected in log v.
 inline double smooth_noise_variance(double N, double rss, double gamma_sum, const Eigen::VectorXd& alpha,
-                                    const Eigen::VectorXd& c, double g, double h, double v0) {
+                                    const Eigen::VectorXd& c, double shape, double scale, double v0) {
   auto f = [&](double v) {
     const double prior = (c.array() * alpha.array() * v * v / (1.0 + v * alpha.array()).square()).sum();
-    return 0.5 * (N * v - rss - v * gamma_sum) - prior + (g - 1.0) * v - h;
+    return 0.5 * (N * v - rss - v * gamma_sum) - prior + (shape - 1.0) * v - scale;
   };
   double lo = std::max(v0, 1e-300), hi = 2.0 * lo;
   while (f(lo) > 0.0 && lo > 1e-300) lo *= 0.5;
@@ -123,8 +123,8 @@ inline double smooth_noise_variance(double N, double rss, double gamma_sum, cons
 }
 
 inline double smooth_noise_variance(double N, double rss, double gamma_sum, const Eigen::VectorXd& alpha, double c,
-                                    double g, double h, double v0) {
-  return smooth_noise_variance(N, rss, gamma_sum, alpha, Eigen::VectorXd::Constant(alpha.size(), c), g, h, v0);
+                                    double shape, double scale, double v0) {
+  return smooth_noise_variance(N, rss, gamma_sum, alpha, Eigen::VectorXd::Constant(alpha.size(), c), shape, scale, v0);
 }
 
 }  // namespace sparsebayes
