@@ -17,6 +17,10 @@
     .Call(`_sparsebayes_sb_methods`)
 }
 
+.sb_kernels <- function() {
+    .Call(`_sparsebayes_sb_kernels`)
+}
+
 .sb_laplace_mode <- function(Phi, t, likelihood, alpha) {
     .Call(`_sparsebayes_sb_laplace_mode`, Phi, t, likelihood, alpha)
 }

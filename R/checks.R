@@ -156,6 +156,8 @@ method_supports <- function(method, what) {
 
 methods_supporting <- function(what) {
   table <- .sb_methods()
-  names <- sprintf("\"%s\"", table$name[table[[what]]])
-  if (length(names) == 1L) names else paste(paste(names[-length(names)], collapse = ", "), "or", names[length(names)])
+  or_list(sprintf("\"%s\"", table$name[table[[what]]]))
 }
+
+# "a", "a or b", "a, b or c".
+or_list <- function(x) if (length(x) <= 1L) x else paste(paste(x[-length(x)], collapse = ", "), "or", x[length(x)])

@@ -89,8 +89,7 @@ cross_validate <- function(fit, folds = 10, seed = NULL, grid = NULL, metric = N
   fixed <- list(...)
   if (length(fixed)) check_cv_arguments(fixed, generic, "...")
   kind <- cv_kind(fit)
-  scores <- switch(kind, gaussian = c("rmse", "mae"), binomial = , multiclass = c("log_loss", "error"),
-                   poisson = c("deviance", "rmse", "mae"))
+  scores <- if (kind == "multiclass") c("log_loss", "error") else names(likelihood_of(kind)$scores(1, 1, 1))
   metric <- if (is.null(metric)) scores[1L] else match_arg(metric, scores)
   if (!is.null(seed)) check_number(seed, "seed", integer = TRUE)
   grid_values <- cv_grid(grid, generic)
@@ -320,28 +319,18 @@ take_rows <- function(v, i) if (length(dim(v)) == 2L) v[i, , drop = FALSE] else 
 # The scores of model m on held-out inputs `newdata` with responses `truth`
 # and case weights w.
 cv_scores <- function(m, kind, newdata, offset, truth, w) {
-  wmean <- function(v) sum(w * v) / sum(w)
-  eps <- 1e-15
   if (kind == "multiclass") {
     p <- predict(m, newdata, type = "prob")
     truth <- as.character(truth)
     p_true <- p[cbind(seq_along(truth), match(truth, colnames(p)))]
     p_true[is.na(p_true)] <- 0  # a class the refit never saw
     predicted <- colnames(p)[max.col(p, ties.method = "first")]
-    return(c(log_loss = wmean(-log(pmax(p_true, eps))), error = wmean(predicted != truth)))
-  }
-  if (kind == "binomial") {
-    p <- pmin(pmax(predict(m, newdata, type = "response", offset = offset), eps), 1 - eps)
-    second <- as.character(truth) == m$levels[2L]
-    return(c(log_loss = wmean(-ifelse(second, log(p), log1p(-p))),
-             error = wmean((p > 0.5) != second)))
+    return(c(log_loss = wmean(-log(pmax(p_true, 1e-15)), w), error = wmean(predicted != truth, w)))
   }
   mu <- if (inherits(m, "sb_rvm")) predict(m, newdata, type = "response", offset = offset)
         else predict(m, newdata, offset = offset)
-  mu <- as.vector(mu)
-  truth <- as.vector(truth)
-  fit <- c(rmse = sqrt(wmean((truth - mu)^2)), mae = wmean(abs(truth - mu)))
-  if (kind == "poisson") c(deviance = sum(stats::poisson()$dev.resids(truth, mu, w)) / sum(w), fit) else fit
+  truth <- if (kind == "binomial") as.numeric(as.character(truth) == m$levels[2L]) else as.vector(truth)
+  likelihood_of(kind)$scores(truth, as.vector(mu), w)
 }
 
 # One row per setting: the grid's labels, each score's mean and standard

@@ -210,9 +210,12 @@ family.sparsebayes <- function(object, ...) object$family %||% stats::gaussian()
 #' approximation at the posterior mode. With a smoothness prior (`prior =
 #' "AIC"`, `"BIC"`, ...) it is still the evidence alone: the log prior of
 #' `alpha` is in `fit$log_posterior`, which the solver maximised. With
-#' `noise = "sample"` or `"student"` it is the Gaussian evidence given the
-#' fitted per-sample variances (for `"student"` their inverse-gamma prior is
-#' in `fit$log_posterior`, not here). Gaussian fits are computed in standard
+#' `noise = "sample"` it is the Gaussian evidence given the fitted
+#' per-sample variances; with `noise = "student"` it is the variational
+#' lower bound on `log p(y | alpha, nu, s2)`, the per-sample variances
+#' integrated out under their inverse-gamma prior (so it differs from the
+#' Gaussian evidence at the fitted variances by the bound's terms of that
+#' prior). Gaussian fits are computed in standard
 #' units and reported as a density of `y` in its own units. A multiclass RVM
 #' gives the sum over its one-against-the-rest models. For [sparse_gp()] it is
 #' the log marginal likelihood of the exact or FITC model, and for `approx =

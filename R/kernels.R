@@ -206,7 +206,15 @@ check_width <- function(width) {
   invisible(width)
 }
 
-kernel_has_width <- function(kernel) kernel$type %in% c("gaussian", "laplace", "cauchy", "lspline", "tpspline")
+# What the core's table of kernels (kernels.hpp) says of a kernel: whether
+# it has a width ("width") and a slope in its widths ("slope": a GP
+# marginal likelihood can learn them).
+kernel_supports <- function(kernel, what) {
+  table <- .sb_kernels()
+  isTRUE(table[[what]][match(kernel$type, table$name)])
+}
+
+kernel_has_width <- function(kernel) kernel_supports(kernel, "width")
 
 # A kernel object from a kernel object or a kernel name.
 as_kernel <- function(kernel, arg = "kernel") {

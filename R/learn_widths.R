@@ -30,7 +30,7 @@ learn_factr <- 1e10
 learn_max_variance <- 10
 
 is_learned_width <- function(kernel) identical(kernel$width, "learn")
-is_learnable <- function(kernel) kernel$type %in% c("gaussian", "laplace", "cauchy")
+is_learnable <- function(kernel) kernel_supports(kernel, "slope")
 
 # Can the default width be learned? At least 5 rows and no constant target
 # (otherwise the default falls back to the median heuristic).
@@ -201,7 +201,7 @@ learning_targets <- function(y, family, offset = NULL) {
     classes <- if (nlevels(y) == 2L) levels(y)[2L] else levels(y)
     return(vapply(classes, function(k) as.numeric(y == k), numeric(length(y))))
   }
-  as.matrix(switch(family$family, gaussian = y - (offset %||% 0), poisson = log1p(y), y))
+  as.matrix(likelihood_of(family)$learning_target(y, offset))
 }
 
 #' Relevance of each input of a kernel model

@@ -65,8 +65,7 @@ predict.sb_rvm <- function(object, newdata = NULL, type = NULL, se.fit = FALSE,
                         variance = c("augmented", "rvm"), noise_level = c("mean", "trimmed"), offset = NULL, ...) {
   noise_level <- match_arg(noise_level)
   family <- object$family$family
-  type <- check_type(type, switch(family, gaussian = "response", binomial = c("class", "prob", "response", "link"),
-                                  poisson = c("response", "link")))
+  type <- check_type(type, likelihood_of(family)$types)
   interval <- match_arg(interval)
   variance <- match_arg(variance)
   check_prediction_args(se.fit, level)
@@ -247,11 +246,7 @@ print.sb_rvm <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
   invisible(x)
 }
 
-model_title <- function(x) {
-  switch(x$family$family, gaussian = "Relevance vector machine",
-         binomial = sprintf("Relevance vector machine classifier (%s vs %s)", x$levels[2L], x$levels[1L]),
-         poisson = "Relevance vector machine, Poisson counts")
-}
+model_title <- function(x) likelihood_of(x$family)$title(x)
 
 kernel_label <- function(x) {
   kern <- if (is.null(x$kernel)) "user-supplied basis"
@@ -260,12 +255,7 @@ kernel_label <- function(x) {
 }
 
 # Noise sd, training error or deviance: the one-line quality of a fit.
-fit_quality <- function(x, digits) {
-  switch(x$family$family,
-    gaussian = noise_label(x, digits),
-    binomial = sprintf("training error %.1f%%", 100 * mean((x$fitted.values > 0.5) != (x$y == 1))),
-    poisson = sprintf("deviance %s", format(deviance_of(x), digits = digits)))
-}
+fit_quality <- function(x, digits) likelihood_of(x$family)$quality(x, digits)
 
 # glm's deviance: the sum of the family's deviance residuals at the fitted
 # values, with the prior weights (a sparse GP is gaussian).

@@ -46,9 +46,10 @@
 #'   or one of the batch solvers that [ard()] uses, `"mackay"` (all-at-once
 #'   re-estimation, Tipping 2001; O(n^3) per iteration), `"em"`, `"irls2"`,
 #'   `"irls1"`, `"gradient"`, run on the explicit kernel basis with the
-#'   safeguards of [ard_control()] (gaussian family, no smoothness prior;
-#'   `"mackay"` also fits binomial and poisson models, by the Laplace
-#'   approximation).
+#'   safeguards of [ard_control()] (no smoothness prior; `"em"`, `"mackay"`
+#'   and `"irls2"` also fit binomial and poisson models, on the Laplace
+#'   approximation at the posterior mode; `"irls1"` and `"gradient"` need
+#'   the gaussian family).
 #' @param noise `"shared"` (one noise variance) or `"sample"` (one per
 #'   training point, joint model-and-data ARD of Timans et al.: outliers get
 #'   large variances and little weight). With `method = "fast"` the

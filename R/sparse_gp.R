@@ -232,8 +232,11 @@ sparse_gp.default <- function(x, y, kernel = kernel_gaussian(), inducing = 50, a
   if (!is.null(offset)) y <- y - offset
   check_flag(scale, "scale")
   kernel <- as_kernel(kernel)
-  if (!kernel$type %in% c("gaussian", "laplace", "cauchy"))
-    stop_arg("kernel", sprintf("must be a gaussian, laplace or cauchy kernel for a sparse GP, not %s.", kernel$type))
+  if (!kernel_supports(kernel, "slope")) {
+    table <- .sb_kernels()
+    stop_arg("kernel", sprintf("must be a %s kernel for a sparse GP, not %s.", or_list(table$name[table$slope]),
+                               kernel$type))
+  }
   if (is_evidence_width(kernel)) {  # the width is optimised by the evidence here anyway, from the median heuristic
     if (optimize == "none")
       stop_arg("kernel", "has width = \"evidence\", but optimize = \"none\" uses the width as given; give a number, ",

@@ -223,8 +223,7 @@ augment.sparsebayes <- function(x, data = NULL, newdata = NULL, se_fit = TRUE, t
   check_flag(se_fit, "se_fit")
   family <- family(x)$family
   multiclass <- inherits(x, "sb_rvm_multiclass")
-  allowed <- if (multiclass) "class" else switch(family, gaussian = "response", binomial = c("response", "link", "class"),
-                                                 poisson = c("response", "link"))
+  allowed <- if (multiclass) "class" else union("response", setdiff(likelihood_of(family)$types, "prob"))
   if (is.null(type.predict)) type.predict <- allowed[1L]
   if (!is.character(type.predict) || length(type.predict) != 1L || !type.predict %in% allowed)
     stop_arg("type.predict", sprintf("must be one of %s for this model.", paste0("\"", allowed, "\"", collapse = ", ")))

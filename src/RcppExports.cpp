@@ -67,6 +67,16 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// sb_kernels
+Rcpp::DataFrame sb_kernels();
+RcppExport SEXP _sparsebayes_sb_kernels() {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    rcpp_result_gen = Rcpp::wrap(sb_kernels());
+    return rcpp_result_gen;
+END_RCPP
+}
 // sb_laplace_mode
 Rcpp::List sb_laplace_mode(Eigen::Map<Eigen::MatrixXd> Phi, Eigen::Map<Eigen::VectorXd> t, std::string likelihood, Eigen::Map<Eigen::VectorXd> alpha);
 RcppExport SEXP _sparsebayes_sb_laplace_mode(SEXP PhiSEXP, SEXP tSEXP, SEXP likelihoodSEXP, SEXP alphaSEXP) {
@@ -265,6 +275,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_sparsebayes_sb_kmeans_centres", (DL_FUNC) &_sparsebayes_sb_kmeans_centres, 6},
     {"_sparsebayes_sb_fit", (DL_FUNC) &_sparsebayes_sb_fit, 5},
     {"_sparsebayes_sb_methods", (DL_FUNC) &_sparsebayes_sb_methods, 0},
+    {"_sparsebayes_sb_kernels", (DL_FUNC) &_sparsebayes_sb_kernels, 0},
     {"_sparsebayes_sb_laplace_mode", (DL_FUNC) &_sparsebayes_sb_laplace_mode, 4},
     {"_sparsebayes_sb_optimal_alpha", (DL_FUNC) &_sparsebayes_sb_optimal_alpha, 4},
     {"_sparsebayes_sb_fit_wavelet", (DL_FUNC) &_sparsebayes_sb_fit_wavelet, 7},

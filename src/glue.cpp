@@ -167,6 +167,20 @@ Rcpp::DataFrame sb_methods() {
                                  Rcpp::Named("studentized") = studentized, Rcpp::Named("stringsAsFactors") = false);
 }
 
+// The table of kernels (kernels.hpp), for R's checks.
+// [[Rcpp::export(.sb_kernels)]]
+Rcpp::DataFrame sb_kernels() {
+  Rcpp::CharacterVector name;
+  Rcpp::LogicalVector width, slope;
+  for (const sparsebayes::KernelInfo& k : sparsebayes::kKernels) {
+    name.push_back(k.name);
+    width.push_back(k.width);
+    slope.push_back(k.slope);
+  }
+  return Rcpp::DataFrame::create(Rcpp::Named("name") = name, Rcpp::Named("width") = width,
+                                 Rcpp::Named("slope") = slope, Rcpp::Named("stringsAsFactors") = false);
+}
+
 // The Laplace posterior mode for fixed precisions; exported for the tests
 // that compare it with glm().
 // [[Rcpp::export(.sb_laplace_mode)]]

@@ -33,7 +33,34 @@ struct Kernel {
   double offset = 1.0;    // polynomial only
 };
 
-inline bool has_width(KernelType t) { return t != KernelType::polynomial && t != KernelType::linear; }
+// The one table of kernels: each kernel's name (as R's kernel objects give
+// it) and whether it has a width and a slope in rho (the kernels whose
+// widths, variance and noise a GP marginal likelihood can learn: the sparse
+// and exact GPs, the Laplace GP classifier and width = "learn"). R reads it
+// through .sb_kernels(). Adding a kernel: a row here and its formula in
+// fill_kernel_block() (and in scale_by_rho_slope() for a slope), then its
+// constructor in R/kernels.R.
+struct KernelInfo {
+  const char* name;
+  KernelType type;
+  bool width;
+  bool slope;
+};
+
+inline constexpr KernelInfo kKernels[] = {
+    {"gaussian", KernelType::gaussian, true, true},       {"laplace", KernelType::laplace, true, true},
+    {"cauchy", KernelType::cauchy, true, true},           {"polynomial", KernelType::polynomial, false, false},
+    {"linear", KernelType::linear, false, false},         {"lspline", KernelType::lspline, true, false},
+    {"tpspline", KernelType::tpspline, true, false},
+};
+
+inline const KernelInfo& kernel_info(KernelType t) {
+  for (const KernelInfo& k : kKernels)
+    if (k.type == t) return k;
+  throw std::logic_error("a kernel type without a row in kKernels");
+}
+
+inline bool has_width(KernelType t) { return kernel_info(t).width; }
 
 // Checks the widths of k for inputs of `columns` columns.
 inline void check_kernel_widths(const Kernel& k, Eigen::Index columns) {
@@ -67,13 +94,8 @@ inline Kernel on_scaled_inputs(Kernel k) {
 }
 
 inline KernelType kernel_type_from_name(const std::string& name) {
-  if (name == "gaussian") return KernelType::gaussian;
-  if (name == "laplace") return KernelType::laplace;
-  if (name == "cauchy") return KernelType::cauchy;
-  if (name == "polynomial") return KernelType::polynomial;
-  if (name == "linear") return KernelType::linear;
-  if (name == "lspline") return KernelType::lspline;
-  if (name == "tpspline") return KernelType::tpspline;
+  for (const KernelInfo& k : kKernels)
+    if (name == k.name) return k.type;
   throw std::invalid_argument("unknown kernel type '" + name + "'");
 }
 

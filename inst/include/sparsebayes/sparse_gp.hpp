@@ -103,8 +103,7 @@ inline void check_gp_inputs(const Kernel& k, double noise, const Eigen::Ref<cons
     throw std::invalid_argument("case weights and response have different lengths");
   if (wt.size() != 0 && !((wt.array() > 0.0).all() && wt.allFinite()))
     throw std::invalid_argument("case weights must be positive and finite");
-  if (k.type != KernelType::gaussian && k.type != KernelType::laplace && k.type != KernelType::cauchy)
-    throw std::invalid_argument("sparse GPs support the gaussian, laplace and cauchy kernels");
+  if (!kernel_info(k.type).slope) throw std::invalid_argument("sparse GPs support the gaussian, laplace and cauchy kernels");
   if (!(noise > 0.0) || !std::isfinite(noise)) throw std::invalid_argument("noise variance must be positive");
   if (!(k.variance > 0.0)) throw std::invalid_argument("kernel variance must be positive");
   check_kernel_widths(k, x.cols());
@@ -710,8 +709,7 @@ inline GPPrediction sparse_gp_predict(const Kernel& k, const Eigen::Ref<const Ei
                                       const Eigen::Ref<const Eigen::MatrixXd>& xs, bool variance, bool full_cov,
                                       int threads = 1) {
   const Eigen::Index c = centres.rows(), q = xs.rows();
-  if (k.type != KernelType::gaussian && k.type != KernelType::laplace && k.type != KernelType::cauchy)
-    throw std::invalid_argument("sparse GPs support the gaussian, laplace and cauchy kernels");
+  if (!kernel_info(k.type).slope) throw std::invalid_argument("sparse GPs support the gaussian, laplace and cauchy kernels");
   if (xs.cols() != centres.cols())
     throw std::invalid_argument("new inputs must have the training inputs' number of columns");
   if (weights.size() != c || chol.rows() != c || chol.cols() != c)
