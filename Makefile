@@ -1,8 +1,10 @@
 # Two commands do all the set-up on a fresh machine:
 #   make demo   installs what is needed and the package, fits an RVM, writes a plot
 #   make test   installs what the tests need and the package, runs the tests
-RUNTIME_DEPS = Rcpp RcppEigen MASS parallelly future.apply progressr generics
-TEST_DEPS = testthat kernlab mlbench broom
+# testthat is LinkingTo (the Catch headers of src/test-*.cpp), so the package
+# needs it to compile; xml2 reads run_cpp_tests()' report.
+RUNTIME_DEPS = Rcpp RcppEigen testthat MASS parallelly future.apply progressr generics
+TEST_DEPS = testthat xml2 kernlab mlbench broom
 DEV_DEPS = roxygen2 knitr rmarkdown kernlab robustbase
 
 .PHONY: demo test install deps test-deps document check bench fuzz sanitize

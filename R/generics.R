@@ -353,8 +353,7 @@ anova.sparsebayes <- function(object, ...) {
   calls <- vapply(fits, function(f) paste(deparse(f$call, width.cutoff = 500L), collapse = " "), "")
   vfe <- vapply(fits, function(f) identical(f$approx, "VFE"), logical(1))
   noise <- vapply(fits, function(f) {
-    n <- first_class_model(f)$noise
-    if (is.character(n)) n else "shared"  # a sparse GP's `noise` is its variance
+    first_class_model(f)$noise
   }, "")
   heading <- c("Comparison by log evidence (log Bayes factors against model 1)\n",
                paste0(sprintf("Model %d: %s", seq_along(fits), calls), collapse = "\n"),

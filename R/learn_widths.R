@@ -134,7 +134,7 @@ learn_kernel_widths <- function(kernel, xs, targets, weights = NULL, control = s
   kernel$learned <- c(list(criterion = if (likelihood == "gaussian") "exact GP marginal likelihood"
                                        else "Laplace GP classifier evidence",
                            width = widths, logLik = -chosen$fit$value - units),
-                      lapply(list(variance = "variance", noise = "noise"), function(what) {
+                      lapply(list(variance = "variance", noise_variance = "noise"), function(what) {
                         vapply(seq_along(outputs), function(j) outputs[[j]]$natural(chosen$hyper[, j])[[what]], numeric(1))
                       }),
                       list(converged = chosen$fit$converged, n = n,

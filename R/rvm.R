@@ -347,7 +347,7 @@ rvm.default <- function(x = NULL, y, kernel = "gaussian", bias = TRUE, scale = T
   }
   if (!is.factor(y)) {
     if (gaussian && noise == "shared" && is.null(control$noise_variance) && identical(kernel$width_rule, "learn"))
-      return(fit_noise_starts(fit_one, y, control, kernel$learned$noise[1L], wo, in_fit))
+      return(fit_noise_starts(fit_one, y, control, kernel$learned$noise_variance[1L], wo, in_fit))
     return(fit_one(y, control))
   }
   if (nlevels(y) == 2L) {

@@ -118,8 +118,9 @@
 #'     `scale = TRUE`).}
 #'   \item{approx, optimize}{as given.}
 #'   \item{mean}{the constant mean (the mean of `y`).}
-#'   \item{noise, lambda}{the noise variance (the same number; `lambda` for
-#'     the methods shared with other sparsebayes models).}
+#'   \item{noise}{`"shared"`: one noise variance, as in [rvm()] and [ard()].}
+#'   \item{noise_variance, lambda}{the noise variance (the same number;
+#'     `lambda` for the methods shared with other sparsebayes models).}
 #'   \item{noise_estimated}{whether the noise was optimised.}
 #'   \item{Lambda}{per training point, the diagonal of Lambda: the noise,
 #'     plus `diag(K_ff - Q_ff)` for FITC.}
@@ -295,7 +296,7 @@ sparse_gp.default <- function(x, y, kernel = kernel_gaussian(), inducing = 50, a
     start$log_width <- unname(log(learned$width))
     if (identical(learned$width_rule, "learn")) {  # (otherwise no signal: the median heuristic, one width)
       start$log_variance <- unname(log(learned$learned$variance / sy^2))
-      if (is.null(noise)) start$log_noise <- unname(log(learned$learned$noise / sy^2))
+      if (is.null(noise)) start$log_noise <- unname(log(learned$learned$noise_variance / sy^2))
     }
   }
   wt <- if (is.null(case_weights)) numeric(0) else case_weights
@@ -572,7 +573,7 @@ new_sparse_gp <- function(opt, x, xs, y, wt, ybar, scaling, approx, optimize, co
   }
   fitted <- ybar + as.numeric(post$fitted)
   fit <- list(call = call, kernel = kernel, approx = approx, optimize = optimize, mean = ybar,
-              noise = noise, noise_estimated = opt$noise_estimated, lambda = noise, Lambda = as.numeric(post$lambda),
+              noise = "shared", noise_variance = noise, noise_estimated = opt$noise_estimated, lambda = noise, Lambda = as.numeric(post$lambda),
               inducing = inducing, inducing_scaled = Z, m = if (is.null(Z)) nrow(x) else nrow(Z),
               logLik = -post$value, fitted.values = fitted, residuals = y - fitted,
               fitted_var = as.numeric(post$fitted_var),

@@ -41,7 +41,7 @@ predict.sb_sparse_gp <- function(object, newdata = NULL, se.fit = FALSE,
   lat <- gp_latent(object, x, variance = want_var)
   fit <- lat$mean + prediction_offset(object, newdata, offset, nrow(x))
   if (!want_var) return(fit)
-  out <- gaussian_prediction(fit, sqrt(lat$var), object$noise, se.fit, interval, level)
+  out <- gaussian_prediction(fit, sqrt(lat$var), object$noise_variance, se.fit, interval, level)
   if (is.null(newdata)) pad_training(object, out) else out
 }
 
@@ -57,7 +57,7 @@ print.sb_sparse_gp <- function(x, digits = max(3L, getOption("digits") - 3L), ..
   cat(sprintf("Kernel: %s\n", utils::capture.output(print(x$kernel))))
   cat(sprintf("%s (n = %d); noise sd %s; %s %s\n",
               if (x$approx == "exact") "all training inputs" else sprintf("%d inducing points", x$m),
-              stats::nobs(x), format(sqrt(x$noise), digits = digits),
+              stats::nobs(x), format(sqrt(x$noise_variance), digits = digits),
               if (x$approx == "VFE") "ELBO" else "log marginal likelihood", format(x$logLik, digits = digits + 2L)))
   cat(sprintf("Optimised: %s; %s\n", x$optimize, optim_label(x)))
   invisible(x)
@@ -98,7 +98,7 @@ summary.sb_sparse_gp <- function(object, ...) {
   y <- object$y
   structure(list(call = object$call, title = gp_title(object), approx = object$approx,
                  optimize = object$optimize, n = stats::nobs(object), m = object$m, hyperparameters = coef(object),
-                 sigma = sqrt(object$noise), logLik = object$logLik,
+                 sigma = sqrt(object$noise_variance), logLik = object$logLik,
                  objective = if (object$approx == "VFE") "ELBO" else "log marginal likelihood",
                  converged = object$converged, iterations = object$iterations, message = object$message,
                  subsample = object$subsample, restarts = object$restart_values, jitter_events = object$jitter_events,
@@ -149,7 +149,7 @@ print.summary.sb_sparse_gp <- function(x, digits = max(3L, getOption("digits") -
 #' coef(sparse_gp(accel ~ times, data = MASS::mcycle, inducing = 20, seed = 1))
 #' @export
 coef.sb_sparse_gp <- function(object, ...) {
-  c(`(mean)` = object$mean, width = object$kernel$width, variance = object$kernel$variance, noise = object$noise)
+  c(`(mean)` = object$mean, width = object$kernel$width, variance = object$kernel$variance, noise = object$noise_variance)
 }
 
 #' @export
@@ -208,7 +208,7 @@ hatvalues.sb_sparse_gp <- function(model, ...) {
 #' @export
 residuals.sb_sparse_gp <- function(object, type = c("response", "pearson", "loo"), ...) {
   type <- match_arg(type)
-  point_noise <- object$noise / if (is.null(object$prior.weights)) 1 else object$prior.weights
+  point_noise <- object$noise_variance / if (is.null(object$prior.weights)) 1 else object$prior.weights
   r <- switch(type, response = object$residuals, pearson = object$residuals / sqrt(point_noise),
               loo = ifelse(object$pi_diag > 0, object$pi_r / object$pi_diag, object$residuals))  # weight 0: not in the fit
   names(r) <- names(object$fitted.values)

@@ -270,6 +270,8 @@ BEGIN_RCPP
 END_RCPP
 }
 
+RcppExport SEXP run_testthat_tests(SEXP);
+
 static const R_CallMethodDef CallEntries[] = {
     {"_sparsebayes_sb_kernel_design", (DL_FUNC) &_sparsebayes_sb_kernel_design, 5},
     {"_sparsebayes_sb_kmeans_centres", (DL_FUNC) &_sparsebayes_sb_kmeans_centres, 6},
@@ -289,6 +291,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_sparsebayes_sb_gp_posterior", (DL_FUNC) &_sparsebayes_sb_gp_posterior, 9},
     {"_sparsebayes_sb_gp_predict", (DL_FUNC) &_sparsebayes_sb_gp_predict, 9},
     {"_sparsebayes_sb_laplace_gp_objective", (DL_FUNC) &_sparsebayes_sb_laplace_gp_objective, 7},
+    {"run_testthat_tests", (DL_FUNC) &run_testthat_tests, 1},
     {NULL, NULL, 0}
 };
 

@@ -49,10 +49,10 @@ dense_gp_objective_kernel <- function(x, y, fit) {
   n <- nrow(xs)
   Kuu <- K(z, z) + diag(fit$jitter * fit$kernel$variance, nrow(z))
   Q <- K(xs, z) %*% solve(Kuu, K(z, xs))
-  lam <- if (fit$approx == "FITC") pmax(fit$kernel$variance - diag(Q), 0) + fit$noise else rep(fit$noise, n)
+  lam <- if (fit$approx == "FITC") pmax(fit$kernel$variance - diag(Q), 0) + fit$noise_variance else rep(fit$noise_variance, n)
   S <- Q + diag(lam)
   r <- y - mean(y)
-  tr <- if (fit$approx == "VFE") (n * fit$kernel$variance - sum(diag(Q))) / (2 * fit$noise) else 0
+  tr <- if (fit$approx == "VFE") (n * fit$kernel$variance - sum(diag(Q))) / (2 * fit$noise_variance) else 0
   0.5 * n * log(2 * pi) + 0.5 * as.numeric(determinant(S)$modulus) + 0.5 * sum(r * solve(S, r)) + tr
 }
 

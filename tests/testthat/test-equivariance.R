@@ -186,7 +186,7 @@ test_that("sparse_gp(): y + c and y * c move the fit exactly (VFE to the optimis
       p1 <- predict(f1, xt, se.fit = TRUE)
       expect_lt(max(abs((p1$fit - tr[["shift"]]) / tr[["scale"]] - p0$fit)) / sd(y), tol)
       expect_equal(p1$se.fit / abs(tr[["scale"]]), p0$se.fit, tolerance = tol_flat, info = info)
-      expect_equal(f1$noise / tr[["scale"]]^2, f0$noise, tolerance = tol_flat, info = info)
+      expect_equal(f1$noise_variance / tr[["scale"]]^2, f0$noise_variance, tolerance = tol_flat, info = info)
       expect_equal(f1$logLik + length(y) * log(abs(tr[["scale"]])), f0$logLik, tolerance = tol, info = info)
     }
   }

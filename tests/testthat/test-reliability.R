@@ -66,6 +66,6 @@ test_that("sparse GPs stop clearly where double precision runs out", {
   d <- sinc_data(40)
   expect_error(sparse_gp(d$x * 1e200, d$y, inducing = 5, scale = FALSE), "`x` is too large for squared distances")
   expect_error(sparse_gp(d$x, d$y * 1e-160, inducing = 5), "`y` has variance .* rescale it")
-  expect_equal(sparse_gp(d$x * 1e300, d$y, inducing = 5, seed = 1)$noise,
-               sparse_gp(d$x, d$y, inducing = 5, seed = 1)$noise, tolerance = 1e-6)
+  expect_equal(sparse_gp(d$x * 1e300, d$y, inducing = 5, seed = 1)$noise_variance,
+               sparse_gp(d$x, d$y, inducing = 5, seed = 1)$noise_variance, tolerance = 1e-6)
 })

@@ -240,7 +240,7 @@ test_that("optimisation increases the objective and recovers the noise", {
   all <- sparse_gp(x, y, inducing = 15, optimize = "all", seed = 1)
   expect_gt(hyper$logLik, start$logLik)
   expect_gte(all$logLik, hyper$logLik - 1e-6)
-  expect_equal(sqrt(all$noise), 0.1, tolerance = 0.15)
+  expect_equal(sqrt(all$noise_variance), 0.1, tolerance = 0.15)
   expect_equal(hyper$inducing, start$inducing)
   expect_true(all$converged)
   ex <- sparse_gp(x, y, approx = "exact")
@@ -252,7 +252,7 @@ test_that("optimisation increases the objective and recovers the noise", {
   expect_equal(re$logLik, max(re$restart_values), tolerance = 1e-10)
   # a fixed noise stays fixed
   fx <- sparse_gp(x, y, inducing = 15, noise = 0.02, seed = 1)
-  expect_identical(fx$noise, 0.02)
+  expect_identical(fx$noise_variance, 0.02)
 })
 
 test_that("fits are deterministic and leave the caller's random stream alone", {
@@ -300,7 +300,7 @@ test_that("methods return the documented shapes", {
   expect_equal(attr(ll, "df"), 1 + 3 + 8)
   expect_equal(nobs(fit), 50L)
   expect_equal(fitted(fit), predict(fit))
-  expect_equal(residuals(fit, "pearson"), residuals(fit) / sqrt(fit$noise))
+  expect_equal(residuals(fit, "pearson"), residuals(fit) / sqrt(fit$noise_variance))
   pr <- predict(fit, c(0, 1), interval = "prediction", se.fit = TRUE)
   expect_named(pr, c("fit", "se.fit", "df", "residual.scale"))
   expect_equal(colnames(pr$fit), c("fit", "lwr", "upr"))
@@ -479,10 +479,10 @@ test_that("integer case weights act like replicated rows", {
     # The same objective from the same start (the variance of the replicated
     # rows), to the optimiser's tolerance (2e-8 nats per observation an iteration)
     expect_equal(weighted$logLik, replicated$logLik, tolerance = 1e-6, info = approx)
-    expect_equal(weighted$noise, replicated$noise, tolerance = 1e-3, info = approx)  # to the optimiser's tolerance
+    expect_equal(weighted$noise_variance, replicated$noise_variance, tolerance = 1e-3, info = approx)  # to the optimiser's tolerance
   }
   fit <- sparse_gp(d$x, d$y, weights = w, inducing = 5, seed = 1)
-  expect_equal(residuals(fit, type = "pearson"), fit$residuals / sqrt(fit$noise / w))
+  expect_equal(residuals(fit, type = "pearson"), fit$residuals / sqrt(fit$noise_variance / w))
   expect_error(sparse_gp(d$x, d$y, weights = rep(0, 25)), "`weights` are all zero")
   expect_error(sparse_gp(d$x, d$y, weights = rep(-1, 25)), "`weights` must be non-negative")
   expect_error(sparse_gp(d$x, d$y, weights = 1:3), "`weights` has length 3")
@@ -638,7 +638,7 @@ test_that("beyond control$subsample rows, learning uses a subsample and the post
   expect_output(print(sub), "on 1000 rows")
   expect_output(print(summary(sub)), "on 1000 rows")
   # the reported bound and fitted values are those of every row at the learned hyperparameters
-  again <- sparse_gp(d$x, d$y, kernel = sub$kernel, inducing = sub$inducing, noise = sub$noise, optimize = "none")
+  again <- sparse_gp(d$x, d$y, kernel = sub$kernel, inducing = sub$inducing, noise = sub$noise_variance, optimize = "none")
   expect_equal(sub$logLik, again$logLik, tolerance = 1e-10)
   expect_equal(fitted(sub), fitted(again), tolerance = 1e-10)
   # The cost of learning on a third of the rows, measured over seeds 1-5
@@ -686,6 +686,6 @@ test_that("FITC converges within its default budget on mcycle with weights and o
     fit <- expect_silent(sparse_gp(Class ~ ., data = Servo[folds != k, ], approx = "FITC", seed = 1))
     expect_true(fit$converged, info = k)
     # the noise is not traded for FITC's heteroscedastic term (its bound is 1e-6 var(y))
-    expect_gt(fit$noise, 1e-3 * var(Servo$Class[folds != k]))
+    expect_gt(fit$noise_variance, 1e-3 * var(Servo$Class[folds != k]))
   }
 })

@@ -141,7 +141,7 @@ test_that("glance of a multiclass fit and of a sparse GP", {
   expect_named(g, glance_names)
   expect_equal(g$logLik, gp_fitc$logLik)
   expect_identical(g$relevant, 10L)
-  expect_equal(g$sigma, sqrt(gp_fitc$noise))
+  expect_equal(g$sigma, sqrt(gp_fitc$noise_variance))
   expect_identical(g$ess_weights, NA_real_)
   expect_equal(g$ess_samples, ess(gp_fitc))
   expect_identical(g$method, "FITC")

@@ -85,7 +85,7 @@ test_that("sparse_gp(): integer weights equal replicated rows, VFE and exact", {
       b <- do.call(sparse_gp, c(list(p$X[p$copies, ], p$y[p$copies]), args))
       # to the optimiser's tolerance: the two sums round differently
       expect_equal(a$kernel$width, b$kernel$width, tolerance = 1e-4, info = info)
-      expect_equal(a$noise, b$noise, tolerance = 1e-4, info = info)
+      expect_equal(a$noise_variance, b$noise_variance, tolerance = 1e-4, info = info)
       expect_equal(as.numeric(logLik(a)), as.numeric(logLik(b)), tolerance = 1e-6, info = info)
       expect_equal(predict(a, p$X), predict(b, p$X), tolerance = 1e-6, info = info)
     }
