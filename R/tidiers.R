@@ -107,10 +107,7 @@ NULL
 #' @rdname tidy.sb_rvm
 #' @export
 tidy.sparsebayes <- function(x, conf.int = FALSE, conf.level = 0.95, what = c("weights", "inputs"), ...) {
-  check_dots_empty(...)
-  what <- match_arg(what)
-  if (what == "inputs") return(input_relevance(x))
-  check_conf(conf.int, conf.level)
+  if (tidy_what(match_arg(what), conf.int, conf.level, ...) == "inputs") return(input_relevance(x))
   out <- weight_rows(x, x$weights, x$Sigma)
   if (inherits(x, "sb_rvm")) out$relevance <- relevance_of_terms(x)
   add_conf(out, conf.int, conf.level)
@@ -155,6 +152,13 @@ check_conf <- function(conf.int, conf.level) {
   check_probability(conf.level, "conf.level")
 }
 
+# The checks every tidy() method with a `what` makes; returns `what`.
+tidy_what <- function(what, conf.int, conf.level, ...) {
+  check_dots_empty(...)
+  if (what != "inputs") check_conf(conf.int, conf.level)
+  what
+}
+
 # The training row (or row of `centres`) of each retained kernel column of
 # an RVM; NA for the bias, wavelet columns and user bases.
 relevance_of_terms <- function(x) {
@@ -184,10 +188,7 @@ tidy.sb_rvm_multiclass <- function(x, conf.int = FALSE, conf.level = 0.95, ...) 
 #' @rdname tidy.sb_rvm
 #' @export
 tidy.sb_sparse_gp <- function(x, conf.int = FALSE, conf.level = 0.95, what = c("hyperparameters", "inputs"), ...) {
-  check_dots_empty(...)
-  what <- match_arg(what)
-  if (what == "inputs") return(input_relevance(x))
-  check_conf(conf.int, conf.level)
+  if (tidy_what(match_arg(what), conf.int, conf.level, ...) == "inputs") return(input_relevance(x))
   if (conf.int)
     stop_arg("conf.int", "must be FALSE for a sparse GP: its hyperparameters are point estimates (type-II ",
              "maximum likelihood) with no standard errors.")
