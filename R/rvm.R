@@ -233,6 +233,21 @@ rvm.default <- function(x = NULL, y, kernel = "gaussian", bias = TRUE, scale = T
   noise <- match_arg(noise)
   objective <- match_arg(objective)
   check_dots_empty(...)
+  problem <- rvm_problem(x, y, kernel, bias, scale, family, prior, method, noise, objective, basis, centres, control,
+                         weights, offset)
+  call <- generic_call(match.call(), "rvm")
+  if (any(vapply(problem$kernels, is_evidence_width, logical(1))))  # a width chosen by the evidence
+    return(rvm_width_search(problem, call))  # R/width_search.R
+  fit_problem(learn_widths(problem), call)
+}
+
+# The checked problem of an rvm() call: everything a fit needs but the
+# basis matrix. The inputs (x, their scaling, the scaled xs), the resolved
+# kernels (widths "learn" and "evidence" are left for learn_widths() and the
+# width search), centres, the encoded response, weights and offset, and the
+# family, method, noise, prior and control; or a user-supplied basis Phi.
+rvm_problem <- function(x, y, kernel, bias, scale, family, prior, method, noise, objective, basis, centres, control,
+                        weights, offset) {
   control <- solver_control(control, method)
   family <- resolve_family(family, y)
   gaussian <- family$family == "gaussian"
@@ -260,18 +275,16 @@ rvm.default <- function(x = NULL, y, kernel = "gaussian", bias = TRUE, scale = T
     if (learn_default) kernels[[1L]]$width <- "learn"
     kernels <- lapply(kernels, resolve_kernel, x = xs[in_fit, , drop = FALSE])
     centres <- resolve_centres(centres, x, xs, scaling, kernels, in_fit)
-    if (any(vapply(kernels, is_evidence_width, logical(1))))  # a width chosen by the evidence: R/width_search.R
-      return(rvm_width_search(kernels, xs, list(x = x, y = y, bias = bias, scale = scale, family = family,
-                                                prior = prior, method = method, noise = noise, objective = objective,
-                                                centres = centres %||% nrow(x), control = control,
-                                                weights = weights, offset = offset),
-                              generic_call(match.call(), "rvm")))
     kernel <- if (length(kernels) == 1L) kernels[[1L]] else kernels
+    Phi <- NULL
   } else {
     if (!is.null(centres)) stop_arg("centres", "must be NULL with a user-supplied `basis`.")
     Phi <- check_numeric_matrix(basis, "basis")
     if (!is.null(x)) x <- check_numeric_matrix(x, "x")
     kernel <- NULL
+    kernels <- list()
+    learn_default <- FALSE
+    in_fit <- NULL
     bias <- FALSE
     scaling <- NULL
     xs <- NULL
@@ -295,20 +308,50 @@ rvm.default <- function(x = NULL, y, kernel = "gaussian", bias = TRUE, scale = T
   if (any(smoothness > 0) && !method_supports(method, "smoothness"))
     stop_arg("prior", "needs method = ", methods_supporting("smoothness"), ".")
   if (any(smoothness > 0) && noise != "shared") stop_arg("prior", "needs noise = \"shared\".")
-  if (is.null(basis) && any(vapply(kernels, is_learned_width, logical(1)))) {  # R/learn_widths.R
-    if (length(kernels) > 1L)
-      stop_arg("kernel", "is a dictionary of several kernels with width = \"learn\" in one of them; widths are ",
-               "learned for a single kernel. Learn each kernel's widths in its own fit and give them as numbers.")
-    targets <- learning_targets(y, family, wo$offset)[in_fit, , drop = FALSE]
-    kernels[[1L]] <- if (learn_default && !can_learn_widths(targets)) {
-      resolve_kernel(utils::modifyList(kernels[[1L]], list(width = "median")), xs[in_fit, , drop = FALSE])
-    } else {
-      learn_kernel_widths(kernels[[1L]], xs[in_fit, , drop = FALSE], targets, wo$weights[in_fit],
-                          likelihood = if (family$family == "binomial" && all(targets %in% c(0, 1))) "binomial"
-                                       else "gaussian")
-    }
-    kernel <- kernels[[1L]]
+  list(x = x, xs = xs, y = y, kernel = kernel, kernels = kernels, learn_default = learn_default, bias = bias,
+       scaling = scaling, centres = centres, in_fit = in_fit, basis = basis, Phi = Phi, n = n, family = family,
+       gaussian = gaussian, prior = prior, method = method, noise = noise, objective = objective, control = control,
+       wo = wo, shortcut = shortcut, level_prior = level_prior, smoothness = smoothness)
+}
+
+# The problem with the widths of its kernel learned (R/learn_widths.R) when
+# it asks for them: width = "learn", the default of a regression's single
+# gaussian, laplace or cauchy kernel.
+learn_widths <- function(problem) {
+  kernels <- problem$kernels
+  if (!any(vapply(kernels, is_learned_width, logical(1)))) return(problem)
+  if (length(kernels) > 1L)
+    stop_arg("kernel", "is a dictionary of several kernels with width = \"learn\" in one of them; widths are ",
+             "learned for a single kernel. Learn each kernel's widths in its own fit and give them as numbers.")
+  in_fit <- problem$in_fit
+  xs <- problem$xs[in_fit, , drop = FALSE]
+  targets <- learning_targets(problem$y, problem$family, problem$wo$offset)[in_fit, , drop = FALSE]
+  kernels[[1L]] <- if (problem$learn_default && !can_learn_widths(targets)) {
+    resolve_kernel(utils::modifyList(kernels[[1L]], list(width = "median")), xs)
+  } else {
+    learn_kernel_widths(kernels[[1L]], xs, targets, problem$wo$weights[in_fit],
+                        likelihood = if (problem$family$family == "binomial" && all(targets %in% c(0, 1))) "binomial"
+                                     else "gaussian")
   }
+  problem$kernels <- kernels
+  problem$kernel <- kernels[[1L]]
+  problem
+}
+
+# The fit of an rvm() problem (rvm_problem()) at its kernels; `call` is
+# stored in the fit.
+fit_problem <- function(p, call) {
+  fit_rvm(x = p$x, xs = p$xs, y = p$y, kernel = p$kernel, kernels = p$kernels, bias = p$bias, scaling = p$scaling,
+          centres = p$centres, in_fit = p$in_fit, basis = p$basis, Phi = p$Phi, n = p$n, family = p$family,
+          gaussian = p$gaussian, prior = p$prior, method = p$method, noise = p$noise, objective = p$objective,
+          control = p$control, wo = p$wo, shortcut = p$shortcut, level_prior = p$level_prior,
+          smoothness = p$smoothness, call = call)
+}
+
+# The basis, then one model (regression, two classes) or one per class
+# against the rest.
+fit_rvm <- function(x, xs, y, kernel, kernels, bias, scaling, centres, in_fit, basis, Phi, n, family, gaussian, prior,
+                    method, noise, objective, control, wo, shortcut, level_prior, smoothness, call) {
   if (is.null(basis)) {
     centre_inputs <- if (is.null(centres)) xs else apply_scaling(centres, scaling)
     if (!shortcut) check_fit_memory(n, bias + length(kernels) * nrow(centre_inputs), method, noise, family$family,
@@ -317,7 +360,6 @@ rvm.default <- function(x = NULL, y, kernel = "gaussian", bias = TRUE, scale = T
   }
   wavelet <- if (shortcut) c(list(family = kernel$family, order = wavelet_grid_order(x, any_length = TRUE),
                                   invariant = isTRUE(kernel$translation_invariant)), level_prior)
-  call <- generic_call(match.call(), "rvm")
   basis_names <- if (!is.null(colnames(Phi))) colnames(Phi)
                  else if (is.null(kernel)) paste0("b", seq_len(ncol(Phi)))
                  else basis_names_of(kernel, bias, if (shortcut) padded_size(n) else n, centres)

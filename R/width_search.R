@@ -5,8 +5,9 @@
 # smoothness prior) is maximised over log width by a coarse grid around the
 # median heuristic h (default_width()), walked outward from h, and a
 # golden-section refinement (stats::optimize) between the grid neighbours of
-# the best point. Every evaluation is an ordinary fixed-width rvm.default()
-# fit, so the returned fit is the fit at the chosen width, bit for bit.
+# the best point. Every evaluation fits the checked problem of the call
+# (rvm_problem()) at a fixed width, as fit_problem() fits any rvm() call, so the
+# returned fit is the fit at the chosen width, bit for bit.
 #
 # Narrow widths are the slow fits (many relevance vectors) and, below some
 # width, the evidence can rise again towards an interpolating fit whose
@@ -45,11 +46,11 @@ noise_at_floor <- function(fit) {
   fit$lambda[1L] <= 2 * stats::var(t) / fit$control$beta_max_factor
 }
 
-# rvm.default() with the kernel's width chosen by the evidence. `kernels`:
-# the resolved dictionary (one kernel); `xs`: the scaled training inputs the
-# kernel sees; `args`: the other (checked) arguments of rvm.default(); `call`:
-# the user's call, stored in the fit so that update() searches again.
-rvm_width_search <- function(kernels, xs, args, call) {
+# The fit of an rvm() problem (rvm_problem()) with its kernel's width chosen
+# by the evidence; `call`: the user's call, stored in the fit so that
+# update() searches again.
+rvm_width_search <- function(problem, call) {
+  kernels <- problem$kernels
   if (length(kernels) > 1L)
     stop_arg("kernel", "is a dictionary of several kernels with width = \"evidence\" in one of them; the ",
              "search is for a single kernel. Give every kernel of a dictionary a number (or NULL), or fit ",
@@ -57,7 +58,7 @@ rvm_width_search <- function(kernels, xs, args, call) {
   kernel <- kernels[[1L]]
   if (!kernel_has_width(kernel))
     stop_arg("kernel", sprintf("is a %s kernel, which has no width to choose by the evidence.", kernel$type))
-  heuristic <- default_width(xs)
+  heuristic <- default_width(problem$xs)
   tried <- list()  # one entry per width tried
   best <- NULL
   best_value <- -Inf
@@ -68,10 +69,11 @@ rvm_width_search <- function(kernels, xs, args, call) {
     width <- exp(log_width)
     hit <- vapply(tried, function(r) r$width == width, logical(1))
     if (any(hit)) return(tried[[which(hit)[1L]]]$value)
-    k <- kernel
-    k$width <- width
+    at_width <- problem
+    at_width$kernel$width <- width
+    at_width$kernels <- list(at_width$kernel)
     caught <- list()
-    run <- function() do.call(rvm.default, c(list(kernel = k), args))
+    run <- function() fit_problem(at_width, call)
     fit <- withCallingHandlers(
       if (!length(tried)) run() else tryCatch(run(), error = function(e) e),  # the first fit's errors are the user's
       warning = function(w) {
