@@ -50,6 +50,7 @@ bench: install
 	Rscript bench/classification_cv.R
 	Rscript bench/sparse_linear.R
 	Rscript bench/wavelet_denoise.R
+	Rscript bench/engine_laplace.R
 
 # Random and hostile inputs to every fitting function, in child processes:
 # fails on any crash. Clear errors are expected; see fuzz-output/messages.txt.

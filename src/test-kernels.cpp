@@ -2,6 +2,7 @@
 #include <testthat.h>
 
 #include <sparsebayes/kernels.hpp>
+#include <sparsebayes/methods.hpp>
 
 #include "test-helpers.h"
 
@@ -159,5 +160,23 @@ context("kernels") {
     expect_error(sparsebayes::kernel_matrix(make_kernel(KernelType::gaussian, 1.0), x, sbtest::normal_matrix(2, 4, rng)));
     expect_error(sparsebayes::kernel_type_from_name("spline"));
     expect_true(sparsebayes::kernel_type_from_name("tpspline") == KernelType::tpspline);
+  }
+}
+
+context("the tables of methods and kernels") {
+  test_that("every method and kernel of the tables is found by its name, and an unknown name is refused") {
+    for (const sparsebayes::Method& m : sparsebayes::kMethods)
+      expect_true(sparsebayes::method_named(m.name).rule == m.rule);
+    expect_error(sparsebayes::method_named("nope"));
+    for (const sparsebayes::KernelInfo& k : sparsebayes::kKernels) {
+      expect_true(sparsebayes::kernel_type_from_name(k.name) == k.type);
+      expect_true(sparsebayes::has_width(k.type) == k.width);
+    }
+    expect_error(sparsebayes::kernel_type_from_name("nope"));
+  }
+  test_that("messages name the methods with a capability from the table") {
+    expect_true(sparsebayes::methods_supporting(&sparsebayes::Method::non_gaussian) == "fast, em, mackay or irls2");
+    expect_true(sparsebayes::methods_supporting(&sparsebayes::Method::smoothness) == "fast");
+    expect_true(sparsebayes::methods_supporting(&sparsebayes::Method::studentized) == "em, mackay or irls2");
   }
 }

@@ -27,14 +27,17 @@ inline void check_options(const Eigen::Ref<const Eigen::VectorXd>& t, const Like
   lik.validate(t);
   const Method& method = method_named(opt.method);
   if (!lik.gaussian() && !method.non_gaussian)
-    throw std::invalid_argument("method '" + opt.method + "' needs the gaussian family");
+    throw std::invalid_argument("method '" + opt.method + "' needs the gaussian family (binomial and poisson: " +
+                                methods_supporting(&Method::non_gaussian) + ")");
   if (opt.per_sample && (!lik.gaussian() || opt.smoothness > 0.0))
     throw std::invalid_argument("per-sample noise needs the gaussian family and no smoothness prior");
   if (opt.student && !opt.per_sample) throw std::invalid_argument("Student-t noise is per-sample noise");
   if (opt.smoothness > 0.0 && (!lik.gaussian() || !method.smoothness))
-    throw std::invalid_argument("the smoothness prior needs the gaussian family and method 'fast'");
+    throw std::invalid_argument("the smoothness prior needs the gaussian family and method " +
+                                methods_supporting(&Method::smoothness));
   if (opt.studentized && (!opt.per_sample || opt.student || !method.studentized))
-    throw std::invalid_argument("the studentized noise update needs per-sample noise and method em, mackay or irls2");
+    throw std::invalid_argument("the studentized noise update needs per-sample noise and method " +
+                                methods_supporting(&Method::studentized));
   for (const Eigen::VectorXd* v : {&opt.case_weights, &opt.offset}) {
     if (v->size() == 0) continue;
     if (lik.gaussian())

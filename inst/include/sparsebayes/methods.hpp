@@ -32,6 +32,17 @@ inline constexpr Method kMethods[] = {
     {"irls1", Rule::irls1, false, false, false},    {"gradient", Rule::gradient, false, false, false},
 };
 
+// The methods with a capability, for messages: "a", "a or b", "a, b or c".
+inline std::string methods_supporting(bool Method::*capability) {
+  std::string out, last;
+  for (const Method& m : kMethods) {
+    if (!(m.*capability)) continue;
+    if (!last.empty()) out += (out.empty() ? "" : ", ") + last;
+    last = m.name;
+  }
+  return out.empty() ? last : out + " or " + last;
+}
+
 inline const Method& method_named(const std::string& name) {
   for (const Method& m : kMethods)
     if (name == m.name) return m;
