@@ -23,58 +23,26 @@ T setting(const Rcpp::List& list, const char* name) {
 }
 
 // The problem (made by R's fit_basis()) and the control (an sb_control) as
-// the core's options: every field by the name it has in R.
+// the core's options: every field read by its own name, which R uses too.
+#define SB_READ(list, field) o.field = setting<decltype(o.field)>(list, #field)
 sparsebayes::SolverOptions as_options(const Rcpp::List& p, const Rcpp::List& c) {
   sparsebayes::SolverOptions o;
-  o.method = setting<std::string>(p, "method");
-  o.per_sample = setting<bool>(p, "per_sample");
-  o.student = setting<bool>(p, "student");
-  o.objective = setting<std::string>(p, "objective");
-  o.smoothness = setting<double>(p, "smoothness");
-  o.noise_variance = setting<double>(p, "noise_variance");
-  o.n_effective = setting<double>(p, "n_effective");
-  o.target_variance = setting<double>(p, "target_variance");
-  o.case_weights = setting<Eigen::VectorXd>(p, "case_weights");
-  o.offset = setting<Eigen::VectorXd>(p, "offset");
-  o.max_iterations = setting<int>(c, "max_iterations");
-  o.time_limit = setting<double>(c, "time_limit");
-  o.tolerance = setting<double>(c, "tolerance");
-  o.init_lambda = setting<double>(c, "init_lambda");
-  o.lambda_min = setting<double>(c, "lambda_min");
-  o.lambda_max = setting<double>(c, "lambda_max");
-  o.damping_lambda = setting<double>(c, "damping_lambda");
-  o.student_df = setting<double>(c, "student_df");
-  o.schedule = setting<std::string>(c, "schedule");
-  o.warm_start = setting<int>(c, "warm_start");
-  o.min_delta_log_alpha = setting<double>(c, "min_delta_log_alpha");
-  o.min_delta_log_beta = setting<double>(c, "min_delta_log_beta");
-  o.priority_addition = setting<bool>(c, "priority_addition");
-  o.priority_deletion = setting<bool>(c, "priority_deletion");
-  o.noise_update_start = setting<int>(c, "noise_update_start");
-  o.noise_update_frequency = setting<int>(c, "noise_update_frequency");
-  o.beta_max_factor = setting<double>(c, "beta_max_factor");
-  o.alignment_test = setting<bool>(c, "alignment_test");
-  o.alignment_max = setting<double>(c, "alignment_max");
-  o.zero_factor = setting<double>(c, "zero_factor");
-  o.noise_shape = setting<double>(c, "noise_shape");
-  o.noise_scale = setting<double>(c, "noise_scale");
-  o.patience = setting<int>(c, "patience");
-  o.alpha_min = setting<double>(c, "alpha_min");
-  o.alpha_max = setting<double>(c, "alpha_max");
-  o.damping_alpha = setting<double>(c, "damping_alpha");
-  o.noise_every = setting<int>(c, "noise_every");
-  o.init_alpha = setting<double>(c, "init_alpha");
-  o.fixed_alpha = setting<double>(c, "fixed_alpha");
-  o.studentized = setting<bool>(c, "studentized");
-  o.studentized_power = setting<double>(c, "studentized_power");
-  o.learning_rate = setting<double>(c, "learning_rate");
-  o.admm_iterations = setting<int>(c, "admm_iterations");
-  o.admm_tolerance = setting<double>(c, "admm_tolerance");
-  o.path_max = setting<int>(c, "path_max");
-  o.start = setting<std::string>(c, "start");
-  o.start_subsets = setting<int>(c, "start_subsets");
+  SB_READ(p, method); SB_READ(p, per_sample); SB_READ(p, student); SB_READ(p, objective); SB_READ(p, smoothness);
+  SB_READ(p, noise_variance); SB_READ(p, n_effective); SB_READ(p, target_variance); SB_READ(p, case_weights);
+  SB_READ(p, offset);
+  SB_READ(c, max_iterations); SB_READ(c, time_limit); SB_READ(c, tolerance); SB_READ(c, init_lambda);
+  SB_READ(c, lambda_min); SB_READ(c, lambda_max); SB_READ(c, damping_lambda); SB_READ(c, student_df);
+  SB_READ(c, schedule); SB_READ(c, warm_start); SB_READ(c, min_delta_log_alpha); SB_READ(c, min_delta_log_beta);
+  SB_READ(c, priority_addition); SB_READ(c, priority_deletion); SB_READ(c, noise_update_start);
+  SB_READ(c, noise_update_frequency); SB_READ(c, beta_max_factor); SB_READ(c, alignment_test);
+  SB_READ(c, alignment_max); SB_READ(c, zero_factor); SB_READ(c, noise_shape); SB_READ(c, noise_scale);
+  SB_READ(c, patience); SB_READ(c, alpha_min); SB_READ(c, alpha_max); SB_READ(c, damping_alpha);
+  SB_READ(c, noise_every); SB_READ(c, init_alpha); SB_READ(c, fixed_alpha); SB_READ(c, studentized);
+  SB_READ(c, studentized_power); SB_READ(c, learning_rate); SB_READ(c, admm_iterations); SB_READ(c, admm_tolerance);
+  SB_READ(c, path_max); SB_READ(c, start); SB_READ(c, start_subsets);
   return o;
 }
+#undef SB_READ
 
 Rcpp::List as_list(const sparsebayes::FitResult& r) {
   Rcpp::IntegerVector relevant(r.relevant.size());

@@ -83,3 +83,9 @@ test_that("a basis too large for memory stops before it is allocated", {
   options(old)
   expect_s3_class(rvm(d$x, d$y), "sb_rvm")
 })
+
+test_that("the method choices of rvm() and ard() are the core's table of methods", {
+  table <- sparsebayes:::.sb_methods()$name
+  expect_setequal(eval(formals(sparsebayes:::rvm.default)$method), table)
+  expect_setequal(eval(formals(sparsebayes:::ard.default)$method), table)
+})

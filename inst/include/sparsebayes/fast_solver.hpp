@@ -157,9 +157,9 @@ class FastSolver {
   }
 
  private:
-  const Eigen::Ref<const Eigen::MatrixXd>& Phi_;
-  const Eigen::VectorXd& inv_scale_;  // 1 / column norms of Phi
-  const Eigen::VectorXd& t_;
+  Eigen::Ref<const Eigen::MatrixXd> Phi_;  // the caller's basis, not copied (see fit.hpp)
+  Eigen::VectorXd inv_scale_;              // 1 / column norms of Phi
+  Eigen::VectorXd t_;
   Likelihood lik_;
   SolverOptions opt_;
   Eigen::Index n_, M_;
@@ -381,13 +381,13 @@ class FastSolver {
   void laplace_sq() {
     const LaplacePosterior& lp = lp_;
     const Eigen::MatrixXd& PhiU = PhiU_;
-    B_ = lp.weights;
-    const Eigen::MatrixXd BPhiU = lp.weights.asDiagonal() * PhiU;
+    B_ = lp.irls_weights;
+    const Eigen::MatrixXd BPhiU = lp.irls_weights.asDiagonal() * PhiU;
     PhiT_PhiU_ = inv_scale_.asDiagonal() * (Phi_.transpose() * BPhiU);  // O(n M S)
     const Eigen::MatrixXd& PhiT_BPhiU = PhiT_PhiU_;
     Eigen::VectorXd phi_B_phi(M_);
     for (Eigen::Index m = 0; m < M_; ++m)
-      phi_B_phi(m) = Phi_.col(m).cwiseAbs2().dot(lp.weights) * inv_scale_(m) * inv_scale_(m);
+      phi_B_phi(m) = Phi_.col(m).cwiseAbs2().dot(lp.irls_weights) * inv_scale_(m) * inv_scale_(m);
     const Eigen::MatrixXd CS = PhiT_BPhiU * Sigma_;
     S_in_ = phi_B_phi - (CS.array() * PhiT_BPhiU.array()).rowwise().sum().matrix();
     Q_in_ = (Phi_.transpose() * lp.score).cwiseProduct(inv_scale_);
@@ -439,7 +439,7 @@ class FastSolver {
       exact_left_ = kFixedCurvatureSteps;
       return false;
     }
-    if (full || (lp_.weights - B_).lpNorm<1>() > kCurvatureChange * B_.lpNorm<1>()) {
+    if (full || (lp_.irls_weights - B_).lpNorm<1>() > kCurvatureChange * B_.lpNorm<1>()) {
       fresh_statistics();
     } else {
       retarget();

@@ -735,8 +735,8 @@ class JointArd {
     if (!lik_.gaussian()) {  // at the mode, with B the IRLS weights: s_j = x_j' B x_j - x_j' B X_a Sigma X_a' B x_j, q_j = x_j' score
       Eigen::MatrixXd XP(n_, nP);
       for (Eigen::Index k = 0; k < nP; ++k) XP.col(k) = xcol(P[k]);
-      const Eigen::MatrixXd C = (laplace_.weights.asDiagonal() * active_X()).transpose() * XP;  // S x P
-      s = XP.cwiseAbs2().transpose() * laplace_.weights - (C.array() * (Sigma_ * C).array()).colwise().sum().transpose().matrix();
+      const Eigen::MatrixXd C = (laplace_.irls_weights.asDiagonal() * active_X()).transpose() * XP;  // S x P
+      s = XP.cwiseAbs2().transpose() * laplace_.irls_weights - (C.array() * (Sigma_ * C).array()).colwise().sum().transpose().matrix();
       q = XP.transpose() * laplace_.score;
       return readmit_from(P, s, q);
     }

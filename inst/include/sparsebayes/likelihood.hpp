@@ -94,7 +94,7 @@ class Likelihood {
 
 struct LaplacePosterior {
   Posterior post;          // Sigma, mu (the mode), log |H|
-  Eigen::VectorXd weights; // IRLS weights b_i = -d^2 log p(t_i | f_i) / df_i^2 at the mode (case weights included)
+  Eigen::VectorXd irls_weights;  // b_i = -d^2 log p(t_i | f_i) / df_i^2 at the mode (case weights included)
   Eigen::VectorXd mean;    // E[t | mode]
   Eigen::VectorXd score;   // d log p(t | f) / df at the mode: case weight times (t - E[t | mode])
   double data_ll = 0.0;
@@ -159,10 +159,10 @@ inline LaplacePosterior laplace_mode(const Likelihood& lik, const Eigen::MatrixX
     check_interrupt();
     lp.mean = lik.mean(f);
     const Eigen::VectorXd& y = lp.mean;
-    lp.weights = cw.cwiseProduct(lik.curvature(y));
+    lp.irls_weights = cw.cwiseProduct(lik.curvature(y));
     lp.score = cw.cwiseProduct(t - y);
     const Eigen::VectorXd g = PhiU.transpose() * lp.score - alpha.cwiseProduct(w);
-    llt = robust_cholesky(precision(lp.weights), jitter_events);
+    llt = robust_cholesky(precision(lp.irls_weights), jitter_events);
     const Eigen::VectorXd delta = llt.solve(g);
     if (stationary(g, delta)) {
       lp.converged = true;
