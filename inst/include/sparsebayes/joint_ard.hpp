@@ -14,7 +14,8 @@
 // columns still active. Non-Gaussian likelihoods (Bernoulli, Poisson) take the Laplace
 // approximation at the posterior mode instead (warm-started from the last mode; Tipping
 // 2001), with the IRLS weights in the place of 1 / lambda: the rules, pruning, readmission,
-// damping and the schedule are the same for every likelihood. Safeguards of App. D.1: damping in log space, clipping, jitter on a
+// damping and the schedule are the same for every likelihood.
+// Safeguards of App. D.1: damping in log space, clipping, jitter on a
 // failed Cholesky (counted), warm start (alpha only for the first iterations), lambda updated
 // every K iterations, convergence by the relative l_inf change of the log parameters with
 // patience. A weight whose alpha reaches the upper clip is pruned.
@@ -204,7 +205,8 @@ class JointArd {
       const bool damp = rule_ != Rule::gradient, linear = opt_.schedule == "paper";
       const Eigen::VectorXd log_alpha_old = alpha_.array().log();
       for (Eigen::Index k = 0; k < alpha_new.size(); ++k) {
-        const double a = std::isfinite(alpha_new(k)) ? std::clamp(alpha_new(k), opt_.alpha_min, opt_.alpha_max) : opt_.alpha_max;
+        const double a =
+            std::isfinite(alpha_new(k)) ? std::clamp(alpha_new(k), opt_.alpha_min, opt_.alpha_max) : opt_.alpha_max;
         double lg = std::log(a);
         if (damp && linear) lg = std::log((1.0 - opt_.damping_alpha) * alpha_(k) + opt_.damping_alpha * a);
         else if (damp) lg = (1.0 - opt_.damping_alpha) * log_alpha_old(k) + opt_.damping_alpha * lg;
@@ -218,7 +220,9 @@ class JointArd {
       }
       const Eigen::VectorXd log_alpha_new = alpha_new.array().log();
       const double alpha_change =
-          alpha_new.size() ? (log_alpha_new - log_alpha_old).cwiseAbs().maxCoeff() / (1.0 + log_alpha_new.cwiseAbs().maxCoeff()) : 0.0;
+          alpha_new.size()
+              ? (log_alpha_new - log_alpha_old).cwiseAbs().maxCoeff() / (1.0 + log_alpha_new.cwiseAbs().maxCoeff())
+              : 0.0;
       alpha_ = alpha_new;
       ++t;
       const bool noise_settled = noise_fixed || t > opt_.warm_start;
@@ -732,11 +736,13 @@ class JointArd {
     if (P.empty()) return false;
     const Eigen::Index S = active_.size(), nP = P.size();
     Eigen::VectorXd s, q;
-    if (!lik_.gaussian()) {  // at the mode, with B the IRLS weights: s_j = x_j' B x_j - x_j' B X_a Sigma X_a' B x_j, q_j = x_j' score
+    // At the mode, with B the IRLS weights: s_j = x_j' B x_j - x_j' B X_a Sigma X_a' B x_j, q_j = x_j' score.
+    if (!lik_.gaussian()) {
       Eigen::MatrixXd XP(n_, nP);
       for (Eigen::Index k = 0; k < nP; ++k) XP.col(k) = xcol(P[k]);
       const Eigen::MatrixXd C = (laplace_.irls_weights.asDiagonal() * active_X()).transpose() * XP;  // S x P
-      s = XP.cwiseAbs2().transpose() * laplace_.irls_weights - (C.array() * (Sigma_ * C).array()).colwise().sum().transpose().matrix();
+      s = XP.cwiseAbs2().transpose() * laplace_.irls_weights -
+          (C.array() * (Sigma_ * C).array()).colwise().sum().transpose().matrix();
       q = XP.transpose() * laplace_.score;
       return readmit_from(P, s, q);
     }
