@@ -36,7 +36,7 @@ likelihoods <- list(
     # accounts for the uncertainty of the weights.
     response = function(eta, var_eta) stats::plogis(eta / sqrt(1 + pi * var_eta / 8)),
     title = function(x) sprintf("Relevance vector machine classifier (%s vs %s)", x$levels[2L], x$levels[1L]),
-    quality = function(x, digits) sprintf("training error %.1f%%", 100 * mean((x$fitted.values > 0.5) != (x$y == 1))),
+    quality = function(x, digits) sprintf("training error %.1f%%", 100 * training_error(x)),
     types = c("class", "prob", "response", "link"),
     # truth: 1 for the second class; mu: its predicted probability
     scores = function(truth, mu, w, eps = 1e-15) {
@@ -64,6 +64,9 @@ likelihoods <- list(
 
 # The row of `likelihoods` for a family object or name.
 likelihood_of <- function(family) likelihoods[[if (is.character(family)) family else family$family]]
+
+# The share of training rows a binomial fit puts on the wrong side of 1/2.
+training_error <- function(x) mean((x$fitted.values > 0.5) != (x$y == 1))
 
 # The weighted mean of x (weights w, or none).
 wmean <- function(x, w = NULL) if (is.null(w)) mean(x) else sum(w * x) / sum(w)

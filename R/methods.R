@@ -303,8 +303,7 @@ summary.sb_rvm <- function(object, n_weights = 10L, ...) {
                  converged = object$converged,
                  rmse = if (gaussian) sqrt(mean(object$residuals^2)) else NA_real_,
                  r_squared = if (gaussian) 1 - sum(object$residuals^2) / sum((y - mean(y))^2) else NA_real_,
-                 error = if (object$family$family == "binomial") mean((object$fitted.values > 0.5) != (y == 1))
-                         else NA_real_,
+                 error = if (object$family$family == "binomial") training_error(object) else NA_real_,
                  deviance = deviance_of(object), coefficients = coefs,
                  components = if (length(fit_kernels(object)) > 1L) component_table(object),
                  width_search = width_search_label(object),
