@@ -736,16 +736,6 @@ class JointArd {
     if (P.empty()) return false;
     const Eigen::Index S = active_.size(), nP = P.size();
     Eigen::VectorXd s, q;
-    // At the mode, with B the IRLS weights: s_j = x_j' B x_j - x_j' B X_a Sigma X_a' B x_j, q_j = x_j' score.
-    if (!lik_.gaussian()) {
-      Eigen::MatrixXd XP(n_, nP);
-      for (Eigen::Index k = 0; k < nP; ++k) XP.col(k) = xcol(P[k]);
-      const Eigen::MatrixXd C = (laplace_.irls_weights.asDiagonal() * active_X()).transpose() * XP;  // S x P
-      s = XP.cwiseAbs2().transpose() * laplace_.irls_weights -
-          (C.array() * (Sigma_ * C).array()).colwise().sum().transpose().matrix();
-      q = XP.transpose() * laplace_.score;
-      return readmit_from(P, s, q);
-    }
     if (!opt_.per_sample && XtX_.size() > 0 && S <= n_) {  // shared noise, X'X cached: its blocks, O(S^2 (S + P))
       const double w = 1.0 / lambda_(0);
       Eigen::MatrixXd H(S, S), C(S, nP);
@@ -771,7 +761,14 @@ class JointArd {
     Eigen::MatrixXd XP(n_, nP);
     for (Eigen::Index k = 0; k < nP; ++k) XP.col(k) = xcol(P[k]);
     const Eigen::MatrixXd& Xa = active_X();
-    if (S <= n_) {  // Woodbury in the weight space: O(n S (S + P))
+    if (!lik_.gaussian()) {
+      // At the mode, with B the IRLS weights: s_j = x_j' B x_j - x_j' B X_a Sigma X_a' B x_j and
+      // q_j = x_j' score (the Woodbury form below on the working targets, with Sigma at hand).
+      const Eigen::MatrixXd C = (laplace_.irls_weights.asDiagonal() * Xa).transpose() * XP;  // S x P
+      s = XP.cwiseAbs2().transpose() * laplace_.irls_weights -
+          (C.array() * (Sigma_ * C).array()).colwise().sum().transpose().matrix();
+      q = XP.transpose() * laplace_.score;
+    } else if (S <= n_) {  // Woodbury in the weight space: O(n S (S + P))
       const Eigen::VectorXd w = inv_lambda_vec();
       const Eigen::MatrixXd WXa = w.asDiagonal() * Xa;
       Eigen::MatrixXd H = Xa.transpose() * WXa;
