@@ -23,24 +23,13 @@ suppressPackageStartupMessages({
 })
 source("bench/panel.R")  # the harness shared with bench/regression_panel.R
 
-# ---- data sets: a data frame and a formula each --------------------------
-data(Sonar, Ionosphere, BreastCancer, Glass, Vehicle, package = "mlbench", envir = environment())
-ionosphere <- Ionosphere[names(Ionosphere) != "V2"]  # V2 is constant
-ionosphere$V1 <- as.numeric(as.character(ionosphere$V1))  # factor 0/1
-breast <- na.omit(BreastCancer[names(BreastCancer) != "Id"])
-score <- setdiff(names(breast), "Class")  # the 1-10 scores, (ordered) factors
-breast[score] <- lapply(breast[score], function(v) as.numeric(as.character(v)))
-sets <- list(
-  Sonar = list(data = Sonar, formula = Class ~ .),
-  Ionosphere = list(data = ionosphere, formula = Class ~ .),
-  BreastCancer = list(data = breast, formula = Class ~ .),
-  Glass = list(data = Glass, formula = Type ~ .),
-  Vehicle = list(data = Vehicle, formula = Class ~ .))
+# ---- data sets (bench/sets.R) ---------------------------------------------
+source("bench/sets.R")
+sets <- classification_sets()
 
 # ---- methods: function(formula, train) -> fit whose predict(fit, newdata) gives classes
 # rvm's predict() gives the class (a factor) by default for binomial and
 # multiclass fits, as svm's does; ranger_fit() (bench/panel.R) gives ranger's classes.
-
 methods <- list(
   rvm = function(f, d) rvm(f, data = d),
   rvm_learn = function(f, d) rvm(f, data = d, kernel = kernel_gaussian("learn")),

@@ -1,5 +1,6 @@
 # The cross-validation harness shared by bench/regression_panel.R,
-# bench/regression_broad.R and bench/classification_panel.R: command-line
+# bench/regression_broad.R, bench/classification_panel.R,
+# bench/classification_broad.R and bench/width_alternatives.R: command-line
 # filters, one (set, method) over the same 5 folds, and the loop over sets
 # and methods.
 time_limit <- 60  # seconds (elapsed) per fit before a method is skipped on a set
@@ -60,19 +61,21 @@ run_cv <- function(d, f, fold, fitter, as_pred, loss, pool) {
              warnings = I(list(warn)), fold_score = I(list(fold_score)))
 }
 
-# Every set with every method on the set's folds (set.seed(1), 5 folds); the
-# results, one row per (set, method), also saved with the session to `rds`.
-run_panel <- function(sets, methods, as_pred, loss, pool, rds) {
+# Every set with every method on the set's folds (5 folds drawn after
+# set.seed(fold_seed) for each; several seeds repeat the CV on new folds);
+# the results, one row per (fold seed, set, method), also saved with the
+# session to `rds`.
+run_panel <- function(sets, methods, as_pred, loss, pool, rds, fold_seeds = 1L) {
   start <- proc.time()
   res <- list()
-  for (s in names(sets)) {
+  for (seed in fold_seeds) for (s in names(sets)) {
     d <- sets[[s]]$data
-    set.seed(1); fold <- sample(rep(1:5, length.out = nrow(d)))
+    set.seed(seed); fold <- sample(rep(1:5, length.out = nrow(d)))
     for (m in names(methods)) {
       r <- run_cv(d, sets[[s]]$formula, fold, methods[[m]], as_pred, loss, pool)
-      res[[length(res) + 1L]] <- cbind(data.frame(set = s, n = nrow(d), method = m), r)
-      cat(sprintf("%-12s %-16s %8.4f  %6.2f s/fit%s\n", s, m, r$score, r$cpu,
-                  if (is.na(r$problem)) "" else paste0("  ", r$problem)), file = stderr())
+      res[[length(res) + 1L]] <- cbind(data.frame(fold_seed = seed, set = s, n = nrow(d), method = m), r)
+      cat(sprintf("%s%-12s %-16s %8.4f  %6.2f s/fit%s\n", if (length(fold_seeds) > 1L) paste0(seed, " ") else "",
+                  s, m, r$score, r$cpu, if (is.na(r$problem)) "" else paste0("  ", r$problem)), file = stderr())
     }
   }
   res <- do.call(rbind, res)

@@ -13,24 +13,8 @@ suppressPackageStartupMessages({
 })
 source("bench/panel.R")
 
-generated <- function(gen, n, ...) { set.seed(2); p <- gen(n, ...); data.frame(x = p$x, y = p$y) }
-cpus <- MASS::cpus[c("syct", "mmin", "mmax", "cach", "chmin", "chmax", "perf")]
-cpus$perf <- log(cpus$perf)
-sets <- list(
-  swiss = list(data = swiss, formula = Fertility ~ .),
-  mtcars = list(data = mtcars, formula = mpg ~ .),
-  airquality = list(data = na.omit(airquality), formula = Ozone ~ .),
-  trees = list(data = trees, formula = Volume ~ .),
-  faithful = list(data = faithful, formula = eruptions ~ waiting),
-  quakes = list(data = quakes, formula = mag ~ .),
-  LifeCycle = list(data = LifeCycleSavings, formula = sr ~ .),
-  cpus = list(data = cpus, formula = perf ~ .),
-  UScrime = list(data = MASS::UScrime, formula = y ~ .),
-  birthwt = list(data = MASS::birthwt[-1], formula = bwt ~ .),
-  rock = list(data = rock, formula = area ~ .),
-  hills = list(data = MASS::hills, formula = time ~ .),
-  peak = list(data = generated(mlbench.peak, 300, 4), formula = y ~ .),
-  Friedman1_200 = list(data = generated(mlbench.friedman1, 200, sd = 1), formula = y ~ .))
+source("bench/sets.R")
+sets <- regression_broad_sets()
 
 methods <- list(
   rvm = function(f, d) rvm(f, data = d),

@@ -21,21 +21,9 @@ suppressPackageStartupMessages({
 })
 source("bench/panel.R")  # the harness shared with bench/classification_panel.R
 
-# ---- data sets: a data frame and a formula each --------------------------
-data(BostonHousing, Ozone, Servo, package = "mlbench", envir = environment())
-ozone <- na.omit(Ozone)
-ozone[] <- lapply(ozone, function(v) if (is.factor(v)) as.numeric(as.character(v)) else v)  # month, day, weekday
-servo <- Servo
-servo[c("Pgain", "Vgain")] <- lapply(servo[c("Pgain", "Vgain")], function(v) as.numeric(as.character(v)))  # Motor, Screw: factors
-friedman <- function(gen, ...) { set.seed(1); p <- gen(n = 300, ...); data.frame(x = p$x, y = p$y) }  # x.1, .., y
-sets <- list(
-  Boston = list(data = BostonHousing, formula = medv ~ .),
-  Ozone = list(data = ozone, formula = V4 ~ .),
-  Servo = list(data = servo, formula = Class ~ .),
-  mcycle = list(data = MASS::mcycle, formula = accel ~ times),
-  Friedman1 = list(data = friedman(mlbench.friedman1, sd = 1), formula = y ~ .),
-  Friedman2 = list(data = friedman(mlbench.friedman2, sd = 125), formula = y ~ .),
-  Friedman3 = list(data = friedman(mlbench.friedman3, sd = 0.1), formula = y ~ .))
+# ---- data sets (bench/sets.R) ---------------------------------------------
+source("bench/sets.R")
+sets <- regression_sets()
 
 # ---- methods: function(formula, train) -> fit with predict(fit, newdata) --
 # rvm with one gaussian width chosen by inner 5-fold CV on the training fold
