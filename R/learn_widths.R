@@ -289,11 +289,14 @@ fit_noise_starts <- function(fit_one, y, control, gp_noise, wo, in_fit) {
     })
     list(fit = fit, warnings = warnings)
   }
-  # The other starts are extra tries: one that fails (a noise fixed near
-  # zero on data without noise: a singular posterior) is left out.
-  runs <- c(list(run(starts[[1L]])), lapply(starts[-1L], function(ctl) tryCatch(run(ctl), error = function(e) NULL)))
-  starts <- starts[!vapply(runs, is.null, logical(1))]
-  runs <- Filter(Negate(is.null), runs)
+  # A start that fails (a noise fixed near zero on data without noise: a
+  # singular posterior) is left out; the fit fails only if every start does,
+  # with the first start's error.
+  runs <- lapply(starts, function(ctl) tryCatch(run(ctl), error = identity))
+  failed <- vapply(runs, inherits, logical(1), "error")
+  if (all(failed)) stop(runs[[1L]])
+  starts <- starts[!failed]
+  runs <- runs[!failed]
   evidence <- vapply(runs, function(r) r$fit$logLik, numeric(1))
   best <- which.max(evidence)
   for (msg in runs[[best]]$warnings) warning(msg, call. = FALSE)

@@ -564,6 +564,10 @@ class FastSolver {
   NoiseBounds noise_bounds_{opt_.lambda_min, opt_.lambda_max};
   StudentNoise student_{opt_.student_df};
 
+  // A noise that comes out unusable is left as it was: on a nearly noiseless
+  // fit with wide kernels Sigma loses its digits, and the gammas summed past
+  // N (mlbench.peak, 240 rows: beta turned negative, then NaN, and the
+  // Cholesky of the next posterior failed).
   void update_noise() {
     const double rss = (t_ - fitted()).squaredNorm();
     const double gamma_sum = (1.0 - alpha_.array() * Sigma_.diagonal().array()).sum();
@@ -572,6 +576,7 @@ class FastSolver {
     if (opt_.smoothness > 0.0)
       b = 1.0 / smooth_noise_variance(N, rss, gamma_sum, alpha_, opt_.smoothness,
                                       opt_.noise_shape, opt_.noise_scale, 1.0 / b);
+    if (!(b > 0.0) || !std::isfinite(b)) return;
     beta_ = std::min(b, opt_.beta_max_factor / std::max(var_t_, 1e-300));
   }
 
