@@ -1,0 +1,124 @@
+# Alternatives to the default kernel widths, measured against the defaults
+# by repeated 5-fold CV on the 21 regression sets of bench/regression_panel.R
+# and bench/regression_broad.R, or the 13 classification sets of
+# bench/classification_panel.R and bench/classification_broad.R (issue
+# "Kernels learned from the data", third pass). Every method sees the same
+# folds; several fold draws average out the luck of one. Per method: the
+# ratio of its test RMSE (error rate) to the first method's on each set,
+# as a geometric mean over fold draws, the sets where it is better or worse
+# by more than 1%, and the mean CPU seconds per fit.
+# Usage: Rscript bench/width_alternatives.R regression|classification [fold seeds] [sets] [methods]
+#   e.g. Rscript bench/width_alternatives.R regression 1,2,3 Servo,trees rvm,rvm_sqrt2
+suppressPackageStartupMessages({
+  library(sparsebayes)
+  library(mlbench)
+  library(e1071)
+  library(ranger)
+})
+source("bench/panel.R")
+source("bench/sets.R")
+
+args <- commandArgs(TRUE)
+task <- match.arg(args[1L], c("regression", "classification"))
+seeds <- if (length(args) >= 2L) as.integer(strsplit(args[2L], ",")[[1L]]) else 1:3
+pick <- function(all, i) if (length(args) >= i && nzchar(args[i])) all[strsplit(args[i], ",")[[1L]]] else all
+
+# ---- regression: the RVM's basis widths and the sparse GP's stopping rule --
+# The widths the exact GP learns give the GP's covariance; an RVM's basis
+# k(x, x_i) of width w implies (with dense, equal weights) a covariance of
+# width sqrt(2) w. So the basis matching the GP has widths w / sqrt(2).
+# rvm_sqrt2: the RVM evidence chooses between the default fit and the
+#   basis of widths w / sqrt(2) (noise estimated, or fixed at the GP's);
+# rvm_loo: the same three fits, chosen by the leave-one-out residuals;
+# rvm_dictionary: one RVM on both bases (the evidence picks each vector's);
+# rvm_rows200: widths learned on at most 200 rows instead of 300;
+# sparse_gp_factr1e8: the former stopping rule of sparse_gp().
+narrower_fits <- function(f, d) {
+  fit <- rvm(f, data = d)
+  if (!identical(fit$kernel$width_rule, "learn")) return(list(fit))
+  narrow <- kernel_gaussian(width = fit$kernel$width / sqrt(2))
+  others <- list(function() rvm(f, data = d, kernel = narrow),
+                 function() rvm(f, data = d, kernel = narrow,
+                                control = rvm_control(noise_variance = fit$kernel$learned$noise_variance)))
+  c(list(fit), Filter(Negate(is.null), lapply(others, function(g) tryCatch(g(), error = function(e) NULL))))
+}
+loo_mse <- function(fit) mean(residuals(fit, type = "loo")^2)
+with_learn_rows <- function(rows, fitter) function(f, d) {
+  ns <- asNamespace("sparsebayes")
+  old <- ns$learn_max_rows
+  unlockBinding("learn_max_rows", ns)
+  assign("learn_max_rows", rows, envir = ns)
+  on.exit(assign("learn_max_rows", old, envir = ns))
+  fitter(f, d)
+}
+regression_methods <- list(
+  rvm = function(f, d) rvm(f, data = d),
+  rvm_sqrt2 = function(f, d) { fits <- narrower_fits(f, d); fits[[which.max(vapply(fits, `[[`, 0, "logLik"))]] },
+  rvm_loo = function(f, d) { fits <- narrower_fits(f, d); fits[[which.min(vapply(fits, loo_mse, 0))]] },
+  rvm_dictionary = function(f, d) {
+    fit <- rvm(f, data = d)
+    if (!identical(fit$kernel$width_rule, "learn")) return(fit)
+    rvm(f, data = d, kernel = list(kernel_gaussian(width = fit$kernel$width),
+                                   kernel_gaussian(width = fit$kernel$width / sqrt(2))))
+  },
+  rvm_rows200 = with_learn_rows(200L, function(f, d) rvm(f, data = d)),
+  sparse_gp = function(f, d) sparse_gp(f, data = d, seed = 1),
+  sparse_gp_factr1e8 = function(f, d) sparse_gp(f, data = d, seed = 1, control = sparse_gp_control(factr = 1e8)))
+
+# ---- classification: the median heuristic and what might replace it --------
+heuristic_times <- function(m) function(f, d) {
+  h <- suppressWarnings(rvm(f, data = d, control = rvm_control(max_iterations = 1)))$kernel$width
+  rvm(f, data = d, kernel = kernel_gaussian(h * m))
+}
+classification_methods <- list(
+  rvm = function(f, d) rvm(f, data = d),
+  rvm_x1.4 = heuristic_times(sqrt(2)),
+  rvm_x2 = heuristic_times(2),
+  rvm_cv = function(f, d, multiples = 2^c(-1, -0.5, 0, 0.5, 1)) {
+    fit <- rvm(f, data = d)
+    cross_validate(fit, folds = 5, seed = 1, grid = list(kernel = lapply(fit$kernel$width * multiples, kernel_gaussian)))$fit
+  },
+  rvm_learn = function(f, d) rvm(f, data = d, kernel = kernel_gaussian("learn")),
+  rvm_learn_heuristic = function(f, d) {  # one RVM on the learned kernel and the heuristic one
+    fit <- rvm(f, data = d, kernel = kernel_gaussian("learn"))
+    k <- if (inherits(fit, "sb_rvm_multiclass")) fit$models[[1L]]$kernel else fit$kernel
+    if (!identical(k$width_rule, "learn")) return(fit)
+    rvm(f, data = d, kernel = list(kernel_gaussian(width = k$width), kernel_gaussian("median")))
+  })
+
+if (task == "regression") {
+  sets <- pick(c(regression_sets(), regression_broad_sets()), 3L)
+  methods <- pick(regression_methods, 4L)
+  res <- run_panel(sets, methods, as_pred = as.numeric, loss = function(pred, y) (pred - y)^2,
+                   pool = function(l) sqrt(mean(l)), rds = "bench/width_alternatives_regression.rds", fold_seeds = seeds)
+} else {
+  sets <- pick(c(classification_sets(), classification_broad_sets()), 3L)
+  methods <- pick(classification_methods, 4L)
+  res <- run_panel(sets, methods, as_pred = as.character, loss = function(pred, y) as.numeric(pred != as.character(y)),
+                   pool = mean, rds = "bench/width_alternatives_classification.rds", fold_seeds = seeds)
+}
+
+# ---- the summary: one row per set, one column per method ----------------
+base <- names(methods)[1L]
+others <- names(methods)[-1L]
+b <- res[res$method == base, ]
+ratios <- sapply(others, function(m) {
+  r <- res[res$method == m, ]
+  ratio <- r$score / b$score[match(paste(r$fold_seed, r$set), paste(b$fold_seed, b$set))]
+  tapply(log(ratio), factor(r$set, names(sets)), function(x) exp(mean(x, na.rm = TRUE)))
+}, simplify = "matrix")
+ratios <- matrix(ratios, nrow = length(sets), dimnames = list(names(sets), others))
+cpu <- sapply(names(methods), function(m) { r <- res[res$method == m, ]; tapply(r$cpu, factor(r$set, names(sets)), mean) })
+cpu <- matrix(cpu, nrow = length(sets), dimnames = list(names(sets), names(methods)))
+cat(sprintf("\nScore / %s's score, geometric mean over the fold draws %s; then %s's score and each method's CPU s per fit:\n\n",
+            base, paste(seeds, collapse = ", "), base),
+    "| set | ", paste(others, collapse = " | "), " | ", base, " | CPU ", paste(names(methods), collapse = " / "),
+    " |\n|---|", strrep("---:|", length(others) + 2L), "\n", sep = "")
+base_score <- tapply(b$score, factor(b$set, names(sets)), mean)
+for (s in names(sets))
+  cat(sprintf("| %s | %s | %.4g | %s |\n", s, paste(sprintf("%.3f", ratios[s, ]), collapse = " | "), base_score[[s]],
+              paste(sprintf("%.3f", cpu[s, ]), collapse = " / ")))
+geo <- apply(ratios, 2L, function(x) exp(mean(log(x), na.rm = TRUE)))
+cat(sprintf("| **geometric mean** | %s | | |\n| better / worse by > 1%% | %s | | |\n", paste(sprintf("%.3f", geo), collapse = " | "),
+            paste(sprintf("%d / %d", colSums(ratios < 0.99, na.rm = TRUE), colSums(ratios > 1.01, na.rm = TRUE)), collapse = " | ")))
+print_warnings(res)
