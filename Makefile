@@ -39,7 +39,7 @@ check: deps
 	rm -rf check && mkdir -p check && cd check && R CMD build .. && _R_CHECK_FORCE_SUGGESTS_=false R CMD check --as-cran --no-manual sparsebayes_*.tar.gz
 
 bench: install
-	sh tools/install-deps.sh kernlab e1071 mlbench glmnet susieR lasso2 wavethresh EbayesThresh mgcv
+	sh tools/install-deps.sh kernlab e1071 mlbench ranger glmnet susieR lasso2 wavethresh EbayesThresh mgcv
 	command -v apt-get >/dev/null && apt-get install -y -qq python3-sklearn >/dev/null 2>&1 || true
 	Rscript bench/rvm_vs_kernlab.R
 	Rscript bench/smooth_orthonormal.R

@@ -1,12 +1,19 @@
 # The cross-validation harness shared by bench/regression_panel.R,
-# bench/regression_broad.R, bench/classification_panel.R,
-# bench/classification_broad.R and bench/width_alternatives.R: command-line
-# filters, one (set, method) over the same 5 folds, and the loop over sets
-# and methods.
+# bench/regression_broad.R, bench/classification_panel.R and
+# bench/width_alternatives.R: the packages and data sets (bench/sets.R) the
+# panels use, command-line filters, one (set, method) over the same 5
+# folds, and the loop over sets and methods.
+suppressPackageStartupMessages({
+  library(sparsebayes)
+  library(mlbench)
+  library(e1071)
+  library(ranger)
+})
+source("bench/sets.R")
 time_limit <- 60  # seconds (elapsed) per fit before a method is skipped on a set
 
 # ranger predicts a list; a small wrapper class gives its predictions (numbers
-# or classes). The caller attaches ranger.
+# or classes).
 ranger_fit <- function(formula, train) structure(list(fit = ranger(formula, data = train)), class = "panel_ranger")
 predict.panel_ranger <- function(object, newdata, ...) predict(object$fit, newdata)$predictions
 

@@ -5,15 +5,8 @@
 # and method: test RMSE pooled over folds +- se, mean kept vectors, CPU
 # per fit, every warning. Raw results: bench/regression_broad.rds.
 # Usage: Rscript bench/regression_broad.R [sets] [methods]  (comma-separated filters)
-suppressPackageStartupMessages({
-  library(sparsebayes)
-  library(mlbench)
-  library(e1071)
-  library(ranger)
-})
 source("bench/panel.R")
 
-source("bench/sets.R")
 sets <- regression_broad_sets()
 
 methods <- list(

@@ -13,16 +13,9 @@
 #   Rscript bench/regression_panel.R Servo,mcycle rvm,svm
 # Run from the package root; a method whose fit takes more than 60 s is
 # skipped for the remaining folds of that set.
-suppressPackageStartupMessages({
-  library(sparsebayes)
-  library(mlbench)
-  library(e1071)
-  library(ranger)
-})
-source("bench/panel.R")  # the harness shared with bench/classification_panel.R
+source("bench/panel.R")  # the harness, packages and data sets shared by the panels
 
 # ---- data sets (bench/sets.R) ---------------------------------------------
-source("bench/sets.R")
 sets <- regression_sets()
 
 # ---- methods: function(formula, train) -> fit with predict(fit, newdata) --

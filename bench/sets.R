@@ -1,8 +1,7 @@
 # The data sets of the cross-validation panels, one function per panel, each
-# a named list of list(data, formula). Shared by bench/regression_panel.R,
-# bench/regression_broad.R, bench/classification_panel.R,
-# bench/classification_broad.R and bench/width_alternatives.R. The caller
-# attaches mlbench.
+# a named list of list(data, formula), read by bench/panel.R for the
+# panels (bench/regression_panel.R, bench/regression_broad.R,
+# bench/classification_panel.R, bench/width_alternatives.R).
 
 # Boston, Ozone, Servo, mcycle and Friedman 1-3: the sets of the issue
 # "Kernels learned from the data".

@@ -1,22 +1,14 @@
 # Alternatives to the default kernel widths, measured against the defaults
 # by repeated 5-fold CV on the 21 regression sets of bench/regression_panel.R
 # and bench/regression_broad.R, or the 13 classification sets of
-# bench/classification_panel.R and bench/classification_broad.R (issue
-# "Kernels learned from the data", third pass). Every method sees the same
-# folds; several fold draws average out the luck of one. Per method: the
+# bench/classification_panel.R (issue "Kernels learned from the data",
+# third pass). Every method sees the same folds; several fold draws average out the luck of one. Per method: the
 # ratio of its test RMSE (error rate) to the first method's on each set,
 # as a geometric mean over fold draws, the sets where it is better or worse
 # by more than 1%, and the mean CPU seconds per fit.
 # Usage: Rscript bench/width_alternatives.R regression|classification [fold seeds] [sets] [methods]
 #   e.g. Rscript bench/width_alternatives.R regression 1,2,3 Servo,trees rvm,rvm_sqrt2
-suppressPackageStartupMessages({
-  library(sparsebayes)
-  library(mlbench)
-  library(e1071)
-  library(ranger)
-})
-source("bench/panel.R")
-source("bench/sets.R")
+source("bench/panel.R")  # the harness, packages and data sets shared by the panels
 
 args <- commandArgs(TRUE)
 task <- match.arg(args[1L], c("regression", "classification"))
