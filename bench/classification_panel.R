@@ -34,8 +34,7 @@ methods <- list(
 # ---- the panel (bench/panel.R) --------------------------------------------
 sets <- sets[choose(names(sets), 1L, "set")]
 methods <- methods[choose(names(methods), 2L, "method")]
-res <- run_panel(sets, methods, as_pred = as.character, loss = function(pred, y) as.numeric(pred != as.character(y)),
-                 pool = mean, rds = "bench/classification_panel.rds")
+res <- run_panel(sets, methods, scoring$error, rds = "bench/classification_panel.rds")
 res$error <- res$score
 
 # ---- tables --------------------------------------------------------------

@@ -68,18 +68,24 @@ run_cv <- function(d, f, fold, fitter, as_pred, loss, pool) {
              warnings = I(list(warn)), fold_score = I(list(fold_score)))
 }
 
+# How a panel scores predictions (run_cv()): the test RMSE of a regression,
+# the error rate of a classifier.
+scoring <- list(
+  rmse = list(as_pred = as.numeric, loss = function(pred, y) (pred - y)^2, pool = function(l) sqrt(mean(l))),
+  error = list(as_pred = as.character, loss = function(pred, y) as.numeric(pred != as.character(y)), pool = mean))
+
 # Every set with every method on the set's folds (5 folds drawn after
-# set.seed(fold_seed) for each; several seeds repeat the CV on new folds);
-# the results, one row per (fold seed, set, method), also saved with the
-# session to `rds`.
-run_panel <- function(sets, methods, as_pred, loss, pool, rds, fold_seeds = 1L) {
+# set.seed(fold_seed) for each; several seeds repeat the CV on new folds),
+# scored by one of `scoring`; the results, one row per (fold seed, set,
+# method), also saved with the session to `rds`.
+run_panel <- function(sets, methods, score, rds, fold_seeds = 1L) {
   start <- proc.time()
   res <- list()
   for (seed in fold_seeds) for (s in names(sets)) {
     d <- sets[[s]]$data
     set.seed(seed); fold <- sample(rep(1:5, length.out = nrow(d)))
     for (m in names(methods)) {
-      r <- run_cv(d, sets[[s]]$formula, fold, methods[[m]], as_pred, loss, pool)
+      r <- run_cv(d, sets[[s]]$formula, fold, methods[[m]], score$as_pred, score$loss, score$pool)
       res[[length(res) + 1L]] <- cbind(data.frame(fold_seed = seed, set = s, n = nrow(d), method = m), r)
       cat(sprintf("%s%-12s %-16s %8.4f  %6.2f s/fit%s\n", if (length(fold_seeds) > 1L) paste0(seed, " ") else "",
                   s, m, r$score, r$cpu, if (is.na(r$problem)) "" else paste0("  ", r$problem)), file = stderr())

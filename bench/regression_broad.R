@@ -17,8 +17,7 @@ methods <- list(
 
 sets <- sets[choose(names(sets), 1L, "set")]
 methods <- methods[choose(names(methods), 2L, "method")]
-res <- run_panel(sets, methods, as_pred = as.numeric, loss = function(pred, y) (pred - y)^2,
-                 pool = function(l) sqrt(mean(l)), rds = "bench/regression_broad.rds")
+res <- run_panel(sets, methods, scoring$rmse, rds = "bench/regression_broad.rds")
 table_md(res, sets, methods, "Test RMSE, pooled over 5 folds, +- se over folds (mean kept vectors); best per set in bold:",
          score_cell(res))
 table_md(res, sets, methods, "CPU seconds (user + system) per fit, fit + predict, mean over folds:",

@@ -39,8 +39,7 @@ methods <- list(
 # ---- the panel (bench/panel.R) --------------------------------------------
 sets <- sets[choose(names(sets), 1L, "set")]
 methods <- methods[choose(names(methods), 2L, "method")]
-res <- run_panel(sets, methods, as_pred = as.numeric, loss = function(pred, y) (pred - y)^2,
-                 pool = function(l) sqrt(mean(l)), rds = "bench/regression_panel.rds")
+res <- run_panel(sets, methods, scoring$rmse, rds = "bench/regression_panel.rds")
 res$rmse <- res$score
 
 # ---- tables --------------------------------------------------------------

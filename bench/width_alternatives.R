@@ -78,17 +78,14 @@ classification_methods <- list(
     rvm(f, data = d, kernel = list(kernel_gaussian(width = k$width), kernel_gaussian("median")))
   })
 
-if (task == "regression") {
-  sets <- pick(c(regression_sets(), regression_broad_sets()), 3L)
-  methods <- pick(regression_methods, 4L)
-  res <- run_panel(sets, methods, as_pred = as.numeric, loss = function(pred, y) (pred - y)^2,
-                   pool = function(l) sqrt(mean(l)), rds = "bench/width_alternatives_regression.rds", fold_seeds = seeds)
-} else {
-  sets <- pick(c(classification_sets(), classification_broad_sets()), 3L)
-  methods <- pick(classification_methods, 4L)
-  res <- run_panel(sets, methods, as_pred = as.character, loss = function(pred, y) as.numeric(pred != as.character(y)),
-                   pool = mean, rds = "bench/width_alternatives_classification.rds", fold_seeds = seeds)
-}
+panel <- switch(task,
+  regression = list(sets = c(regression_sets(), regression_broad_sets()), methods = regression_methods,
+                    score = scoring$rmse),
+  classification = list(sets = c(classification_sets(), classification_broad_sets()), methods = classification_methods,
+                        score = scoring$error))
+sets <- pick(panel$sets, 3L)
+methods <- pick(panel$methods, 4L)
+res <- run_panel(sets, methods, panel$score, rds = sprintf("bench/width_alternatives_%s.rds", task), fold_seeds = seeds)
 
 # ---- the summary: one row per set, one column per method ----------------
 base <- names(methods)[1L]
