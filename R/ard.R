@@ -35,8 +35,13 @@
 #'   (`lambda_i >= nu s^2 / (nu + 1)`) and still down-weights outliers
 #'   (`lambda_i ~ r_i^2 / (nu + 1)`). The `lambda_i` are integrated out by
 #'   mean field; `lambda` reports `1 / E[1 / lambda_i]`, the variance the
-#'   weight posterior uses, `student` holds `c(df, scale)` and `logLik` is
-#'   the variational bound on the evidence.
+#'   weight posterior uses, `student` holds `c(df, scale, outlier_share)`
+#'   and `logLik` is the variational bound on the evidence. By default
+#'   (`ard_control(outlier_class =)`) a row may also belong, with a learned
+#'   probability, to a class of outliers that the weights do not explain:
+#'   a Student-t row far out in the inputs keeps its pull on the fit
+#'   through its leverage, a row of that class has none (`lambda` is then
+#'   the t class's variance over `1 - outlier_probability`).
 #' @param method The update rules (App. B.7 and C of the paper): `"em"`
 #'   (Alg. 1, monotone; the default unless a `prior` is used), `"mackay"` (Alg. 2, fixed point), `"irls2"` (Alg. 3,
 #'   the l2-reweighted surrogate; algebraically the same fixed point as EM,
@@ -116,6 +121,9 @@
 #'     weights.}
 #'   \item{alpha}{the precisions `gamma` of all columns, `Inf` where pruned.}
 #'   \item{lambda}{noise variance: length 1 (shared) or n (per sample).}
+#'   \item{student, outlier_probability}{Student-t noise: `c(df, scale,
+#'     outlier_share)`, and each row's posterior probability of the outlier
+#'     class (`NA` for rows of weight 0; `NULL` without the class).}
 #'   \item{fitted.values, residuals}{at the training inputs.}
 #'   \item{logLik}{log marginal likelihood `log p(y | gamma, lambda)`.}
 #'   \item{trace}{data frame per iteration: `iteration`, `logLik`,
@@ -187,6 +195,7 @@ ard.default <- function(x, y, intercept = TRUE, scale = TRUE, noise = c("shared"
     if (!method_given) method <- "fast"
   }
   control <- solver_control(control, method, "ard_control")
+  control$outlier_class <- control$outlier_class %||% TRUE
   check_noise_control(control, noise, method)
   if (smoothness > 0) control$noise_update_start <- 0L  # hold the starting noise for the first steps
   if (intercept && "(Intercept)" %in% colnames(x))

@@ -271,8 +271,11 @@ residuals.sparsebayes <- function(object, type = c("response", "pearson", "loo")
 #'   first, and columns `index` (training row), `lambda` (noise variance),
 #'   `residual` (response residual), `loo_residual` (leave-one-out
 #'   residual), `leverage` (hat value), `std_residual`, `distance` and
-#'   `type` (a factor; see Details). The attribute `"cutoffs"` holds the
-#'   residual and distance cut-offs.
+#'   `type` (a factor; see Details); for Student-t noise with an outlier
+#'   class (see `outlier_class` in [ard_control()]) also
+#'   `outlier_probability`, the posterior probability that the row belongs
+#'   to that class. The attribute `"cutoffs"` holds the residual and
+#'   distance cut-offs.
 #' @references Rousseeuw, P. J. and van Zomeren, B. C. (1990). Unmasking
 #'   multivariate outliers and leverage points. *Journal of the American
 #'   Statistical Association*, 85, 633--639.
@@ -295,6 +298,7 @@ outliers.sparsebayes <- function(object, n = 10L, ...) {
   out <- data.frame(index = data_rows(object)[ord], lambda = map$lambda[ord], residual = map$residual[ord],
                     loo_residual = loo[ord], leverage = map$leverage[ord], std_residual = map$std_residual[ord],
                     distance = map$distance[ord], type = map$type[ord], row.names = case_names(object)[ord])
+  if (!is.null(object$outlier_probability)) out$outlier_probability <- object$outlier_probability[ord]
   attr(out, "cutoffs") <- attr(map, "cutoffs")
   out
 }

@@ -114,7 +114,9 @@ model_fields <- function(res, y, names, family, method, noise, control) {
        iterations = res$iterations, jitter_events = res$jitter_events, y = y, n_basis = length(res$alpha),
        studentized = isTRUE(control$studentized), control = control,
        schedule = if (method == "fast") NA_character_ else control$schedule,  # the batch solvers' setting
-       student = if (noise == "student") c(df = res$noise_df, scale = res$noise_scale),
+       student = if (noise == "student")
+         c(df = res$noise_df, scale = res$noise_scale, outlier_share = res$noise_outlier_share %||% NA_real_),
+       outlier_probability = if (length(res$outlier_probability)) as.numeric(res$outlier_probability),
        restarts = if (length(res$start_log_ml))
          data.frame(start = c("plain", "robust"), logLik = res$start_log_ml, kept = c(0L, 1L) == res$start_chosen))
 }

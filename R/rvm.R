@@ -156,7 +156,8 @@
 #'   \item{Sigma}{posterior covariance of the retained weights.}
 #'   \item{alpha}{precisions of all basis functions, `Inf` where pruned.}
 #'   \item{lambda}{noise variance (`NA` for binomial and poisson fits); a
-#'     vector of n variances with `noise = "sample"`.}
+#'     vector of n variances with `noise = "sample"` or `"student"`.}
+#'   \item{student, outlier_probability}{Student-t noise: as in [ard()].}
 #'   \item{path}{joint ARD solvers: thinned trajectories of `alpha` and
 #'     `lambda` (see [ard()]); `NULL` otherwise.}
 #'   \item{fitted.values, residuals}{on the response scale (probabilities
@@ -249,6 +250,7 @@ rvm.default <- function(x = NULL, y, kernel = "gaussian", bias = TRUE, scale = T
 rvm_problem <- function(x, y, kernel, bias, scale, family, prior, method, noise, objective, basis, centres, control,
                         weights, offset) {
   control <- solver_control(control, method)
+  control$outlier_class <- control$outlier_class %||% FALSE
   family <- resolve_family(family, y)
   gaussian <- family$family == "gaussian"
   if (!gaussian && (noise != "shared" || !method_supports(method, "non_gaussian")))

@@ -91,6 +91,10 @@ log_bayes_factors <- function(object) {
   a <- unname(object$alpha[object$relevant])
   v <- diag(object$Sigma)
   mu <- object$weights
+  # A fit centred in standard units carries the centre in its intercept
+  # (or bias), which is not part of the weight the evidence prices.
+  constant <- names(mu) %in% c("(Intercept)", "(bias)")
+  mu[constant] <- mu[constant] - (object$standard_units[["center"]] %||% 0)
   if (!is.null(object$inclusion)) {  # averaged wavelet fits: the posterior given inclusion (orthonormal columns)
     v <- 1 / (1 / object$lambda + a)
     mu <- mu / object$inclusion

@@ -146,6 +146,11 @@ caller_units <- function(res, st, Phi) {
   }
   res$lambda <- lam
   if (!is.null(res$noise_scale)) res$noise_scale <- res$noise_scale * v  # Student-t noise
+  if (length(res$outlier_probability) && length(lam) > 1L) {  # rows of zero weight belong to no class
+    full <- rep(NA_real_, st$n)
+    full[st$keep] <- res$outlier_probability
+    res$outlier_probability <- full
+  }
   j <- as.integer(st$const[1L])
   if (j > 0L) {
     k <- match(j, relevant)

@@ -8,6 +8,11 @@
 # with a Gamma(2, 0.1) prior) or held fixed. Prints the log likelihood of
 # both optima, nu, the documented outliers among the k smallest weights and
 # the largest |b - lmrob| in lmrob standard errors.
+# Then two more models (2026-11-26): y_i ~ (1 - eps) t_nu(x_i' b, s2) + eps h
+# with an outlier class h that the weights do not explain (uniform over
+# range(y), or N(mean(y), var(y))), and a model of the inputs too: clean rows
+# (x, y) ~ N(x; mu, S) N(y; x' b, s2), outlier rows from the Gaussian of the
+# whole data, eps learned, EM from least squares and from LTS/MCD.
 #   Rscript bench/robust_leverage_model.R
 suppressPackageStartupMessages(library(robustbase))
 t_regression <- function(X, y, g_of, beta, s2, nu_fixed = NA, nu_prior = FALSE, iterations = 300) {
@@ -56,5 +61,76 @@ for (st in names(settings)) {
       }, character(1))
       cat(sprintf("%-9s %-9s %s\n", nm, if (leverage) "leverage" else "plain", paste(cells, collapse = " | ")))
     }
+  }
+}
+
+## ---- an outlier class (y | x), and a model of the inputs too --------------
+ranked <- function(X, y, b, cs) {
+  k <- length(cs[[3]])
+  sum(order(-abs(drop(y - X %*% b)))[1:k] %in% cs[[3]])
+}
+class_regression <- function(X, y, beta, s2, h, nu = NA, eps = 0.1, iterations = 500) {
+  df <- if (is.na(nu)) 4 else nu
+  dens <- function(r, s2, df) dt(r / sqrt(s2), df) / sqrt(s2)
+  for (it in seq_len(iterations)) {
+    r <- drop(y - X %*% beta)
+    p <- eps * h / (eps * h + (1 - eps) * dens(r, s2, df))
+    w <- (1 - p) * (df + 1) / (df + r^2 / s2)
+    beta <- lm.wfit(X, y, w)$coefficients
+    r <- drop(y - X %*% beta)
+    s2 <- sum(w * r^2) / sum(1 - p)
+    eps <- min(mean(p), 0.5)
+    if (is.na(nu)) df <- optimize(function(v) sum((1 - p) * log(dens(r, s2, v))), c(0.5, 1e3), maximum = TRUE)$maximum
+  }
+  r <- drop(y - X %*% beta)
+  list(beta = beta, log_lik = sum(log(eps * h + (1 - eps) * dens(r, s2, df))))
+}
+log_mvn <- function(Z, mu, S) {
+  R <- chol(S)
+  q <- backsolve(R, t(Z) - mu, transpose = TRUE)
+  -0.5 * colSums(q^2) - sum(log(diag(R))) - 0.5 * ncol(Z) * log(2 * pi)
+}
+joint_regression <- function(X, y, p, iterations = 300) {
+  Z <- X[, -1, drop = FALSE]
+  n <- length(y)
+  log_h <- log_mvn(cbind(Z, y), colMeans(cbind(Z, y)), cov(cbind(Z, y)) * (n - 1) / n)
+  for (it in seq_len(iterations)) {
+    w <- 1 - p
+    beta <- lm.wfit(X, y, w)$coefficients
+    r <- drop(y - X %*% beta)
+    mu <- colSums(w * Z) / sum(w)
+    S <- crossprod(sqrt(w) * sweep(Z, 2, mu)) / sum(w)
+    eps <- min(max(mean(p), 1e-6), 0.5)
+    a <- log(eps) + log_h
+    b <- log1p(-eps) + dnorm(r, 0, sqrt(sum(w * r^2) / sum(w)), log = TRUE) + log_mvn(Z, mu, S)
+    m <- pmax(a, b)
+    p <- exp(a - m) / (exp(a - m) + exp(b - m))
+  }
+  list(beta = beta, log_lik = sum(m + log(exp(a - m) + exp(b - m))))
+}
+backgrounds <- list(uniform = function(y) rep(1 / diff(range(y)), length(y)), gaussian = function(y) dnorm(y, mean(y), sd(y)))
+for (model in c("class: uniform", "class: gaussian", "inputs too")) {
+  cat("\n##", model, if (model != "inputs too") "(nu estimated)" else "(Gaussian)", "\n")
+  for (nm in names(classic)) {
+    cs <- classic[[nm]]
+    X <- model.matrix(cs[[1]], cs[[2]])
+    y <- model.response(model.frame(cs[[1]], cs[[2]]))
+    set.seed(1)
+    lts <- ltsReg(X[, -1, drop = FALSE], y)
+    ref <- lmrob(cs[[1]], cs[[2]])
+    cells <- vapply(c("ls", "lts"), function(start) {
+      f <- if (model == "inputs too") {
+        p0 <- if (start == "ls") rep(0.05, length(y))
+              else ifelse(lts$raw.weights > 0 & covMcd(X[, -1, drop = FALSE])$mcd.wt > 0, 0.05, 0.95)
+        joint_regression(X, y, p0)
+      } else {
+        b0 <- if (start == "ls") lm.fit(X, y)$coefficients else coef(lts)
+        s0 <- if (start == "ls") mean((y - X %*% b0)^2) else lts$scale^2
+        class_regression(X, y, b0, s0, backgrounds[[sub("class: ", "", model)]](y))
+      }
+      sprintf("%s: logL %.2f found %d/%d gap %.2f se", start, f$log_lik, ranked(X, y, f$beta, cs), length(cs[[3]]),
+              max(abs(f$beta - coef(ref)) / sqrt(diag(vcov(ref)))))
+    }, character(1))
+    cat(sprintf("%-9s %s\n", nm, paste(cells, collapse = " | ")))
   }
 }

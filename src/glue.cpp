@@ -31,7 +31,7 @@ sparsebayes::SolverOptions as_options(const Rcpp::List& p, const Rcpp::List& c) 
   SB_READ(p, noise_variance); SB_READ(p, n_effective); SB_READ(p, target_variance); SB_READ(p, case_weights);
   SB_READ(p, offset);
   SB_READ(c, max_iterations); SB_READ(c, time_limit); SB_READ(c, tolerance); SB_READ(c, init_lambda);
-  SB_READ(c, lambda_min); SB_READ(c, lambda_max); SB_READ(c, damping_lambda); SB_READ(c, student_df);
+  SB_READ(c, lambda_min); SB_READ(c, lambda_max); SB_READ(c, damping_lambda); SB_READ(c, student_df); SB_READ(c, outlier_class);
   SB_READ(c, schedule); SB_READ(c, warm_start); SB_READ(c, min_delta_log_alpha); SB_READ(c, min_delta_log_beta);
   SB_READ(c, priority_addition); SB_READ(c, priority_deletion); SB_READ(c, noise_update_start);
   SB_READ(c, noise_update_frequency); SB_READ(c, beta_max_factor); SB_READ(c, alignment_test);
@@ -62,7 +62,8 @@ Rcpp::List as_list(const sparsebayes::FitResult& r) {
       Rcpp::Named("relevant") = relevant, Rcpp::Named("mu") = r.mu, Rcpp::Named("Sigma") = r.Sigma,
       Rcpp::Named("alpha") = r.alpha, Rcpp::Named("lambda") = r.lambda, Rcpp::Named("log_ml") = r.log_ml,
       Rcpp::Named("log_posterior") = r.log_posterior, Rcpp::Named("noise_df") = r.noise_df,
-      Rcpp::Named("noise_scale") = r.noise_scale, Rcpp::Named("fitted") = r.fitted,
+      Rcpp::Named("noise_scale") = r.noise_scale, Rcpp::Named("noise_outlier_share") = r.noise_outlier_share,
+      Rcpp::Named("outlier_probability") = r.outlier_probability, Rcpp::Named("fitted") = r.fitted,
       Rcpp::Named("iterations") = r.iterations, Rcpp::Named("converged") = r.converged,
       Rcpp::Named("jitter_events") = r.jitter_events, Rcpp::Named("mode_converged") = r.mode_converged,
       Rcpp::Named("start_log_ml") = r.start_log_ml, Rcpp::Named("start_chosen") = r.start_chosen,

@@ -61,6 +61,30 @@ context("Student-t noise") {
       expect_true(loglik(nu, s2 * f) <= best + 1e-9);
     }
   }
+
+  test_that("the outlier class takes the far rows, and the targets are lambda_i / (1 - pi_i)") {
+    std::mt19937 rng(7);
+    std::normal_distribution<double> gauss(0.0, 1.0);
+    const Eigen::Index n = 300, far = 30;
+    Eigen::VectorXd E(n);
+    for (Eigen::Index i = 0; i < n; ++i) E(i) = std::pow(gauss(rng) + (i < far ? 25.0 : 0.0), 2.0);
+    sparsebayes::StudentNoise plain(-1.0), mixed(-1.0, 60.0);
+    Eigen::VectorXd lambda;
+    for (int k = 0; k < 50; ++k) lambda = mixed.targets(E);
+    const Eigen::VectorXd p = mixed.outlier_probability();
+    expect_true(p.head(far).minCoeff() > 0.99);
+    expect_true(p.tail(n - far).maxCoeff() < 0.5);
+    expect_true(std::abs(mixed.outlier_share() - p.mean()) <= 1e-12);
+    const double nu = mixed.df(), s2 = mixed.scale();
+    const Eigen::ArrayXd t_class = (nu * s2 + E.array()) / (nu + 1.0);
+    // (1 - pi_i is stored, pi_i = 1 - it loses digits where pi_i -> 1)
+    expect_true(sbtest::relative_difference((lambda.array() * (1.0 - p.array())).matrix(), t_class.matrix()) <= 1e-6);
+    // the class leaves the t to the inliers: a lighter tail than the plain t fitted to all rows
+    plain.targets(E);
+    expect_true(nu > plain.df());
+    expect_false(plain.has_outlier_class());
+    expect_true(mixed.has_outlier_class());
+  }
 }
 
 context("wavelets") {

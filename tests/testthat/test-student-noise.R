@@ -7,6 +7,10 @@ top_k_recall <- function(fit, truth) mean(truth %in% order(fit$lambda, decreasin
 # scaling, so the caller's units are the solver's up to the response scale):
 # log N(y | 0, L + X A^-1 X') - n (log a - digamma(a)) / 2 - sum KL(q(1/lambda_i) || p),
 # q = Gamma(a, a lambda_i), a = (nu + 1) / 2, p = Gamma(nu / 2, nu s2 / 2).
+# With the outlier class (share eps, density h = 1 / range(y), row i in it
+# with probability pi_i), L holds lambda_i / (1 - pi_i) and row i's terms
+# are weighted by 1 - pi_i, plus those of the class: derived afresh here
+# from E_q[log p(y, w, tau, z)] - E_q[log q] rather than from the C++.
 student_bound <- function(fit, X, y) {
   n <- length(y)
   rel <- fit$relevant
@@ -20,8 +24,17 @@ student_bound <- function(fit, X, y) {
   b <- a * fit$lambda
   a0 <- nu / 2
   b0 <- nu * fit$student[["scale"]] / 2
-  kl <- sum((a - a0) * digamma(a) - lgamma(a) + lgamma(a0) + a0 * (log(b) - log(b0)) + a * (b0 - b) / b)
-  log_n - 0.5 * n * (log(a) - digamma(a)) - kl
+  p <- fit$outlier_probability %||% rep(0, n)
+  lambda_t <- fit$lambda * (1 - p)  # 1 / E[tau_i] given the t class
+  b <- a * lambda_t
+  kl <- (a - a0) * digamma(a) - lgamma(a) + lgamma(a0) + a0 * (log(b) - log(b0)) + a * (b0 - b) / b
+  # E_q over the t class of log N(y_i | x_i'w, 1 / tau_i), minus what log_n counts for row i
+  t_class <- (1 - p) * (0.5 * (digamma(a) - log(b)) - 0.5 * log(2 * pi)) + 0.5 * log(2 * pi * fit$lambda)
+  eps <- fit$student[["outlier_share"]]
+  xlogy <- function(x, y) ifelse(x > 0, x * log(y), 0)
+  kl_z <- if (is.na(eps)) 0 else xlogy(p, p / eps) + xlogy(1 - p, (1 - p) / (1 - eps))
+  log_h <- if (is.na(eps)) 0 else -log(diff(range(y)))
+  log_n + sum(t_class - (1 - p) * kl + p * log_h - kl_z)
 }
 
 heavy_tailed <- function(seed, n = 150) {
@@ -38,7 +51,7 @@ test_that("Student-t noise keeps the inliers at one level at convergence, where 
       expect_true(fit$converged)
       expect_gte(ess(fit, which = "samples"), 0.85)
       expect_length(fit$lambda, 500)
-      expect_named(fit$student, c("df", "scale"))
+      expect_named(fit$student, c("df", "scale", "outlier_share"))
     }
     free <- ard(dat$X, dat$y, intercept = FALSE, method = "em", noise = "sample")
     expect_lt(ess(free, which = "samples"), 0.6)  # lambda_i (1 - h_i) = r_i^2 at its optimum
@@ -52,7 +65,8 @@ test_that("Student-t noise finds outliers at least as well as per-sample noise",
     sample <- ard(dat$X, dat$y, intercept = FALSE, noise = "sample")
     expect_gte(top_k_recall(student, dat$outliers), 0.8)
     expect_gte(top_k_recall(student, dat$outliers), top_k_recall(sample, dat$outliers))
-    expect_lt(student$student[["df"]], 10)  # the contamination makes the tails heavy
+    # the contamination makes the tails heavy or fills the outlier class
+    expect_true(student$student[["df"]] < 10 || student$student[["outlier_share"]] > 0.05)
   }
 })
 
@@ -163,4 +177,84 @@ test_that("the studentized update moves the StarsCYG slope inside the paper's sc
   at_optimum <- c(slope(ard_control(start = "plain")),
                   slope(ard_control(studentized = TRUE, studentized_power = 4, start = "plain")))
   expect_lt(abs(diff(at_optimum)), 0.01)
+})
+
+top_rows <- function(fit, k) order(fit$lambda, decreasing = TRUE)[seq_len(k)]
+
+test_that("the outlier class finds the classic data's outliers by default, where the plain t masks them", {
+  skip_if_not_installed("robustbase")
+  data(starsCYG, wood, package = "robustbase", envir = environment())
+  cases <- list(list(log.light ~ log.Te, starsCYG, c(11, 20, 30, 34)), list(y ~ ., wood, c(4, 6, 8, 19)),
+                list(stack.loss ~ ., stackloss, c(1, 3, 4, 21)))
+  for (cs in cases) {
+    fit <- ard(cs[[1]], data = cs[[2]], noise = "student")
+    expect_setequal(top_rows(fit, 4), cs[[3]])
+    expect_true(all(fit$outlier_probability[cs[[3]]] > 0.5))
+    expect_equal(fit$student[["outlier_share"]], mean(fit$outlier_probability))
+    # every coefficient within two of lmrob's standard errors of lmrob's
+    ref <- robustbase::lmrob(cs[[1]], data = cs[[2]])
+    b <- setNames(numeric(ncol(fit$x)), colnames(fit$x))
+    b[names(coef(fit))] <- coef(fit)
+    expect_lt(max(abs(b[names(coef(ref))] - coef(ref)) / sqrt(diag(vcov(ref)))), 2)
+  }
+  # StarsCYG's giants pull the plain t from both starts (nu -> infinity)
+  plain <- ard(log.light ~ log.Te, data = starsCYG, noise = "student", control = ard_control(outlier_class = FALSE))
+  expect_lt(sum(top_rows(plain, 4) %in% c(11, 20, 30, 34)), 4)
+  expect_lt(unname(diff(predict(plain, data.frame(log.Te = c(4, 5))))), 0)
+  fit <- ard(log.light ~ log.Te, data = starsCYG, noise = "student")
+  expect_gt(unname(diff(predict(fit, data.frame(log.Te = c(4, 5))))), 0.5)
+})
+
+test_that("the outlier class is on for ard() and off for rvm() by default; FALSE is the plain Student-t", {
+  d <- outlier_data(n = 80, n_out = 4, seed = 2)
+  on <- ard(d$X, d$y, noise = "student")
+  off <- ard(d$X, d$y, noise = "student", control = ard_control(outlier_class = FALSE))
+  expect_true(on$control$outlier_class)
+  expect_false(off$control$outlier_class)
+  expect_length(on$outlier_probability, 80)
+  expect_null(off$outlier_probability)
+  expect_true(is.na(off$student[["outlier_share"]]))
+  expect_setequal(top_rows(on, 4), d$out)
+  expect_setequal(top_rows(off, 4), d$out)
+  expect_true(update(on, noise = "student")$control$outlier_class)
+  s <- sinc_data(60)
+  r <- rvm(s$x, s$y, noise = "student")
+  expect_false(r$control$outlier_class)
+  expect_null(r$outlier_probability)
+  r_on <- rvm(s$x, s$y, noise = "student", control = rvm_control(outlier_class = TRUE))
+  expect_length(r_on$outlier_probability, 60)
+  expect_error(ard_control(outlier_class = "yes"), "outlier_class")
+  expect_error(ard_control(outlier_class = NA), "outlier_class")
+})
+
+test_that("logLik with the outlier class is the variational bound for every solver, and EM raises it", {
+  d <- outlier_data(n = 120, n_out = 10, seed = 4)
+  for (method in c("em", "mackay", "fast")) {
+    fit <- ard(d$X, d$y, intercept = FALSE, scale = FALSE, noise = "student", method = method)
+    expect_gt(fit$student[["outlier_share"]], 0.05)
+    expect_gt(max(fit$outlier_probability), 0.99)
+    expect_equal(as.numeric(logLik(fit)), student_bound(fit, d$X, d$y), tolerance = 1e-8)
+  }
+  fit <- ard(d$X, d$y, intercept = FALSE, scale = FALSE, noise = "student", method = "em")
+  after_warm_start <- fit$trace$logLik[fit$trace$iteration > ard_control()$warm_start + 1]
+  expect_gte(min(diff(after_warm_start)), -1e-8)
+})
+
+test_that("on clean data the outlier class stays (nearly) empty and the fit is the plain t's", {
+  for (seed in 1:5) {
+    dat <- linear_data(150, seed = seed)
+    on <- ard(dat$X, dat$y, noise = "student")
+    off <- ard(dat$X, dat$y, noise = "student", control = ard_control(outlier_class = FALSE))
+    expect_lt(on$student[["outlier_share"]], 0.02)
+    expect_lt(max(abs(fitted(on) - fitted(off))), 0.05 * sd(dat$y))
+  }
+})
+
+test_that("rows of weight 0 belong to no class", {
+  d <- outlier_data(n = 80, n_out = 4, seed = 2)
+  w <- rep(1, 80)
+  w[c(3, 7)] <- 0
+  fit <- ard(d$X, d$y, noise = "student", weights = w)
+  expect_true(all(is.na(fit$outlier_probability[c(3, 7)])))
+  expect_false(anyNA(fit$outlier_probability[-c(3, 7)]))
 })

@@ -144,6 +144,10 @@ class FastSolver {
     if (opt_.student && student_.started()) {
       res.noise_df = student_.df();
       res.noise_scale = student_.scale();
+      if (student_.has_outlier_class()) {
+        res.noise_outlier_share = student_.outlier_share();
+        res.outlier_probability = student_.outlier_probability();
+      }
     }
     // Student-t noise: the bound on log p(y | alpha, nu, s2), its evidence.
     res.log_ml = per_sample_ ? objective_ : log_ml_;
@@ -562,7 +566,7 @@ class FastSolver {
 
   double var_t_ = 1.0;
   NoiseBounds noise_bounds_{opt_.lambda_min, opt_.lambda_max};
-  StudentNoise student_{opt_.student_df};
+  StudentNoise student_{opt_.student_df, outlier_class_range(opt_, t_)};
 
   // A noise that comes out unusable is left as it was: on a nearly noiseless
   // fit with wide kernels Sigma loses its digits, and the gammas summed past

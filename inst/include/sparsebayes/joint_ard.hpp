@@ -235,6 +235,10 @@ class JointArd {
     if (opt_.student && student_.started()) {
       res.noise_df = student_.df();
       res.noise_scale = student_.scale();
+      if (student_.has_outlier_class()) {
+        res.noise_outlier_share = student_.outlier_share();
+        res.outlier_probability = student_.outlier_probability();
+      }
     }
     res.iterations = t;
     res.converged = converged;
@@ -261,7 +265,7 @@ class JointArd {
   const bool noise_fixed_ = opt_.noise_variance > 0.0 || !lik_.gaussian();
   Eigen::VectorXd y_;
   NoiseBounds noise_bounds_{opt_.lambda_min, opt_.lambda_max};
-  StudentNoise student_{opt_.student_df};
+  StudentNoise student_{opt_.student_df, outlier_class_range(opt_, y_)};
   // The columns with unit mean square, x_j = Phi_j x_scale_j (x_scale_j = 0 for a zero column).
   Eigen::Ref<const Eigen::MatrixXd> Phi_;  // the caller's basis: it outlives the solver (see fit.hpp)
   Eigen::VectorXd x_scale_;

@@ -44,6 +44,7 @@ struct SolverOptions {
   double lambda_min, lambda_max;  // noise bounds, as multiples of the residuals' squared MAD
   double damping_lambda;       // damping of log lambda, (0, 1]
   double student_df;           // > 0: the Student-t noise's degrees of freedom held there; <= 0: estimated
+  bool outlier_class;          // Student-t noise: plus a class of rows uniform over the response's range
   int warm_start;              // iterations before the per-sample (batch: any) noise is re-estimated
   // The fast solver (SparseBayes v2's constants).
   double min_delta_log_alpha;  // re-estimation convergence
@@ -97,6 +98,8 @@ struct FitResult {
   Eigen::VectorXd lambda;              // noise variance: 1 (shared) or n (per sample); empty if none
   double noise_df = std::nan("");      // Student-t noise: degrees of freedom nu and scale s2
   double noise_scale = std::nan("");
+  double noise_outlier_share = std::nan("");  //   and the share eps of its outlier class,
+  Eigen::VectorXd outlier_probability;        //   each row's probability of belonging to it
   double log_ml = 0.0;                 // log marginal likelihood (Laplace approximation if non-Gaussian)
   double log_posterior = 0.0;          // log_ml plus the log priors (= log_ml without a prior)
   Eigen::VectorXd fitted;              // linear predictor Phi mu
@@ -350,6 +353,11 @@ inline double robust_residual_variance(const Eigen::Ref<const Eigen::VectorXd>& 
 // are the smallest and largest robust residual variances seen so far: the box
 // only grows, so EM stays monotone, and a first fit pulled by a gross outlier
 // cannot hold the floor up.
+// The range of the uniform outlier class of Student-t noise (0: no such class).
+inline double outlier_class_range(const SolverOptions& opt, const Eigen::VectorXd& y) {
+  return opt.student && opt.outlier_class ? y.maxCoeff() - y.minCoeff() : 0.0;
+}
+
 class NoiseBounds {
  public:
   NoiseBounds(double min_factor, double max_factor) : min_factor_(min_factor), max_factor_(max_factor) {}

@@ -12,6 +12,18 @@
 // lambda_i (1 - h_i) = r_i^2, so that inliers collapse to the floor), lambda_i
 // never falls below nu s2 / (nu + 1): inliers keep a common noise level and
 // outliers get lambda_i ~ r_i^2 / (nu + 1).
+//
+// With an outlier class (a response range R > 0), each row is, with
+// probability eps, drawn from a density h = 1 / R that does not depend on the
+// weights: y_i ~ (1 - eps) t_nu(x_i' w, s2) + eps h. A t row keeps a weight
+// ~ 1 / r_i^2 in the fit however far it lies, and a cluster of rows far out
+// in x keeps its pull through its leverage (Rousseeuw & Leroy's masking);
+// a row of the outlier class has none. With q(z_i, lambda_i) = q(z_i)
+// q(lambda_i | z_i), the bound given E_i collapses to
+// log[(1 - eps) t_nu(sqrt(E_i); 0, s2) + eps h]: pi_i = q(z_i = 1) is that
+// mixture's posterior, (nu, s2) the t estimates weighted by 1 - pi_i,
+// eps = mean(pi_i) (at most 1/2), and the weight posterior sees the variance
+// lambda_i / (1 - pi_i). eps = 0 is the plain t model.
 // Pure C++17 + Eigen: no R headers.
 #pragma once
 
@@ -40,64 +52,107 @@ inline double log_minus_digamma(double x) {
 
 inline double digamma(double x) { return std::log(x) - log_minus_digamma(x); }
 
+constexpr double kLogPi = 1.1447298858494001741;
+
 }  // namespace student_detail
 
 class StudentNoise {
  public:
   static constexpr double kDfMin = 0.5, kDfMax = 1e4;
+  static constexpr double kStartShare = 0.1;  // eps before the first E-step
+  static constexpr double kMinClean = 1e-10;  // 1 - pi_i at least: lambda_i / (1 - pi_i) stays finite
 
   // fixed_df > 0 holds nu there; otherwise nu is estimated in [kDfMin, kDfMax].
-  explicit StudentNoise(double fixed_df) : fixed_df_(fixed_df > 0.0 ? fixed_df : -1.0) {}
+  // response_range > 0 adds the outlier class, uniform over that range.
+  explicit StudentNoise(double fixed_df, double response_range = 0.0)
+      : fixed_df_(fixed_df > 0.0 ? fixed_df : -1.0),
+        log_background_(response_range > 0.0 ? -std::log(response_range) : std::nan("")) {}
 
   bool started() const { return shape_ > 0.0; }
+  bool has_outlier_class() const { return !std::isnan(log_background_); }
   double df() const { return df_; }
   double scale() const { return s2_; }
+  double outlier_share() const { return share_; }  // eps
+  // pi_i: the posterior probability that row i belongs to the outlier class.
+  Eigen::VectorXd outlier_probability() const { return (1.0 - clean_).matrix(); }
 
   // The noise step given E_i = r_i^2 + x_i' Sigma x_i: (nu, s2) by maximum
-  // likelihood, then the targets lambda_i = (nu s2 + E_i) / (nu + 1).
+  // likelihood (weighted by 1 - pi_i), the outlier class's E-step, then the
+  // targets lambda_i / (1 - pi_i), lambda_i = (nu s2 + E_i) / (nu + 1).
   Eigen::VectorXd targets(const Eigen::VectorXd& E) {
     const Eigen::ArrayXd e = E.array().max(1e-300);
+    if (clean_.size() != e.size()) {
+      clean_ = Eigen::ArrayXd::Ones(e.size());
+      share_ = has_outlier_class() ? kStartShare : 0.0;
+    }
     if (!(s2_ > 0.0)) s2_ = e.mean();
     if (fixed_df_ > 0.0) {
       df_ = fixed_df_;
-      s2_ = best_scale(e, df_, s2_);
+      s2_ = best_scale(e, clean_, df_, s2_);
     } else {
       fit_df(e);
     }
     shape_ = 0.5 * (df_ + 1.0);
-    return ((df_ * s2_ + e) / (df_ + 1.0)).matrix();
+    if (has_outlier_class() && share_ > 0.0) {
+      const Eigen::ArrayXd log_odds =
+          std::log(share_) + log_background_ - std::log1p(-share_) - log_density(e, df_, s2_);
+      clean_ = (1.0 / (1.0 + log_odds.exp())).max(kMinClean);
+      share_ = std::min(0.5, 1.0 - clean_.mean());
+    }
+    return ((df_ * s2_ + e) / ((df_ + 1.0) * clean_)).matrix();
   }
 
   // The terms of the bound beyond log N(y | 0, L + X A^-1 X') at L = diag(lambda):
   //   -n (log a - digamma(a)) / 2 - sum_i KL(q(tau_i) || p(tau_i)),
   // tau_i = 1 / lambda_i, q(tau_i) = Gamma(a, rate a lambda_i), p = Gamma(nu / 2, rate nu s2 / 2).
+  // With the outlier class, lambda here is lambda_i / (1 - pi_i) and row i adds
+  //   -(1 - pi_i) [(log a - digamma(a)) / 2 + KL_i] + pi_i log(2 pi lambda_i) / 2 - log(1 - pi_i) / 2
+  //   + pi_i log h - KL(q(z_i) || Bernoulli(eps)).
   double log_bound_terms(const Eigen::VectorXd& lambda) const {
     if (!started()) return 0.0;
     const double a = shape_, a0 = 0.5 * df_, b0 = 0.5 * df_ * s2_, n = static_cast<double>(lambda.size());
     const double gap = student_detail::log_minus_digamma(a);
-    // sum_i KL with b_i = a lambda_i: the terms free of b_i once, times n.
+    // KL_i with b_i = a lambda_i: the terms free of b_i, then those with it.
     const double per_sample = (a - a0) * student_detail::digamma(a) - std::lgamma(a) + std::lgamma(a0) - a0 * std::log(b0) - a;
-    const Eigen::ArrayXd b = a * lambda.array();
-    const double kl = n * per_sample + a0 * b.log().sum() + a * b0 * b.inverse().sum();
-    return -0.5 * n * gap - kl;
+    if (!has_outlier_class() || clean_.size() != lambda.size()) {
+      const Eigen::ArrayXd b = a * lambda.array();
+      const double kl = n * per_sample + a0 * b.log().sum() + a * b0 * b.inverse().sum();
+      return -0.5 * n * gap - kl;
+    }
+    const Eigen::ArrayXd c = clean_, p = 1.0 - clean_, l = lambda.array() * c, b = a * l;
+    const Eigen::ArrayXd kl = per_sample + a0 * b.log() + a * b0 / b;
+    const Eigen::ArrayXd kl_z = xlogy(p, p / share_) + xlogy(c, c / (1.0 - share_));
+    return (-c * (0.5 * gap + kl) + 0.5 * p * (kLog2Pi + l.log()) - 0.5 * c.log() + p * log_background_ - kl_z).sum();
   }
 
  private:
-  double fixed_df_;
-  double df_ = 10.0, s2_ = -1.0, shape_ = -1.0;
+  double fixed_df_, log_background_;
+  double df_ = 10.0, s2_ = -1.0, shape_ = -1.0, share_ = 0.0;
+  Eigen::ArrayXd clean_;  // 1 - pi_i
 
-  // sum_i log t_nu(sqrt(e_i); 0, s2) up to -n log(pi) / 2.
-  static double log_likelihood(const Eigen::ArrayXd& e, double df, double s2) {
-    const double n = static_cast<double>(e.size());
-    return n * (std::lgamma(0.5 * (df + 1.0)) - std::lgamma(0.5 * df) - 0.5 * std::log(df * s2)) -
-           0.5 * (df + 1.0) * (e / (df * s2)).log1p().sum();
+  // x log y, 0 where x = 0.
+  static Eigen::ArrayXd xlogy(const Eigen::ArrayXd& x, const Eigen::ArrayXd& y) {
+    return (x > 0.0).select(x * y.log(), 0.0);
   }
 
-  // The scale maximising the likelihood at nu: the fixed point
-  // s2 = mean(w_i e_i), w_i = (nu + 1) / (nu + e_i / s2) (EM for the scale).
-  static double best_scale(const Eigen::ArrayXd& e, double df, double s2) {
+  // log t_nu(sqrt(e_i); 0, s2), row by row.
+  static Eigen::ArrayXd log_density(const Eigen::ArrayXd& e, double df, double s2) {
+    return std::lgamma(0.5 * (df + 1.0)) - std::lgamma(0.5 * df) - 0.5 * (student_detail::kLogPi + std::log(df * s2)) -
+           0.5 * (df + 1.0) * (e / (df * s2)).log1p();
+  }
+
+  // sum_i v_i log t_nu(sqrt(e_i); 0, s2) up to -sum(v) log(pi) / 2.
+  static double log_likelihood(const Eigen::ArrayXd& e, const Eigen::ArrayXd& v, double df, double s2) {
+    return v.sum() * (std::lgamma(0.5 * (df + 1.0)) - std::lgamma(0.5 * df) - 0.5 * std::log(df * s2)) -
+           0.5 * (df + 1.0) * (v * (e / (df * s2)).log1p()).sum();
+  }
+
+  // The scale maximising the (weighted) likelihood at nu: the fixed point
+  // s2 = sum(v_i w_i e_i) / sum(v_i), w_i = (nu + 1) / (nu + e_i / s2) (EM for the scale).
+  static double best_scale(const Eigen::ArrayXd& e, const Eigen::ArrayXd& v, double df, double s2) {
+    const double total = v.sum();
     for (int k = 0; k < 200; ++k) {
-      const double next = ((df + 1.0) * e / (df + e / s2)).mean();
+      const double next = (v * (df + 1.0) * e / (df + e / s2)).sum() / total;
       const bool done = std::abs(next - s2) <= 1e-10 * s2;
       s2 = next;
       if (done) break;
@@ -109,6 +164,7 @@ class StudentNoise {
   // bracketed by a coarse grid (the profile can be flat towards nu = inf,
   // the Gaussian limit, which the upper bound kDfMax stands for).
   void fit_df(const Eigen::ArrayXd& e) {
+    const Eigen::ArrayXd& v = clean_;
     const double lo = std::log(kDfMin), hi = std::log(kDfMax);
     const int grid = 15;
     double best = -kInf;
@@ -117,8 +173,8 @@ class StudentNoise {
     double s2 = s2_;
     for (int k = 0; k < grid; ++k) {
       xs[k] = lo + (hi - lo) * k / (grid - 1);
-      s2s[k] = s2 = best_scale(e, std::exp(xs[k]), s2);
-      const double ll = log_likelihood(e, std::exp(xs[k]), s2);
+      s2s[k] = s2 = best_scale(e, v, std::exp(xs[k]), s2);
+      const double ll = log_likelihood(e, v, std::exp(xs[k]), s2);
       if (ll > best) {
         best = ll;
         best_k = k;
@@ -128,8 +184,8 @@ class StudentNoise {
     double a = std::max(lo, best_x - step), b = std::min(hi, best_x + step);
     const double g = 0.5 * (std::sqrt(5.0) - 1.0);
     auto profile = [&](double x, double& s2_at) {
-      s2_at = best_scale(e, std::exp(x), s2_best);
-      return log_likelihood(e, std::exp(x), s2_at);
+      s2_at = best_scale(e, v, std::exp(x), s2_best);
+      return log_likelihood(e, v, std::exp(x), s2_at);
     };
     double c = b - g * (b - a), d = a + g * (b - a), sc, sd;
     double fc = profile(c, sc), fd = profile(d, sd);
