@@ -81,7 +81,13 @@
 #'   from three starting noises (its own start, the GP's noise as a start,
 #'   and the noise fixed at the GP's; `noise_starts` in the fit) and keeps
 #'   the fit of largest evidence: the RVM evidence has a second optimum
-#'   with a few vectors and a large noise on such kernels. A classifier
+#'   with a few vectors and a large noise on such kernels. On a response
+#'   without noise (the GP's noise under 1% of the response's variance:
+#'   computer experiments, exact surfaces) the basis with the GP's widths
+#'   implies a covariance sqrt(2) times wider than the GP's, and the RVM
+#'   stops far from the GP; there [rvm()] also fits the basis of widths /
+#'   sqrt(2), from each start, and keeps the fit of smallest leave-one-out
+#'   error (the kept widths are the kernel's). A classifier
 #'   learns the widths by the Laplace approximation to the evidence of a
 #'   GP classifier (logistic link, the class share as the prior mean,
 #'   latent variance at most 10; one per class for a multiclass fit,
@@ -299,14 +305,29 @@ kernel_design <- function(kernel, x, centres, bias = FALSE) {
 # Threads for kernel evaluation: options(sparsebayes.threads =), else what
 # R allows (parallelly::availableCores(): the cgroup and R CMD check
 # limits, mc.cores, 1 inside a future worker). Results do not depend on it.
+# availableCores() runs `nproc` in a shell (8 ms; half the time of a small
+# rvm() fit, which builds its basis once per candidate), so its answer is
+# kept for the settings it reads.
 kernel_threads <- function() {
   threads <- getOption("sparsebayes.threads")
-  if (is.null(threads)) return(as.integer(parallelly::availableCores()))
+  if (is.null(threads)) return(available_cores())
   if (!is.numeric(threads) || length(threads) != 1L || is.na(threads) || threads < 1 || threads != round(threads))
     stop(sprintf("options(sparsebayes.threads =) must be a whole number >= 1; got %s.",
                  paste(format(threads), collapse = ", ")), call. = FALSE)
   as.integer(min(threads, .Machine$integer.max))
 }
+
+available_cores <- local({
+  known <- list()
+  function() {
+    settings <- paste(c(format(getOption("mc.cores")), format(getOption("parallelly.availableCores.custom")),
+                        format(getOption("parallelly.availableCores.fallback")),
+                        Sys.getenv(c("MC_CORES", "_R_CHECK_LIMIT_CORES_", "R_PARALLELLY_AVAILABLECORES_FALLBACK"))),
+                      collapse = "|")
+    if (is.null(known[[settings]])) known[[settings]] <<- as.integer(parallelly::availableCores())
+    known[[settings]]
+  }
+})
 
 # Stops before allocating an n x M basis that would not fit in memory: the
 # limit is options(sparsebayes.max_memory_gb =) if set, otherwise the

@@ -134,9 +134,12 @@
 #'     "learn"` and the GP's `learned` variance, noise and log marginal
 #'     likelihood.}
 #'   \item{noise_starts}{gaussian fits with learned widths and shared noise:
-#'     the fits from the three starting noises (see [kernels]), their
-#'     `logLik`, noise variance `lambda`, number of `relevant` functions
-#'     and which was `chosen` (the largest evidence).}
+#'     the fits from the three starting noises (see [kernels]), on the
+#'     `basis` of the GP's widths and, on a response without noise, also of
+#'     those widths / sqrt(2); their `logLik`, noise variance `lambda`,
+#'     number of `relevant` functions and which was `chosen`: the largest
+#'     evidence, or on a response without noise the smallest leave-one-out
+#'     mean square `loo_mse` (`NA` elsewhere).}
 #'   \item{width_search}{fits with `width = "evidence"` (see [kernels]):
 #'     a data frame of every width tried, in increasing order, with the
 #'     objective maximised, `logLik` (the log evidence; the log posterior
@@ -239,7 +242,9 @@ rvm.default <- function(x = NULL, y, kernel = "gaussian", bias = TRUE, scale = T
   call <- generic_call(match.call(), "rvm")
   if (any(vapply(problem$kernels, is_evidence_width, logical(1))))  # a width chosen by the evidence
     return(rvm_width_search(problem, call))  # R/width_search.R
-  fit_problem(learn_widths(problem), call)
+  candidates <- learned_kernel_candidates(learn_widths(problem))  # R/learn_widths.R
+  if (length(candidates$problems) == 1L) return(fit_problem(candidates$problems[[1L]], call))
+  fit_candidates(candidates, function(p) fit_problem(p, call))
 }
 
 # The checked problem of an rvm() call: everything a fit needs but the
@@ -389,11 +394,7 @@ fit_rvm <- function(x, xs, y, kernel, kernels, bias, scaling, centres, in_fit, b
     warn_not_converged(fit, res)
     fit
   }
-  if (!is.factor(y)) {
-    if (gaussian && noise == "shared" && is.null(control$noise_variance) && identical(kernel$width_rule, "learn"))
-      return(fit_noise_starts(fit_one, y, control, kernel$learned$noise_variance[1L], wo, in_fit))
-    return(fit_one(y, control))
-  }
+  if (!is.factor(y)) return(fit_one(y, control))
   if (nlevels(y) == 2L) {
     fit <- fit_one(as.numeric(y == levels(y)[2L]), control)
     fit$levels <- levels(y)

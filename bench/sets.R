@@ -80,3 +80,50 @@ classification_broad_sets <- function() {
     Vowel = list(data = Vowel, formula = Class ~ .),
     synth = list(data = synth, formula = yc ~ xs + ys))
 }
+
+# Six deterministic simulators (computer experiments; no noise), 200 rows
+# drawn uniformly over each function's usual input box (Surjanovic and
+# Bingham's library of test functions): the data where the responses are
+# exact and the GP puts its noise near zero.
+computer_experiment_sets <- function(n = 200) {
+  design <- function(box, seed) {
+    set.seed(seed)
+    x <- sapply(box, function(r) runif(n, r[1L], r[2L]))
+    as.data.frame(x)
+  }
+  borehole <- design(list(rw = c(0.05, 0.15), r = c(100, 50000), Tu = c(63070, 115600), Hu = c(990, 1110),
+                          Tl = c(63.1, 116), Hl = c(700, 820), L = c(1120, 1680), Kw = c(9855, 12045)), 11)
+  borehole$y <- with(borehole, 2 * pi * Tu * (Hu - Hl) /
+                       (log(r / rw) * (1 + 2 * L * Tu / (log(r / rw) * rw^2 * Kw) + Tu / Tl)))
+  piston <- design(list(M = c(30, 60), S = c(0.005, 0.02), V0 = c(0.002, 0.01), k = c(1000, 5000),
+                        P0 = c(90000, 110000), Ta = c(290, 296), T0 = c(340, 360)), 12)
+  piston$y <- with(piston, {
+    A <- P0 * S + 19.62 * M - k * V0 / S
+    V <- S / (2 * k) * (sqrt(A^2 + 4 * k * P0 * V0 * Ta / T0) - A)
+    2 * pi * sqrt(M / (k + S^2 * P0 * V0 * Ta / (T0 * V^2)))
+  })
+  otl <- design(list(Rb1 = c(50, 150), Rb2 = c(25, 70), Rf = c(0.5, 3), Rc1 = c(1.2, 2.5), Rc2 = c(0.25, 1.2),
+                     beta = c(50, 300)), 13)
+  otl$y <- with(otl, {
+    Vb1 <- 12 * Rb2 / (Rb1 + Rb2)
+    g <- beta * (Rc2 + 9)
+    (Vb1 + 0.74) * g / (g + Rf) + 11.35 * Rf / (g + Rf) + 0.74 * Rf * g / ((g + Rf) * Rc1)
+  })
+  branin <- design(list(x1 = c(-5, 10), x2 = c(0, 15)), 14)
+  branin$y <- with(branin, (x2 - 5.1 / (4 * pi^2) * x1^2 + 5 / pi * x1 - 6)^2 + 10 * (1 - 1 / (8 * pi)) * cos(x1) + 10)
+  hartmann <- design(list(x1 = c(0, 1), x2 = c(0, 1), x3 = c(0, 1)), 15)
+  A <- rbind(c(3, 10, 30), c(0.1, 10, 35), c(3, 10, 30), c(0.1, 10, 35))
+  P <- 1e-4 * rbind(c(3689, 1170, 2673), c(4699, 4387, 7470), c(1091, 8732, 5547), c(381, 5743, 8828))
+  X <- as.matrix(hartmann)
+  hartmann$y <- -drop(sapply(1:4, function(i) exp(-colSums(A[i, ] * (t(X) - P[i, ])^2))) %*% c(1, 1.2, 3, 3.2))
+  wing <- design(list(Sw = c(150, 200), Wfw = c(220, 300), A = c(6, 10), L = c(-10, 10), q = c(16, 45),
+                      lambda = c(0.5, 1), tc = c(0.08, 0.18), Nz = c(2.5, 6), Wdg = c(1700, 2500), Wp = c(0.025, 0.08)), 16)
+  wing$y <- with(wing, {
+    c2 <- cos(L * pi / 180)^2
+    0.036 * Sw^0.758 * Wfw^0.0035 * (A / c2)^0.6 * q^0.006 * lambda^0.04 * (100 * tc / sqrt(c2))^-0.3 * (Nz * Wdg)^0.49 +
+      Sw * Wp
+  })
+  list(borehole = list(data = borehole, formula = y ~ .), piston = list(data = piston, formula = y ~ .),
+       OTL = list(data = otl, formula = y ~ .), branin = list(data = branin, formula = y ~ .),
+       hartmann3 = list(data = hartmann, formula = y ~ .), wingweight = list(data = wing, formula = y ~ .))
+}

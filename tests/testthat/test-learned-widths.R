@@ -101,18 +101,20 @@ test_that("few rows and many inputs learn one width for all when per-input width
 
 test_that("a noise start that fails is left out; only when all fail is the first one's error the user's", {
   y <- 1:10 + 0
+  problem <- list(gaussian = TRUE, noise = "shared", control = list(init_lambda = 0.1), y = y,
+                  wo = list(weights = NULL, offset = NULL), in_fit = rep(TRUE, 10),
+                  kernel = list(width = 1, width_rule = "learn", learned = list(noise_variance = 0.5)))
+  candidates <- sparsebayes:::learned_kernel_candidates(problem)
+  expect_identical(candidates$labels$noise, c("estimated", "estimated from the GP's", "fixed at the GP's"))
+  expect_identical(candidates$by, "evidence")
   ok <- list(logLik = -5, lambda = 1, relevant = 1:2)
-  fit_one <- function(target, control) if (!is.null(control$noise_variance)) stop("singular") else ok
-  wo <- list(weights = NULL, offset = NULL)
-  fit <- sparsebayes:::fit_noise_starts(fit_one, y, list(init_lambda = 0.1), 0.5, wo, rep(TRUE, 10))
+  fit_with <- function(fit_one) sparsebayes:::fit_candidates(candidates, fit_one)
+  fit <- fit_with(function(p) if (!is.null(p$control$noise_variance)) stop("singular") else ok)
   expect_identical(fit$noise_starts$noise, c("estimated", "estimated from the GP's"))
-  fail_first <- function(target, control) if (is.null(control$noise_variance)) stop("singular") else ok
-  fit <- sparsebayes:::fit_noise_starts(fail_first, y, list(init_lambda = 0.1), 0.5, wo, rep(TRUE, 10))
+  fit <- fit_with(function(p) if (is.null(p$control$noise_variance)) stop("singular") else ok)
   expect_identical(fit$noise_starts$noise, "fixed at the GP's")
   expect_true(fit$noise_starts$chosen)
-  fail_all <- function(target, control) stop(if (is.null(control$noise_variance)) "singular" else "other")
-  expect_error(sparsebayes:::fit_noise_starts(fail_all, y, list(init_lambda = 0.1), 0.5, wo, rep(TRUE, 10)),
-               "singular")
+  expect_error(fit_with(function(p) stop(if (is.null(p$control$noise_variance)) "singular" else "other")), "singular")
 })
 
 test_that("the default rvm() fits a noiseless surface whose first noise start once failed (mlbench.peak)", {
@@ -127,6 +129,32 @@ test_that("the default rvm() fits a noiseless surface whose first noise start on
   fit <- expect_no_error(rvm(y ~ ., data = train))
   expect_true(all(is.finite(fit$noise_starts$logLik)))
   expect_lt(sqrt(mean(residuals(fit)^2)), 0.05 * sd(train$y))
+})
+
+test_that("on a response without noise the basis of widths / sqrt(2) is fitted too, and the smaller LOO error kept", {
+  surface <- function(n, seed) {
+    set.seed(seed)
+    d <- data.frame(x1 = runif(n), x2 = runif(n))
+    d$y <- sin(6 * d$x1) * cos(4 * d$x2)
+    d
+  }
+  d <- surface(80, 4)
+  fit <- rvm(y ~ ., data = d)
+  expect_lt(fit$kernel$learned$noise_variance, 0.01 * var(d$y))
+  starts <- fit$noise_starts
+  expect_identical(unique(starts$basis), c("the GP's widths", "the GP's widths / sqrt(2)"))
+  expect_identical(which(starts$chosen), which.min(starts$loo_mse))
+  expect_equal(starts$loo_mse[starts$chosen], mean(residuals(fit, type = "loo")^2))
+  expect_equal(starts$logLik[starts$chosen], fit$logLik)
+  # a smooth surface: the narrow basis (the GP's covariance) is kept
+  expect_identical(starts$basis[starts$chosen], "the GP's widths / sqrt(2)")
+  expect_equal(unname(fit$kernel$learned$width / sqrt(2)), unname(fit$kernel$width))
+  test <- surface(200, 5)
+  expect_lt(sqrt(mean((predict(fit, test) - test$y)^2)), 0.02)
+  expect_equal(predict(update(fit), test), predict(fit, test))
+  # a noisy response keeps the one basis
+  noisy <- transform(d, y = y + rnorm(80, sd = 0.3))
+  expect_identical(unique(rvm(y ~ ., data = noisy)$noise_starts$basis), "the GP's widths")
 })
 
 test_that("equal per-input widths reproduce the one-width fit", {
