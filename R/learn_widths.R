@@ -310,10 +310,10 @@ quiet_response_share <- 0.01
 
 # Fits each candidate problem by `fit_one(problem)` and keeps the largest
 # evidence or the smallest leave-one-out mean square (`by`; computed only
-# then); `noise_starts` in the fit records every candidate. Warnings are those of the fit kept. A
-# candidate that fails (a noise fixed near zero on data without noise: a
-# singular posterior) is left out; the fit fails only if every one does,
-# with the first one's error.
+# then); `noise_starts` in the fit records every candidate. Warnings are
+# those of the fit kept. A candidate that fails (a noise fixed near zero on
+# data without noise: a singular posterior) is left out; the fit fails only
+# if every one does, with the first one's error.
 fit_candidates <- function(candidates, fit_one) {
   runs <- lapply(candidates$problems, function(p) tryCatch(muffled_fit(function() fit_one(p)), error = identity))
   failed <- vapply(runs, inherits, logical(1), "error")
