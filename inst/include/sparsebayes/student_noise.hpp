@@ -141,10 +141,9 @@ class StudentNoise {
            0.5 * (df + 1.0) * (e / (df * s2)).log1p();
   }
 
-  // sum_i v_i log t_nu(sqrt(e_i); 0, s2) up to -sum(v) log(pi) / 2.
+  // sum_i v_i log t_nu(sqrt(e_i); 0, s2).
   static double log_likelihood(const Eigen::ArrayXd& e, const Eigen::ArrayXd& v, double df, double s2) {
-    return v.sum() * (std::lgamma(0.5 * (df + 1.0)) - std::lgamma(0.5 * df) - 0.5 * std::log(df * s2)) -
-           0.5 * (df + 1.0) * (v * (e / (df * s2)).log1p()).sum();
+    return (v * log_density(e, df, s2)).sum();
   }
 
   // The scale maximising the (weighted) likelihood at nu: the fixed point
