@@ -215,10 +215,13 @@ residuals.sparsebayes <- function(object, type = c("response", "pearson", "loo")
   r <- switch(type, response = r,
               pearson = if (object$family$family == "gaussian") r / sqrt(sample_noise(object))
                         else r * sqrt((object$prior.weights %||% 1) / object$family$variance(object$fitted.values)),
-              loo = r / (1 - leverage(object)))
+              loo = loo_residuals(object))
   names(r) <- names(object$fitted.values)
   stats::naresid(object$na.action, r)
 }
+
+# The leave-one-out residuals r_i / (1 - h_i) of the fitted rows.
+loo_residuals <- function(object) object$residuals / (1 - leverage(object))
 
 #' Samples ranked by their noise variance, with the kind of each outlier
 #'

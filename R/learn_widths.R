@@ -351,10 +351,9 @@ fitted_response_variance <- function(y, wo, in_fit) {
   if (vy <= 0) stats::var(t) else vy
 }
 
-# The mean square of the leave-one-out residuals r_i / (1 - h_i), weighted
-# by the prior weights.
+# The mean square of the leave-one-out residuals, weighted by the prior weights.
 loo_mean_square <- function(fit) {
-  r <- fit$residuals / (1 - leverage(fit))
+  r <- loo_residuals(fit)
   w <- fit$prior.weights %||% rep(1, length(r))
   sum(w * r^2) / sum(w)
 }

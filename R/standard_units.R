@@ -139,18 +139,14 @@ caller_units <- function(res, st, Phi) {
   Sigma <- as.matrix(res$Sigma) * v
   res$alpha <- as.numeric(res$alpha) / v
   lam <- as.numeric(res$lambda) * v
-  if (length(lam) > 1L) {
-    full <- rep(Inf, st$n)
-    full[st$keep] <- lam / st$sw^2
-    lam <- full
-  }
+  # Per-sample values on every row: rows of weight 0, left out of the fit,
+  # have infinite noise and belong to no outlier class.
+  on_all_rows <- function(values, fill) replace(rep(fill, st$n), st$keep, values)
+  if (length(lam) > 1L) lam <- on_all_rows(lam / st$sw^2, Inf)
   res$lambda <- lam
   if (!is.null(res$noise_scale)) res$noise_scale <- res$noise_scale * v  # Student-t noise
-  if (length(res$outlier_probability) && length(lam) > 1L) {  # rows of zero weight belong to no class
-    full <- rep(NA_real_, st$n)
-    full[st$keep] <- res$outlier_probability
-    res$outlier_probability <- full
-  }
+  if (length(res$outlier_probability) && length(lam) > 1L)
+    res$outlier_probability <- on_all_rows(res$outlier_probability, NA_real_)
   j <- as.integer(st$const[1L])
   if (j > 0L) {
     k <- match(j, relevant)

@@ -141,14 +141,7 @@ class FastSolver {
     for (std::size_t k = 0; k < used_.size(); ++k) res.alpha(used_[k]) = alpha_(k);
     if (per_sample_) res.lambda = lambda_;
     else if (lik_.gaussian()) res.lambda = Eigen::VectorXd::Constant(1, 1.0 / beta_);
-    if (opt_.student && student_.started()) {
-      res.noise_df = student_.df();
-      res.noise_scale = student_.scale();
-      if (student_.has_outlier_class()) {
-        res.noise_outlier_share = student_.outlier_share();
-        res.outlier_probability = student_.outlier_probability();
-      }
-    }
+    student_.report(res);
     // Student-t noise: the bound on log p(y | alpha, nu, s2), its evidence.
     res.log_ml = per_sample_ ? objective_ : log_ml_;
     res.log_posterior = objective_;

@@ -232,14 +232,7 @@ class JointArd {
       converged = calm >= opt_.patience;
     }
     final_posterior(res);
-    if (opt_.student && student_.started()) {
-      res.noise_df = student_.df();
-      res.noise_scale = student_.scale();
-      if (student_.has_outlier_class()) {
-        res.noise_outlier_share = student_.outlier_share();
-        res.outlier_probability = student_.outlier_probability();
-      }
-    }
+    student_.report(res);
     res.iterations = t;
     res.converged = converged;
     res.jitter_events = jitter_events_;

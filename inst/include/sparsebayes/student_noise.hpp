@@ -66,15 +66,27 @@ class StudentNoise {
   // response_range > 0 adds the outlier class, uniform over that range.
   explicit StudentNoise(double fixed_df, double response_range = 0.0)
       : fixed_df_(fixed_df > 0.0 ? fixed_df : -1.0),
-        log_background_(response_range > 0.0 ? -std::log(response_range) : std::nan("")) {}
+        outlier_class_(response_range > 0.0),
+        log_background_(outlier_class_ ? -std::log(response_range) : 0.0) {}
 
   bool started() const { return shape_ > 0.0; }
-  bool has_outlier_class() const { return !std::isnan(log_background_); }
+  bool has_outlier_class() const { return outlier_class_; }
   double df() const { return df_; }
   double scale() const { return s2_; }
   double outlier_share() const { return share_; }  // eps
   // pi_i: the posterior probability that row i belongs to the outlier class.
   Eigen::VectorXd outlier_probability() const { return (1.0 - clean_).matrix(); }
+
+  // The fitted (nu, s2) and the outlier class into a solver's result (once fitted).
+  void report(FitResult& res) const {
+    if (!started()) return;
+    res.noise_df = df_;
+    res.noise_scale = s2_;
+    if (has_outlier_class()) {
+      res.noise_outlier_share = share_;
+      res.outlier_probability = outlier_probability();
+    }
+  }
 
   // The noise step given E_i = r_i^2 + x_i' Sigma x_i: (nu, s2) by maximum
   // likelihood (weighted by 1 - pi_i), the outlier class's E-step, then the
@@ -110,15 +122,12 @@ class StudentNoise {
   //   + pi_i log h - KL(q(z_i) || Bernoulli(eps)).
   double log_bound_terms(const Eigen::VectorXd& lambda) const {
     if (!started()) return 0.0;
-    const double a = shape_, a0 = 0.5 * df_, b0 = 0.5 * df_ * s2_, n = static_cast<double>(lambda.size());
+    const double a = shape_, a0 = 0.5 * df_, b0 = 0.5 * df_ * s2_;
     const double gap = student_detail::log_minus_digamma(a);
     // KL_i with b_i = a lambda_i: the terms free of b_i, then those with it.
     const double per_sample = (a - a0) * student_detail::digamma(a) - std::lgamma(a) + std::lgamma(a0) - a0 * std::log(b0) - a;
-    if (!has_outlier_class() || clean_.size() != lambda.size()) {
-      const Eigen::ArrayXd b = a * lambda.array();
-      const double kl = n * per_sample + a0 * b.log().sum() + a * b0 * b.inverse().sum();
-      return -0.5 * n * gap - kl;
-    }
+    // Without the class pi_i = 0 in every row (clean_ = 1, eps = 0), and the
+    // terms of the class vanish.
     const Eigen::ArrayXd c = clean_, p = 1.0 - clean_, l = lambda.array() * c, b = a * l;
     const Eigen::ArrayXd kl = per_sample + a0 * b.log() + a * b0 / b;
     const Eigen::ArrayXd kl_z = xlogy(p, p / share_) + xlogy(c, c / (1.0 - share_));
@@ -126,7 +135,9 @@ class StudentNoise {
   }
 
  private:
-  double fixed_df_, log_background_;
+  double fixed_df_;
+  bool outlier_class_;
+  double log_background_;  // log h, the class's density (0 without the class)
   double df_ = 10.0, s2_ = -1.0, shape_ = -1.0, share_ = 0.0;
   Eigen::ArrayXd clean_;  // 1 - pi_i
 
