@@ -25,7 +25,9 @@ pick <- function(all, i) if (length(args) >= i && nzchar(args[i])) all[strsplit(
 # rvm_loo: the same three fits, chosen by the leave-one-out residuals;
 # rvm_dictionary: one RVM on both bases (the evidence picks each vector's);
 # rvm_rows200: widths learned on at most 200 rows instead of 300;
-# sparse_gp_factr1e8: the former stopping rule of sparse_gp().
+# rvm_factr1e10, sparse_gp_factr1e10: the widths learned to the former
+#   stopping rule (learn_factr, R/learn_widths.R);
+# sparse_gp_factr1e8, sparse_gp_factr1e11: other stopping rules of sparse_gp()'s own optimisation.
 narrower_fits <- function(f, d, control = rvm_control()) {
   fit <- rvm(f, data = d, control = control)
   if (!identical(fit$kernel$width_rule, "learn")) return(list(fit))
@@ -41,12 +43,14 @@ loo_mse <- function(fit) mean(residuals(fit, type = "loo")^2)
 # the fast solver's alignment test (SparseBayes: a candidate within
 # 1 - alignment_max of an existing vector's direction is never added) off
 no_alignment <- rvm_control(alignment_test = FALSE)
-with_learn_rows <- function(rows, fitter) function(f, d) {
+# A fitter run with one of the package's constants set to another value
+# (learn_max_rows, learn_factr: R/learn_widths.R).
+with_constant <- function(name, value, fitter) function(f, d) {
   ns <- asNamespace("sparsebayes")
-  old <- ns$learn_max_rows
-  unlockBinding("learn_max_rows", ns)
-  assign("learn_max_rows", rows, envir = ns)
-  on.exit(assign("learn_max_rows", old, envir = ns))
+  old <- get(name, envir = ns)
+  unlockBinding(name, ns)
+  assign(name, value, envir = ns)
+  on.exit(assign(name, old, envir = ns))
   fitter(f, d)
 }
 regression_methods <- list(
@@ -61,9 +65,14 @@ regression_methods <- list(
     rvm(f, data = d, kernel = list(kernel_gaussian(width = fit$kernel$width),
                                    kernel_gaussian(width = fit$kernel$width / sqrt(2))))
   },
-  rvm_rows200 = with_learn_rows(200L, function(f, d) rvm(f, data = d)),
+  rvm_rows200 = with_constant("learn_max_rows", 200L, function(f, d) rvm(f, data = d)),
+  rvm_dla0.01 = function(f, d) rvm(f, data = d, control = rvm_control(min_delta_log_alpha = 0.01)),
+  rvm_dla0.1 = function(f, d) rvm(f, data = d, control = rvm_control(min_delta_log_alpha = 0.1)),
+  rvm_factr1e10 = with_constant("learn_factr", 1e10, function(f, d) rvm(f, data = d)),
   sparse_gp = function(f, d) sparse_gp(f, data = d, seed = 1),
   sparse_gp_factr1e8 = function(f, d) sparse_gp(f, data = d, seed = 1, control = sparse_gp_control(factr = 1e8)),
+  sparse_gp_factr1e10 = with_constant("learn_factr", 1e10, function(f, d) sparse_gp(f, data = d, seed = 1)),
+  sparse_gp_factr1e11 = function(f, d) sparse_gp(f, data = d, seed = 1, control = sparse_gp_control(factr = 1e11)),
   svm = function(f, d) svm(f, data = d),
   ranger = ranger_fit)
 

@@ -19,6 +19,11 @@ namespace detail {
 
 // A uniform number in [0, 1) from the 53 top bits: unlike
 // std::uniform_real_distribution, the same on every standard library.
+// A Lloyd step is shared among threads only beyond this many row-centre-
+// input products (about half a millisecond): below it a thread's start and
+// spin-wait cost more than its share of the work.
+constexpr Eigen::Index lloyd_parallel_work = Eigen::Index(1) << 20;
+
 inline double unit_uniform(std::mt19937_64& rng) { return double(rng() >> 11) * 0x1.0p-53; }
 
 inline double squared_distance(const Eigen::Ref<const Eigen::MatrixXd>& a, Eigen::Index i,
@@ -119,7 +124,7 @@ inline Eigen::MatrixXd kmeans_centres(const Eigen::Ref<const Eigen::MatrixXd>& x
     check_interrupt();
     Eigen::Index changed = 0;
 #ifdef _OPENMP
-#pragma omp parallel for num_threads(threads) schedule(static) reduction(+ : changed) if (threads > 1)
+#pragma omp parallel for num_threads(threads) schedule(static) reduction(+ : changed) if (threads > 1 && ns * k * d > detail::lloyd_parallel_work)
 #endif
     for (Eigen::Index i = 0; i < ns; ++i) {
       const Eigen::Index a = detail::nearest_centre(xs, i, centres).first;

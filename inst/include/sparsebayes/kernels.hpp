@@ -227,8 +227,12 @@ inline void fill_kernel_matrix(const Kernel& k, const Eigen::Ref<const Eigen::Ma
   for (Eigen::Index t0 = 0; t0 < tiles; t0 += round) {
     check_interrupt();
     const Eigen::Index t1 = std::min(tiles, t0 + round);
+    // At least 4 tiles (of 32768 entries) per thread: a thread's start and
+    // spin-wait cost more than a few tiles' work, and on small problems (n =
+    // 133: one tile) the idle second thread had doubled a kernel fit's CPU time.
+    const int team = static_cast<int>(std::clamp<Eigen::Index>((t1 - t0) / 4, 1, threads));
 #ifdef _OPENMP
-#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
+#pragma omp parallel for num_threads(team) schedule(static) if (team > 1)
 #endif
     for (Eigen::Index t = t0; t < t1; ++t) {
       const Eigen::Index i0 = (t % row_tiles) * tile_rows, j0 = (t / row_tiles) * tile_cols;
