@@ -99,6 +99,25 @@ run_panel <- function(sets, methods, score, rds, fold_seeds = 1L) {
   res
 }
 
+# One row per (set, method): the mean over fold draws of the score, its se,
+# the kept vectors and the CPU time (a problem in any draw is kept); with
+# one draw, the results as they are.
+average_draws <- function(res) {
+  if (length(unique(res$fold_seed)) == 1L) return(res)
+  keys <- unique(res[c("set", "method")])
+  rows <- lapply(seq_len(nrow(keys)), function(i) {
+    r <- res[res$set == keys$set[i] & res$method == keys$method[i], ]
+    out <- r[1L, ]
+    for (v in c("score", "se", "vectors", "cpu")) out[[v]] <- mean(r[[v]])
+    out$problem <- if (all(is.na(r$problem))) NA_character_ else paste(stats::na.omit(r$problem), collapse = "; ")
+    out$warnings <- I(list(unique(unlist(r$warnings))))
+    out
+  })
+  out <- do.call(rbind, rows)
+  attr(out, "elapsed") <- attr(res, "elapsed")
+  out
+}
+
 # A markdown table, one row per set and one column per method, of
 # value(result row); `extra` adds named columns after n (e.g. classes).
 table_md <- function(res, sets, methods, title, value, extra = list()) {

@@ -25,9 +25,11 @@ pick <- function(all, i) if (length(args) >= i && nzchar(args[i])) all[strsplit(
 # rvm_loo: the same three fits, chosen by the leave-one-out residuals;
 # rvm_dictionary: one RVM on both bases (the evidence picks each vector's);
 # rvm_rows200: widths learned on at most 200 rows instead of 300;
-# rvm_factr1e10, sparse_gp_factr1e10: the widths learned to the former
+# rvm_factr1e10, sparse_gp_learn1e10: the widths learned to the former
 #   stopping rule (learn_factr, R/learn_widths.R);
-# sparse_gp_factr1e8, sparse_gp_factr1e11: other stopping rules of sparse_gp()'s own optimisation.
+# sparse_gp_factr1e8, 1e10, 1e11: fixed stopping rules of sparse_gp()'s own
+#   optimisation (the default: 1e11 on noisy responses, 1e10 on others);
+# rvm_vfe, rvm_vfe_narrow_fixed: the RVM on the sparse GP's widths.
 narrower_fits <- function(f, d, control = rvm_control()) {
   fit <- rvm(f, data = d, control = control)
   if (!identical(fit$kernel$width_rule, "learn")) return(list(fit))
@@ -68,10 +70,20 @@ regression_methods <- list(
   rvm_rows200 = with_constant("learn_max_rows", 200L, function(f, d) rvm(f, data = d)),
   rvm_dla0.01 = function(f, d) rvm(f, data = d, control = rvm_control(min_delta_log_alpha = 0.01)),
   rvm_dla0.1 = function(f, d) rvm(f, data = d, control = rvm_control(min_delta_log_alpha = 0.1)),
+  rvm_vfe = function(f, d) {  # the RVM on the sparse GP's widths (noise estimated)
+    g <- sparse_gp(f, data = d, seed = 1)
+    rvm(f, data = d, kernel = kernel_gaussian(width = g$kernel$width))
+  },
+  rvm_vfe_narrow_fixed = function(f, d) {  # on widths / sqrt(2), the noise fixed at the sparse GP's
+    g <- sparse_gp(f, data = d, seed = 1)
+    rvm(f, data = d, kernel = kernel_gaussian(width = g$kernel$width / sqrt(2)),
+        control = rvm_control(noise_variance = g$noise_variance))
+  },
   rvm_factr1e10 = with_constant("learn_factr", 1e10, function(f, d) rvm(f, data = d)),
   sparse_gp = function(f, d) sparse_gp(f, data = d, seed = 1),
   sparse_gp_factr1e8 = function(f, d) sparse_gp(f, data = d, seed = 1, control = sparse_gp_control(factr = 1e8)),
-  sparse_gp_factr1e10 = with_constant("learn_factr", 1e10, function(f, d) sparse_gp(f, data = d, seed = 1)),
+  sparse_gp_learn1e10 = with_constant("learn_factr", 1e10, function(f, d) sparse_gp(f, data = d, seed = 1)),
+  sparse_gp_factr1e10 = function(f, d) sparse_gp(f, data = d, seed = 1, control = sparse_gp_control(factr = 1e10)),
   sparse_gp_factr1e11 = function(f, d) sparse_gp(f, data = d, seed = 1, control = sparse_gp_control(factr = 1e11)),
   svm = function(f, d) svm(f, data = d),
   ranger = ranger_fit)

@@ -473,7 +473,8 @@ test_that("integer case weights act like replicated rows", {
                  tolerance = 1e-8, info = approx)
     expect_equal(unname(fitted(weighted)), unname(fitted(replicated)[1:25]), tolerance = 1e-8, info = approx)
     expect_equal(weighted$logLik, replicated$logLik, tolerance = 1e-10, info = approx)
-    tuned <- list(approx = approx, inducing = z, optimize = "hyper", scale = FALSE)
+    tuned <- list(approx = approx, inducing = z, optimize = "hyper", scale = FALSE,
+                  control = sparse_gp_control(factr = 1e8))
     weighted <- do.call(sparse_gp, c(list(d$x, d$y, weights = w), tuned))
     replicated <- do.call(sparse_gp, c(list(d$x[rows, , drop = FALSE], d$y[rows]), tuned))
     # The same objective from the same start (the variance of the replicated
@@ -688,4 +689,20 @@ test_that("FITC converges within its default budget on mcycle with weights and o
     # the noise is not traded for FITC's heteroscedastic term (its bound is 1e-6 var(y))
     expect_gt(fit$noise_variance, 1e-3 * var(Servo$Class[folds != k]))
   }
+})
+
+test_that("the default tolerance is looser on noisy responses than on responses without noise", {
+  set.seed(1)
+  x <- matrix(runif(120), 60, 2)
+  noisy <- sparse_gp(x, sin(4 * x[, 1]) + rnorm(60, sd = 0.3), inducing = 10, seed = 1)
+  quiet <- sparse_gp(x, sin(4 * x[, 1]) + x[, 2], inducing = 10, seed = 1)
+  expect_identical(noisy$control$factr, 1e11)
+  expect_identical(quiet$control$factr, 1e10)
+  # a tolerance given, or a kernel not learned, keeps the tolerance as it was
+  given <- sparse_gp(x, noisy$y, inducing = 10, seed = 1, control = sparse_gp_control(factr = 1e7))
+  expect_identical(given$control$factr, 1e7)
+  median <- sparse_gp(x, noisy$y, kernel = kernel_gaussian("median"), inducing = 10, seed = 1)
+  expect_identical(median$control$factr, 1e10)
+  expect_null(sparse_gp_control()$factr)
+  expect_error(sparse_gp_control(factr = 0), "`factr` must be >")
 })
