@@ -31,8 +31,10 @@
 #' Kernel matrices (every basis of [rvm()], and [kernel_matrix()]) are
 #' evaluated in tiles on `getOption("sparsebayes.threads")` threads, by
 #' default what R allows ([parallelly::availableCores()]: the machine's or
-#' the job's cores, 1 inside a `future` worker). Results are bit-identical
-#' for any number of threads.
+#' the job's cores, 1 inside a `future` worker), with at most one thread
+#' per 4 tiles of 32768 entries (a smaller matrix is filled by one thread:
+#' a second would cost more to start and idle than it saves). Results are
+#' bit-identical for any number of threads.
 #'
 #' @param width Width `r` of the kernel, in the units of the inputs the
 #'   kernel sees (standardised inputs when a model is fitted with

@@ -17,13 +17,13 @@ namespace sparsebayes {
 
 namespace detail {
 
-// A uniform number in [0, 1) from the 53 top bits: unlike
-// std::uniform_real_distribution, the same on every standard library.
 // A Lloyd step is shared among threads only beyond this many row-centre-
 // input products (about half a millisecond): below it a thread's start and
 // spin-wait cost more than its share of the work.
 constexpr Eigen::Index lloyd_parallel_work = Eigen::Index(1) << 20;
 
+// A uniform number in [0, 1) from the 53 top bits: unlike
+// std::uniform_real_distribution, the same on every standard library.
 inline double unit_uniform(std::mt19937_64& rng) { return double(rng() >> 11) * 0x1.0p-53; }
 
 inline double squared_distance(const Eigen::Ref<const Eigen::MatrixXd>& a, Eigen::Index i,
