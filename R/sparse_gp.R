@@ -299,7 +299,7 @@ sparse_gp.default <- function(x, y, kernel = kernel_gaussian(), inducing = 50, a
     if (identical(learned$width_rule, "learn")) {  # (otherwise no signal: the median heuristic, one width)
       start$log_variance <- unname(log(learned$learned$variance / sy^2))
       if (is.null(noise)) start$log_noise <- unname(log(learned$learned$noise_variance / sy^2))
-      if (is.null(control$factr) && learned$learned$noise_variance / sy^2 >= quiet_response_share * vy)
+      if (is.null(control$factr) && !is_quiet_response(learned$learned$noise_variance / sy^2, vy))
         control$factr <- 1e11  # a noisy response: the last small gains move no prediction
     }
   }

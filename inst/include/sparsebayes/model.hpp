@@ -349,15 +349,15 @@ inline double robust_residual_variance(const Eigen::Ref<const Eigen::VectorXd>& 
   return v;
 }
 
-// The noise bounds [lambda_min s2_lo, lambda_max s2_hi], where s2_lo and s2_hi
-// are the smallest and largest robust residual variances seen so far: the box
-// only grows, so EM stays monotone, and a first fit pulled by a gross outlier
-// cannot hold the floor up.
 // The range of the uniform outlier class of Student-t noise (0: no such class).
 inline double outlier_class_range(const SolverOptions& opt, const Eigen::VectorXd& y) {
   return opt.student && opt.outlier_class ? y.maxCoeff() - y.minCoeff() : 0.0;
 }
 
+// The noise bounds [lambda_min s2_lo, lambda_max s2_hi], where s2_lo and s2_hi
+// are the smallest and largest robust residual variances seen so far: the box
+// only grows, so EM stays monotone, and a first fit pulled by a gross outlier
+// cannot hold the floor up.
 class NoiseBounds {
  public:
   NoiseBounds(double min_factor, double max_factor) : min_factor_(min_factor), max_factor_(max_factor) {}
