@@ -85,11 +85,12 @@
 #' @param weights `NULL` or n non-negative prior weights (gaussian fits):
 #'   known relative precisions, the noise variance of row i being
 #'   `lambda / weights[i]` (implemented exactly by scaling row i of the basis
-#'   and of the response by `sqrt(weights[i])`; an integer weight acts as
-#'   that many copies of the row: with shared noise the noise is estimated
-#'   from `sum(weights)` observations and `logLik` is that of the replicated
-#'   rows, for every `method`; weights that sum to less than 2 are then
-#'   refused). Rows of weight 0 are left out of the fit but keep their fitted
+#'   and of the response by `sqrt(weights[i])`). With shared noise only
+#'   their ratios are information and exact copies of a row are one row of
+#'   their summed weight, for every `method`: an integer weight acts as that
+#'   many copies of its row, constant weights give the fit of no weights,
+#'   `lambda` is the noise of a row of average weight and `logLik` the
+#'   density of the distinct rows (see [rvm()]). Rows of weight 0 are left out of the fit but keep their fitted
 #'   values (with per-sample noise their `lambda` is `Inf`). Stored as
 #'   `prior.weights`. Gaussian fits run in standard units (the response
 #'   centred when the design has a constant column, and scaled), so `logLik`

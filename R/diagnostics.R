@@ -100,8 +100,8 @@ check_single_model <- function(object) {
 }
 
 # The noise variance of each training sample: lambda for gaussian fits
-# (recycled when shared, then divided by the prior weights: a shared lambda
-# is the noise of a row of weight 1, while per-sample lambda are already
+# (recycled when shared, then divided by row_precisions(): a shared lambda
+# is the noise of a row of average weight, while per-sample lambda are already
 # reported per row); for binomial and poisson fits the variance of the
 # Laplace approximation's working response, 1 / (w V(mu)), so that hat
 # values and Pearson residuals match those of stats::glm with prior weights.
@@ -110,6 +110,7 @@ sample_noise <- function(object) {
   n <- length(object$y)
   w <- object$prior.weights %||% rep(1, n)
   if (object$family$family == "gaussian") {
+    w <- row_precisions(object)
     lambda <- as.numeric(object$lambda)
     return(if (length(lambda) == 1L) rep_len(lambda, n) / w else lambda)
   }

@@ -7,14 +7,17 @@
 # runs the core (.sb_fit -> fit_model() in inst/include/sparsebayes/fit.hpp,
 # which dispatches to the solver), and maps the result back (caller_units()).
 # `wavelet`: NULL, or the O(N) path on a single orthonormal wavelet basis
-# (Phi is then NULL; see fit_wavelet_path()).
+# (Phi is then NULL; see fit_wavelet_path()). `rows`: a matrix whose rows
+# name the rows of Phi, for finding exact copies (relative_weights()): the
+# inputs a kernel basis is built from (a kernel's rounding can differ
+# between copies of a row), Phi itself by default.
 fit_basis <- function(Phi, y, family, method, noise = "shared", smoothness = 0, objective = "auto",
-                      control, weights = NULL, offset = NULL, wavelet = NULL) {
+                      control, weights = NULL, offset = NULL, wavelet = NULL, rows = Phi) {
   if (!is.null(wavelet)) return(fit_wavelet_path(y, offset, control, smoothness, wavelet))
   gaussian <- family$family == "gaussian"
   n <- length(y)
   if (gaussian && noise == "shared" && is.null(control$noise_variance)) check_replicated_weights(weights)
-  st <- if (gaussian) standard_units(Phi, y, weights, offset, robust = noise != "shared")
+  st <- if (gaussian) standard_units(Phi, y, weights, offset, robust = noise != "shared", rows = rows)
   problem <- solver_problem(method, noise, objective, smoothness,
                             noise_variance = if (gaussian) standard_noise_variance(control$noise_variance, st) else -1,
                             n_effective = if (gaussian) st$n_effective else -1,

@@ -218,7 +218,7 @@ augmentation_variance <- function(object, x, Phi) {
   Phi <- Phi[, penalised, drop = FALSE]
   s2 <- mean(object$lambda[is.finite(object$lambda)])  # zero-weight rows: lambda = Inf
   unit_precision <- s2 / object$lambda  # s2 B: all ones with shared noise and no weights
-  if (length(unit_precision) == 1L && !is.null(object$prior.weights)) unit_precision <- object$prior.weights
+  if (length(unit_precision) == 1L && !is.null(object$prior.weights)) unit_precision <- row_precisions(object)
   kernel_alpha <- object$alpha[object$relevant[object$relevant > object$bias]]
   prior_var <- mean(1 / (s2 * if (length(kernel_alpha)) kernel_alpha else object$alpha[object$relevant]))
   Sigma <- object$Sigma[penalised, penalised, drop = FALSE] / s2
@@ -286,7 +286,10 @@ deviance_of <- function(x) {
 #'   `components`, a table of each sub-dictionary's relevant functions and
 #'   the sd of its contribution to the fit (`NULL` otherwise), and
 #'   `width_search`, a line describing the search of a `width = "evidence"`
-#'   fit (`NULL` otherwise).
+#'   fit (`NULL` otherwise), and `learning`, lines naming the learned
+#'   hyperparameters that fell back to a heuristic, ended at a bound of
+#'   their search or were learned from pooled copies of rows (empty when
+#'   there is nothing to say).
 #' @examples
 #' summary(rvm(accel ~ times, data = MASS::mcycle))
 #' @export
@@ -307,6 +310,7 @@ summary.sb_rvm <- function(object, n_weights = 10L, ...) {
                  deviance = deviance_of(object), coefficients = coefs,
                  components = if (length(fit_kernels(object)) > 1L) component_table(object),
                  width_search = width_search_label(object),
+                 learning = learning_notes(if (inherits(object$kernel, "sparsebayes_kernel")) object$kernel$learned),
                  inputs = if (is_per_input_kernel(object$kernel)) input_relevance(object)),
             class = "summary.sb_rvm")
 }
@@ -341,6 +345,7 @@ print.summary.sb_rvm <- function(x, digits = max(3L, getOption("digits") - 3L), 
   cat(sprintf("Kernel:             %s\n", x$kernel))
   if (!is.null(x$width_search)) cat(sprintf("Width search:       %s\n", x$width_search))
   if (!is.null(x$inputs)) print_input_relevance(x$inputs, digits)
+  print_learning_notes(x$learning)
   cat(sprintf("Relevance vectors:  %d of %d basis functions (n = %d)\n", x$n_relevant, x$n_basis, x$n))
   if (x$family == "gaussian") {
     cat(sprintf("Noise sd:           %s%s\n", format(x$sigma, digits = digits),

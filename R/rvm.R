@@ -97,21 +97,31 @@
 #'   constructor (one class, `"sb_control"`: every solver reads the settings
 #'   it uses), or a list of named settings.
 #' @param weights `NULL` or n non-negative prior weights (gaussian fits):
-#'   known relative precisions, the noise variance of row i being
-#'   `lambda / weights[i]` (implemented exactly by scaling row i of the basis
-#'   and of the response by `sqrt(weights[i])`; an integer weight acts as
-#'   that many copies of the row: with shared noise the noise is estimated
-#'   from `sum(weights)` observations, `scale = TRUE` uses weighted moments
-#'   and `logLik` is that of the replicated rows; the learned or
+#'   known relative precisions (implemented exactly by scaling row i of the
+#'   basis and of the response by `sqrt(weights[i])`). With shared noise
+#'   only their ratios are information, and exact copies of a row are one
+#'   row of their summed weight: what is learned (the noise, the weights'
+#'   precisions, the kernel widths, the prior) is learned from the distinct
+#'   rows with their weights as precisions, rescaled to average 1. So an
+#'   integer weight acts as that many copies of its row, constant weights
+#'   (all 3, all 0.5) give the fit of no weights, a bootstrap resample
+#'   learns what its distinct rows learn with their counts as precisions,
+#'   and copies never pass for noise-free replicates (which made a
+#'   resample's learned widths interpolate). `lambda` is the noise variance
+#'   of a row of average weight (over the distinct rows), row i's being
+#'   `lambda * weight_unit / weights[i]` (`weight_unit`: that average
+#'   weight, stored in the fit), and `logLik` is the density of the
+#'   distinct rows. `scale = TRUE` uses weighted moments; the
 #'   median-heuristic width and the kernel centres are taken from the
-#'   distinct rows (learned widths with the weights), so give
-#'   `centres` and a width for an exact match with replicated rows). Rows of
+#'   distinct rows, so give `centres` and a width for an exact match with
+#'   replicated rows. Rows of
 #'   weight 0 are left out of the fit (no scaling, width heuristic, centre
 #'   or kernel column sees them: with `centres = NULL` the kernels are then
 #'   centred on the other rows, stored as `centres` named by their row) but
 #'   keep their fitted values (with per-sample noise their `lambda` is
-#'   `Inf`). Weights that sum to less than 2 are refused with shared noise
-#'   (rescale them to count observations). Stored as
+#'   `Inf`; per-sample and Student-t noise take the weights as given
+#'   precisions). At least two rows of positive weight are needed to
+#'   estimate a shared noise. Stored as
 #'   `prior.weights`. Binomial and poisson fits weight each observation's
 #'   log-likelihood (an integer weight counts it that many times). Gaussian
 #'   fits run in standard units (the response
@@ -372,7 +382,7 @@ fit_rvm <- function(x, xs, y, kernel, kernels, bias, scaling, centres, in_fit, b
                  else basis_names_of(kernel, bias, if (shortcut) padded_size(n) else n, centres)
   fit_one <- function(target, control) {
     res <- fit_basis(Phi, target, family, method, noise, smoothness, if (method == "gradient") objective else "auto",
-                     control, wo$weights, wo$offset, wavelet)
+                     control, wo$weights, wo$offset, wavelet, rows = if (is.null(kernel)) Phi else x)
     core <- model_fields(res, target, basis_names, family, method, noise, control)
     relevance_index <- integer(0)
     if (!is.null(kernel) && !shortcut) {

@@ -78,11 +78,18 @@
 #' @param formula A formula `y ~ terms`; factors are expanded by
 #'   [stats::model.matrix()] and the intercept column dropped.
 #' @param data,subset,na.action As in [stats::lm()].
-#' @param weights `NULL` or non-negative case weights: observation i has
-#'   noise variance `noise / weights[i]` and counts `weights[i]` times in the
-#'   likelihood, so integer weights act like replicated rows (VFE and exact;
-#'   FITC's per-row correction does not replicate). The reported `noise` is
-#'   that of weight 1. Rows of weight 0 are left out of the fit (the
+#' @param weights `NULL` or non-negative case weights, relative precisions.
+#'   The hyperparameters (widths, variance, noise, inducing points) are
+#'   learned from the distinct rows, exact copies pooled into one row of
+#'   their summed weight, with the weights rescaled to average 1: so integer
+#'   weights and replicated rows learn the same, constant weights learn what
+#'   no weights learn, and a bootstrap resample learns what its distinct
+#'   rows learn with their counts as precisions (as replicated rows, copies
+#'   rewarded an interpolating fit). The reported `noise_variance` is that
+#'   of a row of average weight, row i's being `noise_variance *
+#'   weight_unit / weights[i]`. `logLik` is the bound on the rows as given
+#'   (with integer weights, that of the replicated rows; FITC's per-row
+#'   correction does not replicate). Rows of weight 0 are left out of the fit (the
 #'   scaling, the width heuristic and the inducing points do not see them)
 #'   and get predictions as fitted values.
 #' @param offset A known part of the response, one value per observation
@@ -284,7 +291,11 @@ sparse_gp.default <- function(x, y, kernel = kernel_gaussian(), inducing = 50, a
   progress <- progressr::progressor(steps = 3L)
   # Beyond control$subsample rows, the hyperparameters (and inducing points)
   # are learned on a random subsample; the posterior uses every row.
-  rows <- learning_rows(n, approx, optimize, control$subsample)
+  # Learning sees exact copies pooled and weights as precisions of mean 1
+  # (pooled_rows(), R/learn_widths.R); the noise is that of a row of average
+  # weight, and the posterior takes every row with its weight / `unit`.
+  pool <- pooled_rows(xs, r, case_weights)
+  rows <- pool$rows[learning_rows(length(pool$rows), approx, optimize, control$subsample)]
   Z <- if (approx == "exact") NULL else initial_inducing(inducing, xs[rows, , drop = FALSE], scaling, missing(inducing))
 
   start <- list(log_width = log(kernel$width),
@@ -304,8 +315,8 @@ sparse_gp.default <- function(x, y, kernel = kernel_gaussian(), inducing = 50, a
     }
   }
   control$factr <- control$factr %||% 1e10
-  wt <- if (is.null(case_weights)) numeric(0) else case_weights
-  learn_wt <- if (length(wt)) wt[rows] else wt
+  wt <- if (is.null(case_weights) && pool$unit == 1) numeric(0) else (case_weights %||% rep(1, n)) / pool$unit
+  learn_wt <- if (is.null(pool$weights)) numeric(0) else pool$weights[match(rows, pool$rows)]
   progress(message = "starting values")
   fit <- gp_optimise(xs[rows, , drop = FALSE], r[rows], Z, learn_wt, kernel, start, approx, optimize,
                      noise_given = !is.null(noise), vy = vy, restarts = restarts, control = control,
@@ -317,11 +328,18 @@ sparse_gp.default <- function(x, y, kernel = kernel_gaussian(), inducing = 50, a
   n_rows <- replicated_rows(learn_wt, length(rows))
   fit$value <- fit$value + n_rows * log(sy)
   fit$restart_values <- fit$restart_values + n_rows * log(sy)
+  bounds <- fit$bounds
   fit <- new_sparse_gp(fit, x = x, xs = xs, y = y, wt = wt, ybar = ybar, scaling = scaling, approx = approx,
                        optimize = optimize, control = control, call = generic_call(match.call(), "sparse_gp"))
   progress(message = sprintf("posterior on %d rows", n))
   fit$prior.weights <- case_weights
-  fit$subsample <- if (length(rows) < n) length(rows)
+  fit$weight_unit <- pool$unit
+  fit$subsample <- if (length(rows) < length(pool$rows)) length(rows)
+  # what summary() says of the learning (learning_notes()): the start's
+  # fallback or constant inputs, the optimum's bounds, pooled copies
+  fit$learned <- if (optimize != "none")
+    c(if (per_input) learned$learned[intersect(names(learned$learned), c("criterion", "gain", "price", "constant_inputs"))],
+      list(bounds = bounds, converged = fit$converged, copies = pool$copies))
   add_offset(fit, offset)
 }
 
@@ -564,9 +582,13 @@ gp_optimise <- function(xs, r, Z, wt, kernel, start, approx, optimize, noise_giv
   best <- runs[[which.min(values)]]
   message <- if (best$convergence == 1L) sprintf("iteration limit maxit = %d reached", control$maxit)
              else best$message %||% ""
+  hyper <- seq_len(n_hyper)
+  bound <- ifelse(best$par[hyper] <= lower[hyper] + 1e-6, "lower", ifelse(best$par[hyper] >= upper[hyper] - 1e-6, "upper", ""))
+  widths <- if (length(start$log_width) > 1L) paste("width of", colnames(xs) %||% seq_along(start$log_width)) else "width"
   list(par = fns$unpack(best$par), value = best$value + f_ref, converged = best$convergence == 0L, counts = best$counts,
        message = message, restart_values = values, jitter_events = fns$jitter_events(),
-       code = best$convergence, noise_estimated = est_noise)
+       code = best$convergence, noise_estimated = est_noise,
+       bounds = bounds_hit(bound, c(widths, "kernel variance", if (est_noise) "noise variance")))
 }
 
 new_sparse_gp <- function(opt, x, xs, y, wt, ybar, scaling, approx, optimize, control, call) {

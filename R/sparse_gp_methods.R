@@ -90,7 +90,10 @@ subsample_label <- function(subsample) if (is.null(subsample)) "" else sprintf("
 #'   hyperparameters were learned on, or `NULL` for all), `restarts` (log
 #'   marginal likelihoods reached from each start), `jitter_events`, `rmse`,
 #'   `r_squared` (training) and
-#'   `edf`, the effective degrees of freedom `sum(hatvalues(object))`.
+#'   `edf`, the effective degrees of freedom `sum(hatvalues(object))`, and
+#'   `learning`, lines naming learned hyperparameters that fell back to a
+#'   heuristic, ended at a bound of their search or were learned from
+#'   pooled copies of rows.
 #' @examples
 #' summary(sparse_gp(accel ~ times, data = MASS::mcycle, inducing = 20, seed = 1))
 #' @export
@@ -104,7 +107,7 @@ summary.sb_sparse_gp <- function(object, ...) {
                  subsample = object$subsample, restarts = object$restart_values, jitter_events = object$jitter_events,
                  rmse = sqrt(mean(object$residuals^2)),
                  r_squared = 1 - sum(object$residuals^2) / sum((y - mean(y))^2),
-                 edf = sum(leverage(object))),
+                 edf = sum(leverage(object)), learning = learning_notes(object$learned)),
             class = "summary.sb_sparse_gp")
 }
 
@@ -132,6 +135,7 @@ print.summary.sb_sparse_gp <- function(x, digits = max(3L, getOption("digits") -
       cat(sprintf("Starts:             %s\n", paste(format(x$restarts, digits = digits + 2L), collapse = ", ")))
   }
   if (x$jitter_events > 0L) cat(sprintf("Jitter retries:     %d\n", x$jitter_events))
+  print_learning_notes(x$learning)
   invisible(x)
 }
 
@@ -208,7 +212,7 @@ hatvalues.sb_sparse_gp <- function(model, ...) {
 #' @export
 residuals.sb_sparse_gp <- function(object, type = c("response", "pearson", "loo"), ...) {
   type <- match_arg(type)
-  point_noise <- object$noise_variance / if (is.null(object$prior.weights)) 1 else object$prior.weights
+  point_noise <- object$noise_variance / row_precisions(object)
   r <- switch(type, response = object$residuals, pearson = object$residuals / sqrt(point_noise),
               loo = ifelse(object$pi_diag > 0, object$pi_r / object$pi_diag, object$residuals))  # weight 0: not in the fit
   names(r) <- names(object$fitted.values)

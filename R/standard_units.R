@@ -69,10 +69,12 @@ weighted_median <- function(z, w) {
 # `const` = c(column, value) of its constant function). `robust`: centre at
 # the weighted median (per-sample noise, where a gross outlier must not move
 # the centre) instead of the weighted mean.
-standard_units <- function(Phi, y, weights = NULL, offset = NULL, const = NULL, robust = FALSE) {
+standard_units <- function(Phi, y, weights = NULL, offset = NULL, const = NULL, robust = FALSE, rows = Phi) {
   n <- length(y)
   z <- if (is.null(offset)) y else y - offset
   keep <- if (is.null(weights)) rep(TRUE, n) else weights > 0
+  pooled <- if (robust) list(weights = weights, unit = 1, log_weights = 0) else relative_weights(rows, z, weights)
+  weights <- pooled$weights
   w <- if (is.null(weights)) rep(1, n) else weights
   if (is.null(const)) {
     j <- constant_column(Phi)
@@ -94,20 +96,67 @@ standard_units <- function(Phi, y, weights = NULL, offset = NULL, const = NULL, 
   # Without weights every row is kept with sw = 1: Phi as it is, not two n x d copies.
   list(y = sw * r / scale, Phi = if (is.null(weights)) Phi else if (!is.null(Phi)) Phi[keep, , drop = FALSE] * sw,
        n = n, keep = keep, weights = weights, offset = offset, sw = sw, shift = shift, scale = scale,
-       const = const, log_jacobian = -sum(keep) * log(scale) + sum(log(w[keep])) / 2,
+       const = const, unit = pooled$unit, log_weights = pooled$log_weights,
+       log_jacobian = -sum(keep) * log(scale) + sum(log(w[keep])) / 2,
        n_effective = if (replicated) sum(w[keep]) else -1,
        target_variance = if (replicated) replicated_variance(r / scale, w[keep]) else -1)
 }
 
-# Weights that count replicated rows for an estimated noise must count at
-# least two of them.
+# What weights mean with shared noise (DESIGN, "Learned defaults survive
+# what users do to data"). Given the noise, a weight is a precision and an
+# integer weight acts as that many copies of its row. Learning the noise
+# and the prior must not reward copies, which tell nothing about the noise
+# (a bootstrap resample interpolated), nor read the weights' overall size
+# (weights 0.5 kept 10 vectors where none kept 14, weights 3 kept 22). So
+# exact copies of a row (same basis row and response, found by two fixed
+# projections of the row) are one row of their summed weight, and the
+# weights are rescaled to sum to the number of distinct rows of positive
+# weight: the solvers' count of observations. `rows`: what names a row
+# (the basis, or the inputs it is built from; NULL: every row distinct). For the linear-in-weights
+# solvers copies and summed weights are the same statistics, so the rows
+# stay as they are; only the rescaling differs from replicated rows. The
+# noise variance is then that of a row of average weight, row i's being
+# lambda * unit / w_i; integer weights and replicated rows give one fit,
+# and constant weights the fit of none. Returns the rescaled weights
+# (NULL: none, every row kept with weight 1), `unit` (the mean weight of a
+# distinct row) and `log_weights`, sum(log W_g) / 2 over the distinct rows'
+# rescaled weights W_g, which turns the evidence of the replicated rows
+# into that of the distinct rows with precisions W_g.
+relative_weights <- function(rows, z, weights) {
+  n <- length(z)
+  w <- weights %||% rep(1, n)
+  keep <- w > 0
+  group <- seq_len(sum(keep))
+  if (!is.null(rows)) {
+    # column by column, so that equal rows get bit-equal sums wherever they
+    # sit (a BLAS product sums the rows of a block's remainder differently)
+    a <- b <- numeric(n)
+    for (j in seq_len(ncol(rows))) {
+      a <- a + rows[, j] * cos(j * 1.618034)
+      b <- b + rows[, j] * sin(j * 2.718282)
+    }
+    key <- paste(sprintf("%a", a[keep]), sprintf("%a", b[keep]), sprintf("%a", z[keep]))
+    group <- match(key, key)
+  }
+  distinct <- sum(group == seq_along(group))
+  unit <- sum(w[keep]) / distinct
+  w <- w / unit
+  if (all(keep) && all(abs(w - 1) < 1e-14)) return(list(weights = NULL, unit = 1, log_weights = 0))
+  list(weights = w, unit = unit, log_weights = sum(log(rowsum(w[keep], group, reorder = FALSE))) / 2)
+}
+
+# The weights of a fit's rows relative to the row of average weight whose
+# noise variance the fit reports (relative_weights()): row i's noise
+# variance is lambda / w_i with these w. All ones without weights.
+row_precisions <- function(object) {
+  (object$prior.weights %||% rep(1, length(object$y))) / (object$weight_unit %||% 1)
+}
+
+# Weights with shared noise must leave two rows in the fit.
 check_replicated_weights <- function(weights, fix = "fix the noise with `control = list(noise_variance = )`") {
-  if (is.null(weights) || sum(weights) >= 2) return(invisible())
-  total <- format(sum(weights), digits = 3)
-  stop_arg("weights", sprintf(paste0(
-    "sum to %s: with shared noise an integer weight counts as that many copies of its row, so the noise would ",
-    "be estimated from %s observations. Rescale them to count observations (e.g. weights * n / sum(weights)), or ",
-    "%s."), total, total, fix))
+  if (is.null(weights) || sum(weights > 0) >= 2) return(invisible())
+  stop_arg("weights", sprintf("leave %d row%s of positive weight; the noise cannot be estimated from fewer than two: %s.",
+                              sum(weights > 0), if (sum(weights > 0) == 1L) "" else "s", fix))
 }
 
 # The number of observations of n rows with case weights wt (numeric(0):
@@ -178,11 +227,12 @@ caller_units <- function(res, st, Phi) {
     -(st$n_effective - sum(st$keep)) * log(2 * pi * noise) / 2 - sum(log(st$sw^2)) / 2
   }
   final_noise <- mean(lam[is.finite(lam)])
-  res$log_ml <- res$log_ml + st$log_jacobian + replicate_term(final_noise)
-  if (!is.null(res$log_posterior)) res$log_posterior <- res$log_posterior + st$log_jacobian + replicate_term(final_noise)
+  jacobian <- st$log_jacobian + st$log_weights  # the distinct rows' density (relative_weights())
+  res$log_ml <- res$log_ml + jacobian + replicate_term(final_noise)
+  if (!is.null(res$log_posterior)) res$log_posterior <- res$log_posterior + jacobian + replicate_term(final_noise)
   res$start_log_ml <- res$start_log_ml + st$log_jacobian  # per-sample noise: no replicate term
   res$trace$noise <- res$trace$noise * v
-  res$trace$logLik <- res$trace$logLik + st$log_jacobian + replicate_term(res$trace$noise)
+  res$trace$logLik <- res$trace$logLik + jacobian + replicate_term(res$trace$noise)
   if (!is.null(res$path) && length(res$path$iteration)) {
     res$path$alpha <- res$path$alpha / v
     res$path$lambda <- res$path$lambda * v
@@ -207,5 +257,6 @@ add_weights_offset <- function(fit, wo, st = NULL) {
   fit["prior.weights"] <- list(wo$weights)
   fit["offset"] <- list(wo$offset)
   fit["standard_units"] <- list(if (!is.null(st)) c(center = st$shift, scale = st$scale))
+  fit$weight_unit <- st$unit %||% 1
   fit
 }

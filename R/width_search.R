@@ -41,7 +41,7 @@ width_objective <- function(fit) {
 noise_at_floor <- function(fit) {
   if (inherits(fit, "sb_rvm_multiclass") || fit$family$family != "gaussian" || fit$method != "fast" ||
       fit$noise != "shared" || !is.null(fit$control$noise_variance)) return(FALSE)
-  w <- fit$prior.weights %||% rep(1, length(fit$y))
+  w <- row_precisions(fit)
   t <- (sqrt(w) * (fit$y - (fit$offset %||% 0)))[w > 0]
   fit$lambda[1L] <= 2 * stats::var(t) / fit$control$beta_max_factor
 }

@@ -92,9 +92,14 @@ test_that("diagnostics of rvm fits (shared noise) satisfy the closed forms", {
   Phi <- sparsebayes:::training_design(fit)
   expect_equal(dim(Phi), c(nrow(MASS::mcycle), length(fit$relevant)))
   expect_equal(drop(Phi %*% fit$weights), unname(fit$fitted.values), tolerance = 1e-8)
-  expect_equal(unname(h), rowSums((Phi %*% fit$Sigma) * Phi) / fit$lambda)
+  # mcycle has rows that are exact copies (time and acceleration): pooled,
+  # so lambda is the noise of a row of average weight and a single row's is
+  # lambda * weight_unit
+  expect_gt(fit$weight_unit, 1)
+  noise <- fit$lambda * fit$weight_unit
+  expect_equal(unname(h), rowSums((Phi %*% fit$Sigma) * Phi) / noise)
   expect_equal(sum(h), sum(1 - fit$alpha[fit$relevant] * diag(fit$Sigma)), tolerance = 1e-8)
-  expect_equal(residuals(fit, "pearson"), fit$residuals / sqrt(fit$lambda))
+  expect_equal(residuals(fit, "pearson"), fit$residuals / sqrt(noise))
   expect_equal(residuals(fit, "loo"), fit$residuals / (1 - unname(h)))
   ol <- outliers(fit, n = 4)
   expect_named(ol, c("index", "lambda", "residual", "loo_residual", "leverage", "std_residual", "distance", "type"))

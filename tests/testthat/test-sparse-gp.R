@@ -483,7 +483,9 @@ test_that("integer case weights act like replicated rows", {
     expect_equal(weighted$noise_variance, replicated$noise_variance, tolerance = 1e-3, info = approx)  # to the optimiser's tolerance
   }
   fit <- sparse_gp(d$x, d$y, weights = w, inducing = 5, seed = 1)
-  expect_equal(residuals(fit, type = "pearson"), fit$residuals / sqrt(fit$noise_variance / w))
+  # the noise is that of a row of average weight (weight_unit)
+  expect_equal(fit$weight_unit, mean(w))
+  expect_equal(residuals(fit, type = "pearson"), fit$residuals / sqrt(fit$noise_variance * mean(w) / w))
   expect_error(sparse_gp(d$x, d$y, weights = rep(0, 25)), "`weights` are all zero")
   expect_error(sparse_gp(d$x, d$y, weights = rep(-1, 25)), "`weights` must be non-negative")
   expect_error(sparse_gp(d$x, d$y, weights = 1:3), "`weights` has length 3")
@@ -527,7 +529,7 @@ test_that("predictions from the stored factors equal the dense FITC/VFE/exact pr
   variance <- 1.4
   noise <- 0.03
   for (w in list(NULL, rep(c(0.5, 1, 2), 10))) {
-    lam_noise <- noise / if (is.null(w)) rep(1, 30) else w
+    lam_noise <- noise / if (is.null(w)) rep(1, 30) else w / mean(w)  # the noise of a row of average weight
     ybar <- if (is.null(w)) mean(d$y) else weighted.mean(d$y, w)
     r <- d$y - ybar
     for (approx in c("VFE", "FITC", "exact")) {

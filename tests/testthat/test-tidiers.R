@@ -387,8 +387,11 @@ test_that("with prior weights hat values and Pearson residuals are lm's and glm'
   f0 <- ard(poly(d$times, 3), d$accel - mean(d$accel), intercept = FALSE, scale = FALSE, weights = w)
   X <- model.matrix(f0)
   S <- solve(crossprod(X * sqrt(w)) / f0$lambda + diag(f0$alpha[f0$relevant], ncol(X)))
-  expect_equal(unname(hatvalues(f0)), rowSums((X %*% S) * X) * w / f0$lambda, tolerance = 1e-6)
-  expect_equal(residuals(fit, type = "pearson"), sqrt(w) * residuals(fit) / sqrt(fit$lambda))
+  # lambda is the noise of a row of average weight: row i's is lambda * weight_unit / w_i
+  w0 <- w / f0$weight_unit
+  S <- solve(crossprod(X * sqrt(w0)) / f0$lambda + diag(f0$alpha[f0$relevant], ncol(X)))
+  expect_equal(unname(hatvalues(f0)), rowSums((X %*% S) * X) * w0 / f0$lambda, tolerance = 1e-6)
+  expect_equal(residuals(fit, type = "pearson"), sqrt(w / fit$weight_unit) * residuals(fit) / sqrt(fit$lambda))
   # binomial: pearson residuals and working weights as glm's, with the prior weights
   tr <- transform(MASS::synth.tr, yc = factor(yc))
   wb <- rep(c(1, 2), length.out = nrow(tr))
@@ -408,7 +411,7 @@ test_that("weights() gives the prior weights (not the posterior mean) and the wo
   fw <- rvm(accel ~ times, data = d, weights = w)
   expect_equal(unname(weights(fw)), w)
   expect_identical(names(weights(fw)), rownames(d))
-  expect_equal(unname(weights(fw, type = "working")), w / fw$lambda)
+  expect_equal(unname(weights(fw, type = "working")), w / fw$weight_unit / fw$lambda)
   expect_equal(unname(weights(fits$sample, type = "working")), 1 / fits$sample$lambda)
   expect_equal(unname(weights(fits$poisson, type = "working")), unname(fitted(fits$poisson)))
   expect_equal(unname(weights(gp_fitc, type = "working")), 1 / gp_fitc$Lambda)
