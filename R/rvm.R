@@ -41,7 +41,10 @@
 #'   the constants learned from the data, a beta-binomial prior on the
 #'   number of coefficients kept in each level, with the fit averaged over
 #'   which coefficients are included (see [kernel_wavelet()]). The default
-#'   `"auto"` is `"adaptive"` for such a wavelet fit and `"none"` otherwise.
+#'   `"auto"` is `"adaptive"` for such a wavelet fit, `"BIC"` for a single
+#'   wavelet dictionary fitted without the O(N) path (unequal `weights`,
+#'   `orthonormal_shortcut = FALSE`; with another solver than `"fast"` or
+#'   per-sample noise, `"none"`), and `"none"` otherwise.
 #' @param method The solver: `"fast"` (sequential, Tipping and Faul 2003),
 #'   or one of the batch solvers that [ard()] uses, `"mackay"` (all-at-once
 #'   re-estimation, Tipping 2001; O(n^3) per iteration), `"em"`, `"irls2"`,
@@ -112,7 +115,15 @@
 #'   keep their fitted values (with per-sample noise their `lambda` is
 #'   `Inf`). Weights that sum to less than 2 are refused with shared noise
 #'   (rescale them to count observations). Stored as
-#'   `prior.weights`. Binomial and poisson fits weight each observation's
+#'   `prior.weights`. A single [kernel_wavelet()] dictionary with shared
+#'   noise takes weights as relative precisions only, as [lm()] does: the
+#'   noise of row i is `lambda / weights[i]` with `lambda` learned from the n
+#'   rows, not from `sum(weights)` copies (copies would lower the threshold
+#'   of every coefficient, and the fit would follow the noise), so that
+#'   weights `c * w` give the fit of `w` with `lambda` c times as large;
+#'   equal weights give the unweighted fit (its O(N) path and its prior).
+#'   Unequal weights there are fitted on the dense basis, which needs a
+#'   power of two of rows. Binomial and poisson fits weight each observation's
 #'   log-likelihood (an integer weight counts it that many times). Gaussian
 #'   fits run in standard units (the response
 #'   centred when the design has a constant column, and scaled), so `logLik`
@@ -299,15 +310,31 @@ rvm_problem <- function(x, y, kernel, bias, scale, family, prior, method, noise,
   n <- if (is.null(basis)) nrow(x) else nrow(Phi)
   y <- encode_response(y, n, family)
   wo <- check_weights_offset(weights, offset, n)
+  # A single wavelet dictionary with shared gaussian noise takes weights as
+  # relative precisions (precision_weights()): equal weights are no weights.
+  single_wavelet <- is.null(basis) && length(kernels) == 1L && is_wavelet(kernel)
+  if (single_wavelet && gaussian && noise == "shared") wo$precision <- precision_weights(wo$weights)
+  equal_weights <- is.null(wo$weights) || !is.null(wo$precision) && is.null(wo$precision$weights)
   # The O(N) path on a single orthonormal wavelet basis (an equally weighted
   # grid, the fast solver, shared noise): no basis matrix is formed.
-  shortcut <- is.null(basis) && length(kernels) == 1L && is_wavelet(kernel) && control$orthonormal_shortcut &&
-    gaussian && method == "fast" && noise == "shared" && is.null(wo$weights)
-  if (is.null(basis) && length(kernels) == 1L && isTRUE(kernel$translation_invariant) && !shortcut)
+  shortcut <- single_wavelet && control$orthonormal_shortcut && gaussian && method == "fast" && noise == "shared" &&
+    equal_weights
+  if (single_wavelet && isTRUE(kernel$translation_invariant) && !shortcut)
     stop_arg("kernel", "is translation invariant, which needs the O(N) wavelet path: a single wavelet dictionary, ",
-             "method = \"fast\", noise = \"shared\" and no weights.")
+             "method = \"fast\", noise = \"shared\" and no weights or equal weights.")
+  if (single_wavelet && !equal_weights && bitwAnd(n, n - 1L) != 0L)
+    stop_arg("weights", sprintf(paste0(
+      "are not all equal: a wavelet fit with unequal weights runs on the dense basis, without the O(N) path's ",
+      "padding, and needs a power of two of rows (%d here). Give equal weights (or none), or %d or %d points."),
+      n, padded_size(n) %/% 2L, padded_size(n)))
   level_prior <- wavelet_level_prior(prior, n, shortcut)
-  if (is.null(level_prior) && identical(prior, "auto")) prior <- "none"
+  # "auto": "adaptive" on the O(N) wavelet path; a single wavelet dictionary
+  # fitted without it (unequal weights, orthonormal_shortcut = FALSE) keeps a
+  # smoothness prior, "BIC" (Schmolck and Everson's default for such
+  # dictionaries; without a prior the fit interpolates); "none" elsewhere.
+  if (is.null(level_prior) && identical(prior, "auto"))
+    prior <- if (single_wavelet && gaussian && noise == "shared" && method_supports(method, "smoothness")) "BIC"
+             else "none"
   smoothness <- if (is.null(level_prior)) smoothness_constant(prior, n, choices = c("auto", "none", "AIC", "BIC", "RIC",
                                                                                    "adaptive"))
                 else level_prior$smoothness
@@ -371,8 +398,14 @@ fit_rvm <- function(x, xs, y, kernel, kernels, bias, scaling, centres, in_fit, b
                  else if (is.null(kernel)) paste0("b", seq_len(ncol(Phi)))
                  else basis_names_of(kernel, bias, if (shortcut) padded_size(n) else n, centres)
   fit_one <- function(target, control) {
-    res <- fit_basis(Phi, target, family, method, noise, smoothness, if (method == "gradient") objective else "auto",
-                     control, wo$weights, wo$offset, wavelet)
+    res <- if (is.null(wo$precision)) {
+      fit_basis(Phi, target, family, method, noise, smoothness, if (method == "gradient") objective else "auto",
+                control, wo$weights, wo$offset, wavelet)
+    } else {
+      fit_precision_weights(wo$precision, control, function(weights, control)
+        fit_basis(Phi, target, family, method, noise, smoothness, if (method == "gradient") objective else "auto",
+                  control, weights, wo$offset, wavelet))
+    }
     core <- model_fields(res, target, basis_names, family, method, noise, control)
     relevance_index <- integer(0)
     if (!is.null(kernel) && !shortcut) {
@@ -415,6 +448,47 @@ fit_rvm <- function(x, xs, y, kernel, kernels, bias, scaling, centres, in_fit, b
             class = c("sb_rvm_multiclass", "sparsebayes"))
 }
 
+# Weights as relative precisions (a single wavelet dictionary with shared
+# gaussian noise): the noise variance of row i is lambda / weights[i] with
+# lambda learned, so that weights c * w give the fit of w, with lambda c
+# times as large, as lm() does. The solver sees the weights divided by
+# their mean over the rows of positive weight (NULL when they are all
+# equal: the unweighted fit, on the O(N) path); `unit` is that mean. Not
+# replicated rows: the coefficients kept are learned, and copies would
+# lower the threshold of every one of them (an orthonormal column is kept
+# when its squared coefficient exceeds lambda / c for c copies).
+precision_weights <- function(weights) {
+  if (is.null(weights)) return(NULL)
+  unit <- mean(weights[weights > 0])
+  w <- weights / unit
+  list(weights = if (all(abs(w - 1) <= 1e-12)) NULL else w, unit = unit)
+}
+
+# fit(weights, control) with weights as relative precisions (`pw`, from
+# precision_weights()): the solver's weights and any fixed noise variance
+# in units of the mean weight; the noise (of a row of weight 1) back in the
+# caller's, and the evidence that of the data with variances lambda /
+# weights[i] (the replicated rows' term for the normalised weights
+# removed: it vanishes with equal weights).
+fit_precision_weights <- function(pw, control, fit) {
+  if (!is.null(control$noise_variance) && control$noise_variance > 0)
+    control$noise_variance <- control$noise_variance / pw$unit
+  res <- fit(pw$weights, control)
+  res$lambda <- res$lambda * pw$unit
+  res$trace$noise <- res$trace$noise * pw$unit
+  if (!is.null(res$path) && length(res$path$iteration)) res$path$lambda <- res$path$lambda * pw$unit
+  if (!is.null(pw$weights)) {
+    w <- pw$weights[pw$weights > 0]
+    # the replicated rows' term of caller_units() for these weights
+    term <- -(sum(w) - length(w)) * log(2 * pi * res$lambda / pw$unit) / 2 - sum(log(w)) / 2
+    res$log_ml <- res$log_ml - term
+    if (!is.null(res$log_posterior)) res$log_posterior <- res$log_posterior - term
+    res$trace$logLik <- res$trace$logLik + sum(log(w)) / 2 +
+      (sum(w) - length(w)) * log(2 * pi * res$trace$noise / pw$unit) / 2
+  }
+  res
+}
+
 # The prior of a fit on the O(N) wavelet path: NULL for a single constant
 # (elsewhere, or "none", "AIC", "BIC", "RIC", a number), else list(smoothness
 # = one constant per level (the scaling coefficient, then the detail levels
@@ -425,7 +499,8 @@ wavelet_level_prior <- function(prior, n, shortcut) {
   if (is.character(prior) && length(prior) == 1L && prior %in% c("auto", "adaptive")) {
     if (!shortcut && prior == "adaptive")
       stop_arg("prior", "\"adaptive\" learns one constant per resolution level of a wavelet basis; it needs a ",
-               "single kernel_wavelet() dictionary, method = \"fast\", noise = \"shared\" and no weights.")
+               "single kernel_wavelet() dictionary, method = \"fast\", noise = \"shared\" and no weights or equal ",
+               "weights (unequal weights: give \"BIC\", the default there, or another single constant).")
     if (!shortcut) return(NULL)
     return(list(smoothness = rep(log(n), levels), learn = TRUE, label = "adaptive"))
   }
