@@ -181,12 +181,26 @@ kernel_cauchy <- function(width = NULL, variance = 1) new_kernel("cauchy", width
 #' @rdname kernels
 #' @export
 kernel_polynomial <- function(degree = 2, offset = 1, variance = 1) {
+  check_not_width_rule(degree, "polynomial", "degree")
   new_kernel("polynomial", NULL, variance, degree, offset)
 }
 
 #' @rdname kernels
 #' @export
-kernel_linear <- function(variance = 1) new_kernel("linear", NULL, variance)
+kernel_linear <- function(variance = 1) {
+  check_not_width_rule(variance, "linear", "variance")
+  new_kernel("linear", NULL, variance)
+}
+
+# A width rule ("evidence", "learn", "median") given as the first argument
+# of a kernel without a width is refused as such, not as a bad number.
+check_not_width_rule <- function(value, type, arg) {
+  if (!is.character(value) || length(value) != 1L || !value %in% width_rules) return(invisible())
+  stop_arg(arg, sprintf(paste0(
+    "is \"%s\", a rule that chooses a kernel width, but the %s kernel has no width to choose (its first ",
+    "argument is its %s). Use kernel_%s() without it, or a kernel with a width, e.g. kernel_gaussian(\"%s\")."),
+    value, type, arg, type, value))
+}
 
 #' @rdname kernels
 #' @export
