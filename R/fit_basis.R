@@ -13,7 +13,11 @@
 # between copies of a row), Phi itself by default.
 fit_basis <- function(Phi, y, family, method, noise = "shared", smoothness = 0, objective = "auto",
                       control, weights = NULL, offset = NULL, wavelet = NULL, rows = Phi) {
-  if (!is.null(wavelet)) return(fit_wavelet_path(y, offset, control, smoothness, wavelet))
+  if (!is.null(wavelet)) {  # no weights, or equal ones: the fit of none, each row of weight `unit`
+    res <- fit_wavelet_path(y, offset, control, smoothness, wavelet)
+    if (!is.null(weights)) res$standard_units$unit <- weights[1L]
+    return(res)
+  }
   gaussian <- family$family == "gaussian"
   n <- length(y)
   if (gaussian && noise == "shared" && is.null(control$noise_variance)) check_replicated_weights(weights)

@@ -55,7 +55,11 @@
 #'   difference in column k by `r_k`: `kernel_gaussian(c(r1, r2))` is
 #'   `exp(-(dx1 / r1)^2 - (dx2 / r2)^2)`, and equal widths give the
 #'   one-width kernel. The linear spline is a product over inputs, each with
-#'   its width.
+#'   its width. Named widths are matched to the input columns by name
+#'   (`kernel_gaussian(c(x2 = 5, x1 = 0.2))` gives `x1` the width 0.2 in
+#'   any order; columns without names are `x1`, `x2`, ... as in
+#'   [input_relevance()]); names that are not one per column are refused.
+#'   Unnamed widths are used in column order.
 #'
 #'   `"learn"`: one width per input learned from the data when [rvm()] or
 #'   [sparse_gp()] fits (gaussian, laplace and cauchy kernels). The widths,
@@ -177,12 +181,26 @@ kernel_cauchy <- function(width = NULL, variance = 1) new_kernel("cauchy", width
 #' @rdname kernels
 #' @export
 kernel_polynomial <- function(degree = 2, offset = 1, variance = 1) {
+  check_not_width_rule(degree, "polynomial", "degree")
   new_kernel("polynomial", NULL, variance, degree, offset)
 }
 
 #' @rdname kernels
 #' @export
-kernel_linear <- function(variance = 1) new_kernel("linear", NULL, variance)
+kernel_linear <- function(variance = 1) {
+  check_not_width_rule(variance, "linear", "variance")
+  new_kernel("linear", NULL, variance)
+}
+
+# A width rule ("evidence", "learn", "median") given as the first argument
+# of a kernel without a width is refused as such, not as a bad number.
+check_not_width_rule <- function(value, type, arg) {
+  if (!is.character(value) || length(value) != 1L || !value %in% width_rules) return(invisible())
+  stop_arg(arg, sprintf(paste0(
+    "is \"%s\", a rule that chooses a kernel width, but the %s kernel has no width to choose (its first ",
+    "argument is its %s). Use kernel_%s() without it, or a kernel with a width, e.g. kernel_gaussian(\"%s\")."),
+    value, type, arg, type, value))
+}
 
 #' @rdname kernels
 #' @export
@@ -253,6 +271,7 @@ default_width <- function(x) {
 resolve_kernel <- function(kernel, x) {
   if (kernel_has_width(kernel)) {
     if (is.null(kernel$width) || identical(kernel$width, "median")) kernel$width <- default_width(x)
+    if (is.numeric(kernel$width) && !is.null(names(kernel$width))) kernel$width <- match_width_names(kernel$width, x)
     if (is.numeric(kernel$width) && length(kernel$width) > 1L && length(kernel$width) != ncol(x))
       stop_arg("kernel", sprintf("has %d widths but the kernel sees %d input columns (give one width, or one per column%s).",
                                  length(kernel$width), ncol(x),
@@ -263,6 +282,28 @@ resolve_kernel <- function(kernel, x) {
   kernel$width_rule <- NULL
   kernel$learned <- NULL
   kernel
+}
+
+# Named widths in the order of the input columns, matched by name (the
+# columns' names, or x1, x2, ... as input_relevance() names unnamed
+# columns); names that are not those of the columns are refused.
+match_width_names <- function(width, x) {
+  inputs <- colnames(x) %||% paste0("x", seq_len(ncol(x)))
+  given <- names(width)
+  listed <- function(v) paste0("`", v, "`", collapse = ", ")
+  if (anyNA(given) || !all(nzchar(given)))
+    stop_arg("kernel", "has widths with names and widths without; name every width by its input column, or none ",
+             "(unnamed widths are used in column order).")
+  if (anyDuplicated(given)) stop_arg("kernel", sprintf("names the width of %s twice.", listed(unique(given[duplicated(given)]))))
+  unknown <- setdiff(given, inputs)
+  missing <- setdiff(inputs, given)
+  if (length(unknown) || length(missing))
+    stop_arg("kernel", sprintf("has widths named %s, but the kernel sees the input columns %s%s%s. Name one width per column, ",
+                               listed(given), listed(inputs),
+                               if (length(unknown)) sprintf("; no column is named %s", listed(unknown)) else "",
+                               if (length(missing)) sprintf("; no width is given for %s", listed(missing)) else ""),
+             "or give them unnamed in column order.")
+  width[inputs]
 }
 
 #' Evaluate a kernel between two sets of points

@@ -41,7 +41,10 @@
 #'   the constants learned from the data, a beta-binomial prior on the
 #'   number of coefficients kept in each level, with the fit averaged over
 #'   which coefficients are included (see [kernel_wavelet()]). The default
-#'   `"auto"` is `"adaptive"` for such a wavelet fit and `"none"` otherwise.
+#'   `"auto"` is `"adaptive"` for such a wavelet fit, `"BIC"` for a single
+#'   wavelet dictionary fitted without the O(N) path (unequal `weights`,
+#'   `orthonormal_shortcut = FALSE`; with another solver than `"fast"` or
+#'   per-sample noise, `"none"`), and `"none"` otherwise.
 #' @param method The solver: `"fast"` (sequential, Tipping and Faul 2003),
 #'   or one of the batch solvers that [ard()] uses, `"mackay"` (all-at-once
 #'   re-estimation, Tipping 2001; O(n^3) per iteration), `"em"`, `"irls2"`,
@@ -122,7 +125,10 @@
 #'   `Inf`; per-sample and Student-t noise take the weights as given
 #'   precisions). At least two rows of positive weight are needed to
 #'   estimate a shared noise. Stored as
-#'   `prior.weights`. Binomial and poisson fits weight each observation's
+#'   `prior.weights`. A single [kernel_wavelet()] dictionary takes equal
+#'   weights on its O(N) path, with its prior; unequal ones are fitted on
+#'   the dense basis, which needs a power of two of rows. Binomial and
+#'   poisson fits weight each observation's
 #'   log-likelihood (an integer weight counts it that many times). Gaussian
 #'   fits run in standard units (the response
 #'   centred when the design has a constant column, and scaled), so `logLik`
@@ -309,15 +315,30 @@ rvm_problem <- function(x, y, kernel, bias, scale, family, prior, method, noise,
   n <- if (is.null(basis)) nrow(x) else nrow(Phi)
   y <- encode_response(y, n, family)
   wo <- check_weights_offset(weights, offset, n)
+  # Equal weights are no weights with shared noise (relative_weights()): a
+  # single wavelet dictionary keeps its O(N) path with them.
+  single_wavelet <- is.null(basis) && length(kernels) == 1L && is_wavelet(kernel)
+  equal_weights <- is.null(wo$weights) || noise == "shared" && gaussian && all(wo$weights == wo$weights[1L])
   # The O(N) path on a single orthonormal wavelet basis (an equally weighted
   # grid, the fast solver, shared noise): no basis matrix is formed.
-  shortcut <- is.null(basis) && length(kernels) == 1L && is_wavelet(kernel) && control$orthonormal_shortcut &&
-    gaussian && method == "fast" && noise == "shared" && is.null(wo$weights)
-  if (is.null(basis) && length(kernels) == 1L && isTRUE(kernel$translation_invariant) && !shortcut)
+  shortcut <- single_wavelet && control$orthonormal_shortcut && gaussian && method == "fast" && noise == "shared" &&
+    equal_weights
+  if (single_wavelet && isTRUE(kernel$translation_invariant) && !shortcut)
     stop_arg("kernel", "is translation invariant, which needs the O(N) wavelet path: a single wavelet dictionary, ",
-             "method = \"fast\", noise = \"shared\" and no weights.")
+             "method = \"fast\", noise = \"shared\" and no weights or equal weights.")
+  if (single_wavelet && !equal_weights && bitwAnd(n, n - 1L) != 0L)
+    stop_arg("weights", sprintf(paste0(
+      "are not all equal: a wavelet fit with unequal weights runs on the dense basis, without the O(N) path's ",
+      "padding, and needs a power of two of rows (%d here). Give equal weights (or none), or %d or %d points."),
+      n, padded_size(n) %/% 2L, padded_size(n)))
   level_prior <- wavelet_level_prior(prior, n, shortcut)
-  if (is.null(level_prior) && identical(prior, "auto")) prior <- "none"
+  # "auto": "adaptive" on the O(N) wavelet path; a single wavelet dictionary
+  # fitted without it (unequal weights, orthonormal_shortcut = FALSE) keeps a
+  # smoothness prior, "BIC" (Schmolck and Everson's default for such
+  # dictionaries; without a prior the fit interpolates); "none" elsewhere.
+  if (is.null(level_prior) && identical(prior, "auto"))
+    prior <- if (single_wavelet && gaussian && noise == "shared" && method_supports(method, "smoothness")) "BIC"
+             else "none"
   smoothness <- if (is.null(level_prior)) smoothness_constant(prior, n, choices = c("auto", "none", "AIC", "BIC", "RIC",
                                                                                    "adaptive"))
                 else level_prior$smoothness
@@ -435,7 +456,8 @@ wavelet_level_prior <- function(prior, n, shortcut) {
   if (is.character(prior) && length(prior) == 1L && prior %in% c("auto", "adaptive")) {
     if (!shortcut && prior == "adaptive")
       stop_arg("prior", "\"adaptive\" learns one constant per resolution level of a wavelet basis; it needs a ",
-               "single kernel_wavelet() dictionary, method = \"fast\", noise = \"shared\" and no weights.")
+               "single kernel_wavelet() dictionary, method = \"fast\", noise = \"shared\" and no weights or equal ",
+               "weights (unequal weights: give \"BIC\", the default there, or another single constant).")
     if (!shortcut) return(NULL)
     return(list(smoothness = rep(log(n), levels), learn = TRUE, label = "adaptive"))
   }

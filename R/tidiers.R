@@ -31,7 +31,8 @@ generics::augment
 #' @param what For `tidy`: `"weights"` (the default for [rvm()] and
 #'   [ard()] fits; `"hyperparameters"` for [sparse_gp()]) or `"inputs"`,
 #'   the width and relevance of each input of a kernel with one width per
-#'   input, as [input_relevance()] gives them.
+#'   input (shared by the classes of a multiclass fit), as
+#'   [input_relevance()] gives them.
 #' @param data For `augment`: a data frame to add the columns to, with one
 #'   row per row of the data the model was fitted on (rows that `na.omit`
 #'   removed may be included: they are dropped; rows that `na.exclude` set
@@ -174,8 +175,9 @@ relevance_of_terms <- function(x) {
 
 #' @rdname tidy.sb_rvm
 #' @export
-tidy.sb_rvm_multiclass <- function(x, conf.int = FALSE, conf.level = 0.95, ...) {
-  check_dots_empty(...)
+tidy.sb_rvm_multiclass <- function(x, conf.int = FALSE, conf.level = 0.95, what = c("weights", "inputs"), ...) {
+  # the classes share one kernel: one row per input, as input_relevance() gives them
+  if (tidy_what(match_arg(what), conf.int, conf.level, ...) == "inputs") return(input_relevance(x))
   parts <- lapply(names(x$models), function(k) {
     t <- tidy(x$models[[k]], conf.int = conf.int, conf.level = conf.level)
     cbind(data.frame(class = rep(k, nrow(t)), stringsAsFactors = FALSE), t)

@@ -88,3 +88,47 @@ test_that("the documented conversions to kernlab's and rff_features' parameters 
   Zwrong <- rff_features(x, D = 20000, lengthscale = r, seed = 1)
   expect_gt(max(abs(tcrossprod(Zwrong) - kernel_matrix(kernel_gaussian(r), x))), 0.1)
 })
+
+test_that("named widths are matched to the input columns by name, or refused (issue 43, item 5)", {
+  set.seed(1)
+  X <- matrix(runif(450, -3, 3), 150)
+  y <- sin(2 * X[, 1]) + 0.3 * X[, 2]^2 + rnorm(150, sd = 0.1)
+  Xn <- cbind(x1 = X[, 1], x2 = X[, 2])
+  named <- kernel_gaussian(c(x2 = 5, x1 = 0.2))
+  by_position <- kernel_gaussian(c(0.2, 5))
+  # rvm(), matrix and formula interfaces: the fit of the widths in column order
+  a <- rvm(Xn, y, kernel = named, scale = FALSE)
+  b <- rvm(Xn, y, kernel = by_position, scale = FALSE)
+  expect_identical(a$kernel$width, c(x1 = 0.2, x2 = 5))
+  expect_equal(fitted(a), fitted(b), tolerance = 1e-12)
+  expect_identical(input_relevance(a)$input, c("x1", "x2"))
+  expect_equal(input_relevance(a)$width, c(0.2, 5))
+  d <- data.frame(Xn, y = y)
+  fa <- rvm(y ~ x1 + x2, data = d, kernel = named, scale = FALSE)
+  expect_identical(fa$kernel$width, c(x1 = 0.2, x2 = 5))
+  expect_equal(unname(fitted(fa)), unname(fitted(b)), tolerance = 1e-12)
+  # sparse_gp(), matrix and formula interfaces
+  g <- sparse_gp(Xn, y, kernel = named, optimize = "none", scale = FALSE, inducing = 20, seed = 1)
+  h <- sparse_gp(Xn, y, kernel = by_position, optimize = "none", scale = FALSE, inducing = 20, seed = 1)
+  expect_equal(g$kernel$width, c(x1 = 0.2, x2 = 5), tolerance = 1e-12)
+  expect_equal(fitted(g), fitted(h), tolerance = 1e-12)
+  gf <- sparse_gp(y ~ x1 + x2, data = d, kernel = named, optimize = "none", scale = FALSE, inducing = 20, seed = 1)
+  expect_equal(gf$kernel$width, c(x1 = 0.2, x2 = 5), tolerance = 1e-12)
+  expect_equal(unname(fitted(gf)), unname(fitted(h)), tolerance = 1e-12)
+  # unnamed columns are x1, x2, ... as input_relevance() names them
+  expect_identical(rvm(X[, 1:2], y, kernel = named, scale = FALSE)$kernel$width, c(x1 = 0.2, x2 = 5))
+  expect_equal(kernel_matrix(named, Xn[1:5, ], Xn[6:9, ]), kernel_matrix(by_position, Xn[1:5, ], Xn[6:9, ]))
+  # unnamed widths keep working by position
+  expect_identical(b$kernel$width, c(0.2, 5))
+  # names that are not one per column are refused, for both models
+  expect_error(rvm(Xn, y, kernel = kernel_gaussian(c(x2 = 5, x3 = 0.2))),
+               "widths named `x2`, `x3`, but the kernel sees the input columns `x1`, `x2`; no column is named `x3`; no width is given for `x1`")
+  expect_error(sparse_gp(Xn, y, kernel = kernel_gaussian(c(x2 = 5, z = 0.2)), inducing = 10),
+               "no column is named `z`")
+  expect_error(rvm(y ~ x1 + x2, data = d, kernel = kernel_gaussian(c(x2 = 5))), "no width is given for `x1`")
+  expect_error(sparse_gp(y ~ x1, data = d, kernel = kernel_gaussian(c(x2 = 5, x1 = 1)), inducing = 10),
+               "no column is named `x2`")
+  expect_error(rvm(Xn, y, kernel = kernel_gaussian(c(x2 = 5, x2 = 1))), "names the width of `x2` twice")
+  expect_error(rvm(Xn, y, kernel = kernel_gaussian(stats::setNames(c(1, 2), c("x1", "")))),
+               "names and widths without")
+})

@@ -27,6 +27,18 @@ test_that("rvm() rejects bad data with a message naming the argument", {
   expect_error(rvm(~ x, data = d), "`formula` has no response")
 })
 
+test_that("a width rule for a kernel without a width says so (issue 43, item 8)", {
+  set.seed(1)
+  y <- rnorm(20)
+  expect_error(rvm(1:20, y, kernel = kernel_linear("evidence")),
+               "`variance` is \"evidence\", a rule that chooses a kernel width, but the linear kernel has no width to choose")
+  expect_error(kernel_linear("learn"), "the linear kernel has no width to choose")
+  expect_error(kernel_polynomial("median"), "`degree` is \"median\", .* the polynomial kernel has no width to choose")
+  # the linear kernel fits as it is; other bad values keep their message
+  expect_s3_class(rvm(1:20, y, kernel = kernel_linear()), "sb_rvm")
+  expect_error(kernel_linear("big"), "`variance` must be a single finite number")
+})
+
 test_that("rvm_control() checks every setting", {
   expect_error(rvm_control(max_iterations = 1.5), "max_iterations.*whole number")
   expect_error(rvm_control(time_limit = 0), "time_limit.*> 0")

@@ -89,6 +89,18 @@ test_that("tidy of a multiclass fit stacks the class models with a class column"
   expect_identical(rownames(t), as.character(seq_len(nrow(t))))
 })
 
+test_that("tidy(what = \"inputs\") of a multiclass fit is input_relevance() (issue 43, item 8)", {
+  fit <- rvm(Species ~ ., iris, kernel = kernel_gaussian("learn"))
+  t <- tidy(fit, what = "inputs")
+  expect_identical(t, input_relevance(fit))
+  expect_setequal(t$input, names(iris)[1:4])
+  expect_identical(generics::tidy(fit, what = "inputs"), t)
+  # the weights, as before; bad arguments are still refused
+  expect_identical(tidy(fit), tidy(fit, what = "weights"))
+  expect_error(tidy(fit, what = "inputs", colour = 1), "unknown argument")
+  expect_error(tidy(fit, what = "nope"), "`what` must be one of")
+})
+
 test_that("tidy of a sparse GP lists its hyperparameters and refuses intervals", {
   t <- tidy(gp_fitc)
   expect_named(t, c("term", "estimate", "estimated"))

@@ -181,3 +181,82 @@ test_that("any number of points: the O(N) path reflects the data to the next pow
   expect_length(fitted(wavelet_fit(tiny, translation_invariant = TRUE)), 3)
   expect_error(rvm(1:2, c(1, 2), kernel = "haar"), "at least 3 observations")
 })
+
+test_that("equal weights on a wavelet fit are no weights: the same prior and fit (issue 43, item 2)", {
+  set.seed(1)
+  x <- seq(0, 1, length.out = 256)
+  f <- (x > 0.37) + sin(6 * x)
+  y <- f + rnorm(256, sd = 0.2)
+  a <- rvm(x, y, kernel = kernel_wavelet("haar"))
+  b <- rvm(x, y, kernel = kernel_wavelet("haar"), weights = rep(1, 256))
+  expect_identical(c(a$prior, b$prior), c("adaptive", "adaptive"))
+  expect_lt(mean((fitted(b) - f)^2), 0.012)  # 0.008; without a prior it interpolated (0.036)
+  expect_equal(fitted(b), fitted(a), tolerance = 1e-12)
+  expect_equal(b$lambda, a$lambda, tolerance = 1e-12)
+  expect_equal(as.numeric(logLik(b)), as.numeric(logLik(a)), tolerance = 1e-12)
+  # constant weights c: the fit of no weights, noise included (lambda is the
+  # noise of a row of average weight: relative_weights())
+  for (c_w in c(3, 0.5)) {
+    cw <- rvm(x, y, kernel = kernel_wavelet("haar"), weights = rep(c_w, 256))
+    info <- sprintf("weights %g", c_w)
+    expect_identical(cw$prior, "adaptive", info = info)
+    expect_identical(cw$relevant, a$relevant, info = info)
+    expect_equal(coef(cw), coef(a), tolerance = 1e-12, info = info)
+    expect_equal(cw$alpha, a$alpha, tolerance = 1e-12, info = info)
+    expect_equal(fitted(cw), fitted(a), tolerance = 1e-12, info = info)
+    expect_equal(cw$lambda, a$lambda, tolerance = 1e-12, info = info)
+    expect_equal(cw$weight_unit, c_w, info = info)
+    expect_equal(as.numeric(logLik(cw)), as.numeric(logLik(a)), tolerance = 1e-10, info = info)
+    expect_equal(hatvalues(cw), hatvalues(a), tolerance = 1e-10, info = info)
+    expect_equal(cw$prior.weights, rep(c_w, 256), info = info)
+  }
+  # a given noise variance is that of a row of average weight
+  fixed <- rvm(x, y, kernel = kernel_wavelet("haar"), weights = rep(2, 256), control = rvm_control(noise_variance = 0.03))
+  ref <- rvm(x, y, kernel = kernel_wavelet("haar"), control = rvm_control(noise_variance = 0.03))
+  expect_equal(fixed$lambda, 0.03)
+  expect_equal(fitted(fixed), fitted(ref), tolerance = 1e-12)
+  # translation invariance (the O(N) path only) takes equal weights
+  ti <- rvm(x, y, kernel = kernel_wavelet("haar", translation_invariant = TRUE), weights = rep(2, 256))
+  expect_equal(fitted(ti), fitted(rvm(x, y, kernel = kernel_wavelet("haar", translation_invariant = TRUE))),
+               tolerance = 1e-12)
+})
+
+test_that("unequal weights on a wavelet fit keep a smoothness prior; what cannot be fitted is refused", {
+  set.seed(1)
+  x <- seq(0, 1, length.out = 256)
+  f <- (x > 0.37) + sin(6 * x)
+  y <- f + rnorm(256, sd = 0.2)
+  set.seed(2)
+  w <- runif(256, 0.5, 2)
+  fit <- rvm(x, y, kernel = kernel_wavelet("haar"), weights = w)
+  expect_identical(fit$prior, "BIC")  # not "none": that fit interpolated
+  expect_equal(fit$smoothness, log(256) / 2)
+  expect_lt(length(fit$relevant), 40)
+  expect_lt(mean((fitted(fit) - f)^2), 0.02)
+  bic <- rvm(x, y, kernel = kernel_wavelet("haar"), prior = "BIC")
+  expect_lt(mean((fitted(fit) - f)^2), 1.5 * mean((fitted(bic) - f)^2))
+  # weights are relative precisions: scaling them changes nothing
+  fit3 <- rvm(x, y, kernel = kernel_wavelet("haar"), weights = 3 * w)
+  expect_equal(fitted(fit3), fitted(fit), tolerance = 1e-10)
+  expect_equal(fit3$lambda, fit$lambda, tolerance = 1e-10)
+  expect_equal(as.numeric(logLik(fit3)), as.numeric(logLik(fit)), tolerance = 1e-8)
+  expect_equal(hatvalues(fit3), hatvalues(fit), tolerance = 1e-8)
+  # weights near 1 give nearly the unweighted fit (the dense path and the O(N)
+  # one stop at different tolerances)
+  near <- rvm(x, y, kernel = kernel_wavelet("haar"), weights = 1 + 1e-6 * w, prior = "BIC")
+  expect_equal(fitted(near), fitted(bic), tolerance = 1e-3)
+  expect_equal(as.numeric(logLik(near)), as.numeric(logLik(bic)), tolerance = 1e-3)
+  # a row of weight 0 is left out
+  w0 <- replace(rep(1, 256), 100, 0)
+  zero <- rvm(x, replace(y, 100, 50), kernel = kernel_wavelet("haar"), weights = w0)
+  expect_identical(zero$prior, "BIC")
+  expect_lt(mean((fitted(zero)[-100] - f[-100])^2), 0.02)
+  # refused, with what to do instead
+  expect_error(rvm(x, y, kernel = kernel_wavelet("haar"), weights = w, prior = "adaptive"),
+               "no weights or equal weights \\(unequal weights: give \"BIC\"")
+  expect_error(rvm(x, y, kernel = kernel_wavelet("haar", translation_invariant = TRUE), weights = w),
+               "translation invariant, .* no weights or equal weights")
+  expect_error(rvm(x[1:200], y[1:200], kernel = kernel_wavelet("haar"), weights = w[1:200]),
+               "`weights` are not all equal: .* power of two of rows \\(200 here\\)")
+  expect_s3_class(rvm(x[1:200], y[1:200], kernel = kernel_wavelet("haar"), weights = rep(2, 200)), "sb_rvm")
+})
