@@ -186,18 +186,6 @@ ard.default <- function(x, y, intercept = TRUE, scale = TRUE, noise = c("shared"
   wo <- check_weights_offset(weights, offset, nrow(x))
   n_rows <- if (is.null(wo$weights)) nrow(x) else sum(wo$weights > 0)
   n_features <- sum(colnames(x) != "(Intercept)")
-  prior <- resolve_ard_prior(prior, n_features, n_rows, noise, if (method_given) method)
-  smoothness <- smoothness_constant(prior, n_rows, n_features, c("auto", "none", "RIC", "BIC", "AIC"))
-  if (smoothness > 0) {
-    if (method_given && !method_supports(method, "smoothness"))
-      stop_arg("prior", "needs method = ", methods_supporting("smoothness"), ".")
-    if (noise != "shared") stop_arg("prior", "needs noise = \"shared\".")
-    if (!method_given) method <- "fast"
-  }
-  control <- solver_control(control, method, "ard_control")
-  control$outlier_class <- control$outlier_class %||% TRUE
-  check_noise_control(control, noise, method)
-  if (smoothness > 0) control$noise_update_start <- 0L  # hold the starting noise for the first steps
   if (intercept && "(Intercept)" %in% colnames(x))
     stop_arg("x", "already has an \"(Intercept)\" column; use intercept = FALSE.")
   check_fit_memory(nrow(x), ncol(x) + intercept, method, noise)  # xs below is the basis
@@ -208,6 +196,25 @@ ard.default <- function(x, y, intercept = TRUE, scale = TRUE, noise = c("shared"
   if (intercept && !is.null(scaling))
     scaling <- list(center = c(`(Intercept)` = 0, scaling$center), scale = c(`(Intercept)` = 1, scaling$scale))
   xs <- scaled_design(x, scaling, intercept)
+  prior_choice <- NULL
+  if (auto_prior_applies(prior, noise, if (method_given) method, control)) {
+    prior_choice <- choose_ard_prior(xs, y, wo, n_features, control)
+    prior <- if (prior_choice$smoothness > 0) "auto" else "none"
+  } else if (identical(prior, "auto")) {
+    prior <- "none"
+  }
+  smoothness <- prior_choice$smoothness %||%
+    smoothness_constant(prior, n_rows, n_features, c("auto", "none", "RIC", "BIC", "AIC"))
+  if (smoothness > 0) {
+    if (method_given && !method_supports(method, "smoothness"))
+      stop_arg("prior", "needs method = ", methods_supporting("smoothness"), ".")
+    if (noise != "shared") stop_arg("prior", "needs noise = \"shared\".")
+    if (!method_given) method <- "fast"
+  }
+  control <- solver_control(control, method, "ard_control")
+  control$outlier_class <- control$outlier_class %||% TRUE
+  check_noise_control(control, noise, method)
+  if (smoothness > 0) control$noise_update_start <- 0L  # hold the starting noise for the first steps
   res <- fit_basis(xs, y, stats::gaussian(), method, noise, smoothness,
                    objective = if (method == "gradient") objective else "auto",
                    control = control, weights = wo$weights, offset = wo$offset)
@@ -215,6 +222,7 @@ ard.default <- function(x, y, intercept = TRUE, scale = TRUE, noise = c("shared"
            model_fields(res, y, colnames(xs), stats::gaussian(), method, noise, control))
   fit$prior <- prior
   fit$smoothness <- smoothness
+  fit$prior_choice <- prior_choice
   fit$objective <- if (method == "gradient") objective else NA_character_
   fit$x <- xs
   fit$scaling <- scaling
@@ -226,11 +234,75 @@ ard.default <- function(x, y, intercept = TRUE, scale = TRUE, noise = c("shared"
   fit
 }
 
-# "auto": RIC when the features are at least as many as the rows (and the
-# noise is shared, the solver free to be the fast one), else none.
-resolve_ard_prior <- function(prior, d, n, noise, method = NULL) {
-  if (!identical(prior, "auto")) return(prior)
-  if (d >= n && noise == "shared" && (is.null(method) || method_supports(method, "smoothness"))) "RIC" else "none"
+# prior = "auto" chooses a price when the noise is shared, the solver free
+# to be the fast one (or given as one that takes a prior) and the
+# precisions learned (not held by `fixed_alpha`, nor the batch solvers'
+# settings asked for).
+auto_prior_applies <- function(prior, noise, method = NULL, control = NULL) {
+  identical(prior, "auto") && noise == "shared" && (is.null(method) || method_supports(method, "smoothness")) &&
+    (is.null(control) || is.list(control)) && is.null(control$fixed_alpha) && !isTRUE(control$studentized) && !identical(control$schedule, "paper")
+}
+
+# prior = "auto": the price c per effective parameter, continuous in d/n.
+# c is the log prior odds against a feature, log((d - k + 1) / (k + 1)) with
+# k the features a fit at the current c keeps (empirical Bayes, George and
+# Foster 2000: RIC's log(d) when one feature is kept, 0 when half are),
+# iterated from c = log(d) until k repeats, times the share min(1, d / n):
+# the flat prior's false features cost noise and interval coverage in
+# proportion to d / n. The price is at least min(1, d / n)^4 log(d), so that
+# it reaches RIC's log(d) at d = n (and is RIC beyond, without a fit) while
+# staying below 0.06 log(d) at d / n <= 0.5. The choice is learned on the distinct rows: exact
+# duplicates of (x, y, offset) are pooled, their weights summed, and the
+# weights taken as relative precisions (scaled to mean 1), so that copies,
+# replicating weights and constant weights choose the same c.
+choose_ard_prior <- function(xs, y, wo, d, control, max_fits = 6L) {
+  rows <- distinct_rows(xs, y, wo$weights, wo$offset)
+  n <- length(rows$y)
+  share <- min(1, d / n)
+  floor <- share^4 * log(max(d, 1))
+  price <- function(k) min(log(max(d, 1)), max(floor, share * max(0, log((d - k + 1) / (k + 1)))))
+  ctl <- solver_control(control, "fast", "ard_control")
+  ctl$noise_update_start <- 0L
+  candidate <- colnames(xs) != "(Intercept)"
+  c_value <- price(0)
+  path <- data.frame(smoothness = numeric(0), kept = integer(0))
+  for (i in seq_len(max_fits)) {
+    if (c_value <= 0) break
+    res <- fit_basis(rows$x, rows$y, stats::gaussian(), "fast", "shared", c_value, control = ctl,
+                     weights = rows$weights, offset = rows$offset)
+    k <- sum(candidate[as.integer(res$relevant)])
+    path[nrow(path) + 1L, ] <- list(c_value, k)
+    if (nrow(path) > 1L && k == path$kept[nrow(path) - 1L]) break
+    next_value <- price(k)
+    if (abs(next_value - c_value) < 1e-8) break
+    c_value <- next_value
+  }
+  list(smoothness = c_value, share = share, n_distinct = n, d = d,
+       kept = if (nrow(path)) path$kept[nrow(path)] else NA_integer_, path = path)
+}
+
+# The distinct rows of (design, response, offset) among rows of positive
+# weight: weights of duplicates summed and scaled to mean 1 (NULL when all
+# equal).
+distinct_rows <- function(xs, y, weights = NULL, offset = NULL) {
+  keep <- if (is.null(weights)) rep(TRUE, length(y)) else weights > 0
+  key <- cbind(xs, y, offset)[keep, , drop = FALSE]
+  w <- if (is.null(weights)) rep(1, sum(keep)) else weights[keep]
+  # a numeric fingerprint of each row finds the candidates; only rows whose
+  # fingerprints tie are compared in full
+  fingerprint <- drop(key %*% sin(1.618 * seq_len(ncol(key))))
+  group <- match(fingerprint, fingerprint)
+  tied <- group %in% group[duplicated(group)]
+  if (any(tied)) {
+    text <- do.call(paste, c(as.data.frame(key[tied, , drop = FALSE]), sep = "\r"))
+    group[tied] <- which(tied)[match(text, text)]
+  }
+  first <- which(!duplicated(group))
+  pooled <- as.numeric(rowsum(w, group, reorder = FALSE))
+  pooled <- pooled / mean(pooled)
+  idx <- which(keep)[first]
+  list(x = xs[idx, , drop = FALSE], y = y[idx], offset = if (!is.null(offset)) offset[idx],
+       weights = if (max(abs(pooled - 1)) > 1e-12) pooled)
 }
 
 # Effective parameters (and, with per-sample noise, samples set aside as
