@@ -65,13 +65,25 @@
 #'   (`c = log(d)`, d the number of feature columns: the risk inflation
 #'   criterion, the price of searching d candidates), `"BIC"`
 #'   (`c = log(n) / 2`), `"AIC"` (`c = 1`) or a number `c >= 0`; or
-#'   `"auto"` (the default): `"RIC"` when the features are at least as many
-#'   as the rows (d >= n) and the noise is shared, `"none"` otherwise. With
-#'   a flat prior and d >= n the evidence is largest for a fit that
-#'   interpolates the data (dozens of false features, a noise variance near
-#'   zero, 95% intervals that cover a few per cent of new responses); the
-#'   price of `log(d)` per feature keeps the features the data support (see
-#'   the "Selecting features" section of the robust-ARD vignette). A prior
+#'   `"auto"` (the default), a price that grows continuously with d/n.
+#'   With a flat prior the evidence keeps about a third of the irrelevant
+#'   features, which fit noise: at d/n near 1 the noise variance falls to a
+#'   third and 95% intervals cover 60-75% of new responses, and at d >= n
+#'   the fit interpolates. `"auto"` takes
+#'   `c = max(s log((d - k + 1) / (k + 1)), s^2 log(d))` with
+#'   `s = min(1, d/n)^2`, where `log((d - k + 1) / (k + 1))` is the log
+#'   prior odds against a feature when a fit at that price keeps k of the
+#'   d (empirical Bayes, George and Foster 2000: `log(d)` when one is kept,
+#'   0 when half are, so a dense signal is not priced), iterated until k
+#'   repeats. It is RIC's `log(d)` from d = n on, near 0 for d << n (the
+#'   flat prior's fit), and in between it keeps the features the data
+#'   support (see the "Selecting features" section of the robust-ARD
+#'   vignette). n counts the distinct rows of `(x, y, offset)` with
+#'   positive weight, and the choice is made on them with pooled weights
+#'   taken as relative precisions: duplicated rows, integer weights and
+#'   constant weights choose the same price. It applies with shared noise
+#'   and a solver that takes a prior (else `"none"`), and is recorded in
+#'   `prior_choice`. A prior
 #'   needs shared noise and the fast solver (`method = "fast"`, the default
 #'   then); the noise is held at its start for the first
 #'   `noise_update_frequency` iterations, so that the first features are
@@ -107,10 +119,16 @@
 #'   \item{call}{the matched call.}
 #'   \item{method, objective, prior, noise, family}{the solver, the objective
 #'     form (`NA` unless gradient), the prior as resolved (`"none"`,
-#'     `"RIC"`, ... or the number given), the noise model and
+#'     `"RIC"`, ..., the number given, or `"auto"` when that chose a price
+#'     above 0), the noise model and
 #'     [stats::gaussian()].}
 #'   \item{smoothness}{the prior's price `c` per effective parameter (0 for
 #'     none); `log_posterior` is `logLik` plus the log prior.}
+#'   \item{prior_choice}{`prior = "auto"` with a solver that takes a prior:
+#'     a list with the chosen `smoothness`, `share` (`min(1, d/n)^2`),
+#'     `n_distinct` (n), `d`, `kept` (k of the last fit, `NA` at d >= n,
+#'     where no fit is needed) and `path`, the price and features kept of
+#'     each fit; else `NULL`.}
 #'   \item{x}{the n x d design actually fitted (scaled columns when
 #'     `scale = TRUE`, with the `"(Intercept)"` column).}
 #'   \item{y}{the response.}
@@ -243,23 +261,26 @@ auto_prior_applies <- function(prior, noise, method = NULL, control = NULL) {
     (is.null(control) || is.list(control)) && is.null(control$fixed_alpha) && !isTRUE(control$studentized) && !identical(control$schedule, "paper")
 }
 
-# prior = "auto": the price c per effective parameter, continuous in d/n.
-# c is the log prior odds against a feature, log((d - k + 1) / (k + 1)) with
-# k the features a fit at the current c keeps (empirical Bayes, George and
-# Foster 2000: RIC's log(d) when one feature is kept, 0 when half are),
-# iterated from c = log(d) until k repeats, times the share min(1, d / n):
-# the flat prior's false features cost noise and interval coverage in
-# proportion to d / n. The price is at least min(1, d / n)^4 log(d), so that
-# it reaches RIC's log(d) at d = n (and is RIC beyond, without a fit) while
-# staying below 0.06 log(d) at d / n <= 0.5. The choice is learned on the distinct rows: exact
-# duplicates of (x, y, offset) are pooled, their weights summed, and the
-# weights taken as relative precisions (scaled to mean 1), so that copies,
-# replicating weights and constant weights choose the same c.
+# prior = "auto": the price c per effective parameter, continuous in d/n:
+#   c = max(s log((d - k + 1) / (k + 1)), s^2 log(d)),  s = min(1, d / n)^2,
+# k the features a fit at the current c keeps, iterated from k = 0 until k
+# repeats (at most `max_fits` fits). log((d - k + 1) / (k + 1)) is the log prior odds against
+# a feature (empirical Bayes, George and Foster 2000): RIC's log(d) when
+# one feature is kept, 0 when half are, so dense signals are not priced.
+# The share s weighs it by the harm of the flat prior, whose false features
+# cost noise and interval coverage in proportion to d / n (a power of 1
+# cost 7% in test RMSE on MASS::UScrime, d / n = 0.36; bench/ard_auto_prior.R).
+# The floor s^2 log(d) reaches RIC's log(d) at d = n, so the price is RIC
+# beyond, without a fit, and below 0.07 log(d) at d / n <= 0.5. The choice
+# is learned on the distinct rows: exact duplicates of (x, y, offset) are
+# pooled, their weights summed, and the weights taken as relative
+# precisions (scaled to mean 1), so that copies, replicating weights and
+# constant weights choose the same c.
 choose_ard_prior <- function(xs, y, wo, d, control, max_fits = 6L) {
   rows <- distinct_rows(xs, y, wo$weights, wo$offset)
   n <- length(rows$y)
-  share <- min(1, d / n)
-  floor <- share^4 * log(max(d, 1))
+  share <- min(1, d / n)^2
+  floor <- share^2 * log(max(d, 1))
   price <- function(k) min(log(max(d, 1)), max(floor, share * max(0, log((d - k + 1) / (k + 1)))))
   ctl <- solver_control(control, "fast", "ard_control")
   ctl$noise_update_start <- 0L
@@ -267,7 +288,7 @@ choose_ard_prior <- function(xs, y, wo, d, control, max_fits = 6L) {
   c_value <- price(0)
   path <- data.frame(smoothness = numeric(0), kept = integer(0))
   for (i in seq_len(max_fits)) {
-    if (c_value <= 0) break
+    if (c_value <= 0 || floor >= log(d)) break  # no price, or RIC's at d >= n
     res <- fit_basis(rows$x, rows$y, stats::gaussian(), "fast", "shared", c_value, control = ctl,
                      weights = rows$weights, offset = rows$offset)
     k <- sum(candidate[as.integer(res$relevant)])

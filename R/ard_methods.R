@@ -186,9 +186,9 @@ summary.sb_ard <- function(object, n_weights = 10L, ...) {
 
 # The line of summary() that says what prior = "auto" chose and why.
 prior_choice_line <- function(pc) {
-  sprintf(paste0("Prior (auto):       %.3g nats per effective parameter: log odds against a feature with %d of %d ",
-                 "kept, times min(1, d/n) = %.2f (%d distinct rows)\n"),
-          pc$smoothness, pc$kept, pc$d, pc$share, pc$n_distinct)
+  why <- if (is.na(pc$kept)) sprintf("RIC's log(d) at d = %d >= n = %d distinct rows", pc$d, pc$n_distinct)
+         else sprintf("%d of %d features kept, d/n = %d/%d distinct rows", pc$kept, pc$d, pc$d, pc$n_distinct)
+  sprintf("Prior (auto):       %.3g nats per effective parameter (%s)\n", pc$smoothness, why)
 }
 
 #' @rdname summary.sb_ard

@@ -1,5 +1,5 @@
-# ard(prior = "auto"), issue 43 items 6-7: the empirical-Bayes price
-# (log odds against a feature, times min(1, d/n)) against the rule it
+# ard(prior = "auto"), issue 43 items 6-7: the price
+# max(s log((d - k + 1) / (k + 1)), s^2 log(d)), s = min(1, d/n)^2, against the rule it
 # replaced ("RIC" at d >= n, else the flat prior by EM), and cv.glmnet
 # (lambda.min) when installed. Synthetic designs: 2000 test rows, 6 seeds;
 # public data: 10-fold CV. Per design: mean test RMSE, coverage of the 95%
