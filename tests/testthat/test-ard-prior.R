@@ -170,6 +170,13 @@ test_that("the auto prior counts distinct rows: copies, weights 2 and constant w
   expect_equal(a$smoothness, c1$smoothness)
   expect_identical(b$prior_choice$n_distinct, 50L)
   for (w in c(3, 0.5)) expect_equal(ard(X, y, weights = rep(w, 50))$smoothness, c1$smoothness)
+  # below d = n, where the price depends on n and on the fits: the same price again
+  X40 <- X[, 1:40]
+  p1 <- ard(X40, y)$prior_choice
+  expect_gt(p1$smoothness, 0.5)
+  for (f in list(ard(X40, y, weights = rep(2, 50)), ard(X40[rep(1:50, 2), ], rep(y, 2)),
+                 ard(X40, y, weights = rep(0.5, 50)), ard(X40[rep(1:50, 3), ], rep(y, 3), weights = rep(1 / 3, 150))))
+    expect_equal(f$prior_choice[c("smoothness", "n_distinct", "kept")], p1[c("smoothness", "n_distinct", "kept")])
   # a bootstrap resample chooses on its distinct rows
   set.seed(1)
   i <- sample(50, replace = TRUE)
