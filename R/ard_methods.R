@@ -159,8 +159,8 @@ down_weighted <- function(lambda) sum(lambda > 10 * stats::median(lambda))
 #'   retained coefficients on the data's scale ([coef.sb_ard()]) with the
 #'   largest |z| values, with their posterior sd, z value and log Bayes
 #'   factor, `n_coefficients` (the retained coefficients, listed or not), `n_candidates` (penalised weights other than the
-#'   intercept), `selected`, the weights [selected()] keeps, and `prior` and
-#'   `smoothness` as in the fit.
+#'   intercept), `selected`, the weights [selected()] keeps, and `prior`,
+#'   `smoothness` and `prior_choice` as in the fit.
 #' @examples
 #' summary(ard(accel ~ poly(times, 6), data = MASS::mcycle, noise = "sample"))
 #' @export
@@ -174,6 +174,7 @@ summary.sb_ard <- function(object, n_weights = 10L, ...) {
                  lambda_summary = if (per_sample) stats::quantile(object$lambda, c(0, 0.25, 0.5, 0.75, 1)),
                  down_weighted = if (per_sample) down_weighted(object$lambda) else 0L, student = object$student,
                  logLik = object$logLik, prior = object$prior, smoothness = object$smoothness,
+                 prior_choice = object$prior_choice,
                  iterations = object$iterations, converged = object$converged,
                  jitter_events = object$jitter_events,
                  rmse = sqrt(mean(object$residuals^2)),
@@ -181,6 +182,13 @@ summary.sb_ard <- function(object, n_weights = 10L, ...) {
                  n_coefficients = length(coef(object)),
                  n_candidates = sum(candidate_columns(object)), selected = selected(object)),
             class = "summary.sb_ard")
+}
+
+# The line of summary() that says what prior = "auto" chose and why.
+prior_choice_line <- function(pc) {
+  why <- if (is.na(pc$kept)) sprintf("RIC's log(d) at d = %d >= n = %d distinct rows", pc$d, pc$n_distinct)
+         else sprintf("%d of %d features kept, d/n = %d/%d distinct rows", pc$kept, pc$d, pc$d, pc$n_distinct)
+  sprintf("Prior (auto):       %.3g nats per effective parameter (%s)\n", pc$smoothness, why)
 }
 
 #' @rdname summary.sb_ard
@@ -198,6 +206,7 @@ print.summary.sb_ard <- function(x, digits = max(3L, getOption("digits") - 3L), 
   cat(sprintf("Training RMSE:      %s   (R-squared %s)\n", format(x$rmse, digits = digits),
               format(x$r_squared, digits = digits)))
   cat(sprintf("Log evidence:       %s\n", format(x$logLik, digits = digits + 2L)))
+  if (!is.null(x$prior_choice)) cat(prior_choice_line(x$prior_choice))
   cat(sprintf("Selected:           %d of %d candidates (inclusion probability > 0.5, beta-binomial prior)\n",
               length(x$selected), x$n_candidates))
   cat(sprintf("Solver:             %s, %d iterations, %s%s%s\n", x$method, x$iterations,

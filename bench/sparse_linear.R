@@ -7,8 +7,8 @@
 # SB_SEEDS (default 10) seeds per synthetic design; SB_DESIGNS (comma-
 # separated names) runs a subset; SB_SKLEARN_WIDE=0 skips ARDRegression on
 # the n = 500, d = 5000 designs (minutes per fit).
-# Methods: ard() with its defaults (prior "auto": "RIC" when d >= n, else
-# none, by EM); ard(method = "fast", prior = "none"), the flat prior; the
+# Methods: ard() with its defaults (prior "auto": RIC's price when d >= n, below it a
+# price by d/n and the features kept, see ?ard); ard(method = "fast", prior = "none"), the flat prior; the
 # features selected() keeps from the default fit (beta-binomial prior,
 # inclusion probability > 0.5), refitted by ard() with a flat prior;
 # cv.glmnet (10 folds); ARDRegression(); susie(L = 20).

@@ -14,8 +14,8 @@ test_that("with d >= n the default fit has the RIC prior, keeps the true feature
   for (seed in 1:3) {
     w <- wide_design(seed)
     fit <- expect_silent(ard(w$X, w$y))
-    expect_identical(fit$prior, "RIC")
-    expect_equal(fit$smoothness, log(1000))
+    expect_identical(fit$prior, "auto")
+    expect_equal(fit$smoothness, log(1000))  # at d >= n "auto" is RIC's price
     expect_identical(fit$method, "fast")
     expect_true(all(w$true %in% names(fit$weights)))
     expect_lte(length(fit$relevant), 13L)  # the intercept and at most two false features
@@ -26,7 +26,7 @@ test_that("with d >= n the default fit has the RIC prior, keeps the true feature
   }
   expect_gt(mean(cover), 0.88)
   expect_lt(mean(cover), 0.99)
-  expect_output(print(fit), "prior RIC \\(6.91 nats per effective parameter\\)")
+  expect_output(print(fit), "prior auto \\(6.91 nats per effective parameter\\)")
 })
 
 test_that("the flat prior interpolates at d >= n, and says so", {
@@ -40,19 +40,25 @@ test_that("the flat prior interpolates at d >= n, and says so", {
   expect_warning(ard(w$X, w$y, noise = "sample"), "nearly interpolates")  # auto: no prior with per-sample noise
 })
 
-test_that("with n > d the default is the flat prior, unchanged, and no warning", {
+test_that("with n >> d the auto price is near zero and the fit the flat prior's, without a warning", {
   d <- outlier_data(n = 150, d = 8, n_out = 0)
   fit <- expect_silent(ard(d$X, d$y))
-  expect_identical(fit$prior, "none")
-  expect_identical(fit$method, "em")
-  expect_equal(fit[c("weights", "Sigma", "lambda", "logLik")], ard(d$X, d$y, prior = "none")[c("weights", "Sigma", "lambda", "logLik")])
+  expect_lt(fit$smoothness, 0.05)
+  flat <- ard(d$X, d$y, prior = "none")
+  expect_identical(flat$method, "em")
+  expect_equal(fitted(fit), fitted(flat), tolerance = 1e-3)
+  expect_equal(fit$lambda, flat$lambda, tolerance = 0.03)
   expect_silent(ard(d$X, d$y, method = "fast"))
-  # as many features as rows: auto takes the prior; the formula counts features without the intercept
+  # as many features as rows: the price is RIC's; the formula counts features without the intercept
   X <- d$X[1:8, ]
-  expect_identical(ard(X, d$y[1:8])$prior, "RIC")
+  expect_equal(ard(X, d$y[1:8])$smoothness, log(8))
   df <- data.frame(y = d$y[1:9], d$X[1:9, ])
-  expect_warning(f9 <- ard(y ~ ., df), "spends 7.4 effective parameters on n = 9 rows")
-  expect_identical(f9$prior, "none")
+  f9 <- ard(y ~ ., df)
+  expect_identical(f9$prior_choice$d, 8L)
+  expect_gt(f9$smoothness, (8 / 9)^4 * log(8) - 1e-12)
+  # a method without a prior, or per-sample noise, keeps the flat prior
+  expect_identical(ard(d$X, d$y, method = "em")$prior, "none")
+  expect_identical(ard(d$X, d$y, noise = "sample")$prior, "none")
 })
 
 test_that("a numeric prior is the same c, and named priors give their c", {
@@ -84,7 +90,8 @@ test_that("selection and intervals hold with correlated columns, AR(1) 0.5 and 0
       X <- ar1(150, 300, rho)
       Xt <- ar1(1000, 300, rho)
       fit <- ard(X, drop(X %*% b) + rnorm(150))
-      expect_identical(fit$prior, "RIC")
+      expect_identical(fit$prior, "auto")
+      expect_equal(fit$smoothness, log(300))
       expect_setequal(selected(fit), paste0("x", idx))
       p <- predict(fit, Xt, interval = "prediction")
       yt <- drop(Xt %*% b) + rnorm(1000)
@@ -104,4 +111,74 @@ test_that("selection and intervals hold with correlated columns, AR(1) 0.5 and 0
     }
     expect_true(all(cover > 0.88 & cover < 0.98), info = paste(rho, cover))
   }
+})
+
+# Issue 43, item 6: "auto" switched to RIC only at d >= n; at d = 49, n = 50
+# the flat prior kept 12 features, a noise sd of 0.60 and 62% coverage.
+test_that("just below d = n the auto prior prices features: honest noise, few false features", {
+  set.seed(2)
+  X <- matrix(rnorm(50 * 49), 50)
+  y <- 2 * X[, 1] + rnorm(50)
+  f <- expect_silent(ard(X, y))
+  expect_identical(f$prior, "auto")
+  expect_gt(f$smoothness, 2)
+  expect_gt(sqrt(f$lambda), 0.8)
+  expect_lt(sqrt(f$lambda), 1.25)
+  expect_true("x1" %in% selected(f))
+  expect_lte(length(selected(f)), 2L)
+  # the choice is recorded and summary() says it in one line
+  expect_identical(f$prior_choice$n_distinct, 50L)
+  expect_identical(f$prior_choice$d, 49L)
+  expect_equal(f$prior_choice$share, (49 / 50)^2)
+  expect_output(print(summary(f)), "Prior \\(auto\\): +[0-9.]+ nats per effective parameter")
+})
+
+test_that("the auto price is continuous in d / n: coverage and false features near d = n", {
+  cover <- fp <- numeric(0)
+  for (ratio in c(0.8, 0.9, 1, 1.2)) for (seed in 1:2) {
+    set.seed(seed)
+    n <- 50
+    d <- round(ratio * n)
+    X <- matrix(rnorm(n * d), n, dimnames = list(NULL, paste0("x", 1:d)))
+    Xt <- matrix(rnorm(1000 * d), 1000, dimnames = list(NULL, paste0("x", 1:d)))
+    f <- ard(X, 2 * X[, 1] + rnorm(n))
+    p <- predict(f, Xt, interval = "prediction")
+    yt <- 2 * Xt[, 1] + rnorm(1000)
+    cover <- c(cover, mean(yt > p[, "lwr"] & yt < p[, "upr"]))
+    fp <- c(fp, sum(selected(f) != "x1"))
+  }
+  expect_gt(mean(cover), 0.88)
+  expect_lte(mean(fp), 1)
+  # the price grows with d / n, without a jump at d = n
+  price <- function(d) { set.seed(3); X <- matrix(rnorm(50 * d), 50); ard(X, 2 * X[, 1] + rnorm(50))$smoothness }
+  p <- vapply(46:51, price, numeric(1))  # 2.9 3.3 3.6 3.9 3.9 (RIC's log(d) from d = n)
+  expect_true(all(diff(p) > -0.1))
+  expect_lt(max(abs(diff(p))), 0.6)
+  expect_equal(p[5:6], log(50:51))
+})
+
+# Issue 43, item 7: weights 2 gave "RIC" and the replicated rows "none".
+test_that("the auto prior counts distinct rows: copies, weights 2 and constant weights choose the same price", {
+  set.seed(5)
+  X <- matrix(rnorm(3000), 50)
+  y <- 2 * X[, 1] + rnorm(50)
+  a <- ard(X, y, weights = rep(2, 50))
+  b <- ard(X[rep(1:50, 2), ], rep(y, 2))
+  c1 <- ard(X, y)
+  expect_identical(a$prior, b$prior)
+  expect_equal(a$smoothness, b$smoothness)
+  expect_equal(a$smoothness, c1$smoothness)
+  expect_identical(b$prior_choice$n_distinct, 50L)
+  for (w in c(3, 0.5)) expect_equal(ard(X, y, weights = rep(w, 50))$smoothness, c1$smoothness)
+  # below d = n, where the price depends on n and on the fits: the same price again
+  X40 <- X[, 1:40]
+  p1 <- ard(X40, y)$prior_choice
+  expect_gt(p1$smoothness, 0.5)
+  for (f in list(ard(X40, y, weights = rep(2, 50)), ard(X40[rep(1:50, 2), ], rep(y, 2)),
+                 ard(X40, y, weights = rep(0.5, 50)), ard(X40[rep(1:50, 3), ], rep(y, 3), weights = rep(1 / 3, 150))))
+    expect_equal(f$prior_choice[c("smoothness", "n_distinct", "kept")], p1[c("smoothness", "n_distinct", "kept")])
+  # a bootstrap resample chooses on its distinct rows
+  set.seed(1)
+  i <- sample(50, replace = TRUE)
+  expect_identical(ard(X[i, ], y[i])$prior_choice$n_distinct, length(unique(i)))
 })
