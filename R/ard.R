@@ -273,13 +273,14 @@ auto_prior_applies <- function(prior, noise, method = NULL, control = NULL) {
 # cost 7% in test RMSE on MASS::UScrime, d / n = 0.36; bench/ard_auto_prior.R).
 # The floor s^2 log(d) reaches RIC's log(d) at d = n, so the price is RIC
 # beyond, without a fit, and below 0.07 log(d) at d / n <= 0.5. The choice
-# is learned on the distinct rows: exact duplicates of (x, y, offset) are
-# pooled, their weights summed, and the weights taken as relative
-# precisions (scaled to mean 1), so that copies, replicating weights and
-# constant weights choose the same c.
+# is learned on the distinct rows, as every fit with shared noise is
+# (relative_weights()), so that copies, replicating weights and constant
+# weights choose the same c.
 choose_ard_prior <- function(xs, y, wo, d, control, max_fits = 6L) {
-  rows <- distinct_rows(xs, y, wo$weights, wo$offset)
-  n <- length(rows$y)
+  # n: the distinct rows of positive weight (relative_weights(), which the
+  # fits below apply too)
+  pooled <- relative_weights(xs, if (is.null(wo$offset)) y else y - wo$offset, wo$weights)
+  n <- if (is.null(pooled$weights)) length(y) else as.integer(round(sum(pooled$weights)))
   share <- min(1, d / n)^2
   floor <- share^2 * log(max(d, 1))
   price <- function(k) min(log(max(d, 1)), max(floor, share * max(0, log((d - k + 1) / (k + 1)))))
@@ -290,8 +291,8 @@ choose_ard_prior <- function(xs, y, wo, d, control, max_fits = 6L) {
   path <- data.frame(smoothness = numeric(0), kept = integer(0))
   for (i in seq_len(max_fits)) {
     if (c_value <= 0 || floor >= log(d)) break  # no price, or RIC's at d >= n
-    res <- fit_basis(rows$x, rows$y, stats::gaussian(), "fast", "shared", c_value, control = ctl,
-                     weights = rows$weights, offset = rows$offset)
+    res <- fit_basis(xs, y, stats::gaussian(), "fast", "shared", c_value, control = ctl,
+                     weights = wo$weights, offset = wo$offset)
     k <- sum(candidate[as.integer(res$relevant)])
     path[nrow(path) + 1L, ] <- list(c_value, k)
     if (nrow(path) > 1L && k == path$kept[nrow(path) - 1L]) break
@@ -301,30 +302,6 @@ choose_ard_prior <- function(xs, y, wo, d, control, max_fits = 6L) {
   }
   list(smoothness = c_value, share = share, n_distinct = n, d = d,
        kept = if (nrow(path)) path$kept[nrow(path)] else NA_integer_, path = path)
-}
-
-# The distinct rows of (design, response, offset) among rows of positive
-# weight: weights of duplicates summed and scaled to mean 1 (NULL when all
-# equal).
-distinct_rows <- function(xs, y, weights = NULL, offset = NULL) {
-  keep <- if (is.null(weights)) rep(TRUE, length(y)) else weights > 0
-  key <- cbind(xs, y, offset)[keep, , drop = FALSE]
-  w <- if (is.null(weights)) rep(1, sum(keep)) else weights[keep]
-  # a numeric fingerprint of each row finds the candidates; only rows whose
-  # fingerprints tie are compared in full
-  fingerprint <- drop(key %*% sin(1.618 * seq_len(ncol(key))))
-  group <- match(fingerprint, fingerprint)
-  tied <- group %in% group[duplicated(group)]
-  if (any(tied)) {
-    text <- do.call(paste, c(as.data.frame(key[tied, , drop = FALSE]), sep = "\r"))
-    group[tied] <- which(tied)[match(text, text)]
-  }
-  first <- which(!duplicated(group))
-  pooled <- as.numeric(rowsum(w, group, reorder = FALSE))
-  pooled <- pooled / mean(pooled)
-  idx <- which(keep)[first]
-  list(x = xs[idx, , drop = FALSE], y = y[idx], offset = if (!is.null(offset)) offset[idx],
-       weights = if (max(abs(pooled - 1)) > 1e-12) pooled)
 }
 
 # Effective parameters (and, with per-sample noise, samples set aside as
