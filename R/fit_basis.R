@@ -20,7 +20,7 @@ fit_basis <- function(Phi, y, family, method, noise = "shared", smoothness = 0, 
   }
   gaussian <- family$family == "gaussian"
   n <- length(y)
-  if (gaussian && noise == "shared" && is.null(control$noise_variance)) check_replicated_weights(weights)
+  if (gaussian && noise == "shared" && is.null(control$noise_variance)) check_rows_of_weight(weights)
   st <- if (gaussian) standard_units(Phi, y, weights, offset, robust = noise != "shared", rows = rows)
   problem <- solver_problem(method, noise, objective, smoothness,
                             noise_variance = if (gaussian) standard_noise_variance(control$noise_variance, st) else -1,

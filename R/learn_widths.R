@@ -187,12 +187,14 @@ learn_kernel_widths <- function(kernel, xs, targets, weights = NULL, control = s
   # resample of Friedman 1 ran to one (noise 0.013 against 1.0, 23 nats
   # below the other), and a noisy sine in 3 inputs to another on 3 of 24
   # seeds at n = 150 (test RMSE up to 7.8 times the exact GP's, 1.5 with
-  # the third start; bench/learned_defaults.R).
+  # the third start; bench/learned_defaults.R). A classifier has no noise
+  # for its kernel to stand in for: one start.
   per_input <- if (p == 1L) one else {
     distinct <- !duplicated(round(values, 6))
-    starts <- c(lapply(stage_one[distinct], function(s) c(log_widths(s$theta, 1L) + numeric(p), s$theta[-1L])),
-                list(c(log(h) + rep_len(log_spread, p),
-                       unlist(lapply(outputs, function(o) o$starts[[length(o$starts)]])))))
+    starts <- lapply(stage_one[distinct], function(s) c(log_widths(s$theta, 1L) + numeric(p), s$theta[-1L]))
+    if (likelihood == "gaussian")
+      starts <- c(starts, list(c(log(h) + rep_len(log_spread, p),
+                                 unlist(lapply(outputs, function(o) o$starts[[length(o$starts)]])))))
     runs <- lapply(starts, optimise, nw = p)
     runs[[which.min(vapply(runs, `[[`, numeric(1), "value"))]]
   }

@@ -225,7 +225,7 @@ sparse_gp.default <- function(x, y, kernel = kernel_gaussian(), inducing = 50, a
   case_weights <- check_weights(weights, n)
   offset <- check_offset(offset, n)
   if (is.null(noise) && optimize != "none")
-    check_replicated_weights(case_weights, "give the noise variance with `noise =`")
+    check_rows_of_weight(case_weights, "give the noise variance with `noise =`")
   if (!is.null(case_weights) && any(case_weights == 0)) {
     # Rows of weight 0 are not in the fit: it is made without them (scaling,
     # width, inducing points and hyperparameters alike) and they get their

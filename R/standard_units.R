@@ -141,7 +141,7 @@ relative_weights <- function(rows, z, weights) {
   distinct <- sum(group == seq_along(group))
   unit <- sum(w[keep]) / distinct
   w <- w / unit
-  if (all(keep) && all(abs(w - 1) < 1e-14)) return(list(weights = NULL, unit = 1, log_weights = 0))
+  if (all(keep) && all(abs(w - 1) < 1e-14)) return(list(weights = NULL, unit = unit, log_weights = 0))
   list(weights = w, unit = unit, log_weights = sum(log(rowsum(w[keep], group, reorder = FALSE))) / 2)
 }
 
@@ -153,7 +153,7 @@ row_precisions <- function(object) {
 }
 
 # Weights with shared noise must leave two rows in the fit.
-check_replicated_weights <- function(weights, fix = "fix the noise with `control = list(noise_variance = )`") {
+check_rows_of_weight <- function(weights, fix = "fix the noise with `control = list(noise_variance = )`") {
   if (is.null(weights) || sum(weights > 0) >= 2) return(invisible())
   stop_arg("weights", sprintf("leave %d row%s of positive weight; the noise cannot be estimated from fewer than two: %s.",
                               sum(weights > 0), if (sum(weights > 0) == 1L) "" else "s", fix))

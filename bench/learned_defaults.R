@@ -77,6 +77,7 @@ if ("sine" %in% measures) {
   cat("\nNoisy sine, 3 inputs: latent RMSE of rvm() against the exact GP\n")
   print(aggregate(cbind(fallback, rvm, gp, ratio) ~ n + sd, out, mean), digits = 3)
   cat(sprintf("largest ratio %.3f; fallbacks %d of %d\n", max(out$ratio), sum(out$fallback), nrow(out)))
+  print(out[out$ratio > 1.4, ], digits = 3, row.names = FALSE)
 }
 
 if ("constant" %in% measures) {

@@ -53,6 +53,9 @@ test_that("constant weights (3, 0.5) give the fit of no weights: rvm(), sparse_g
       noise <- if (m == "sparse_gp") c(f$noise_variance, base$noise_variance) else c(f$lambda, base$lambda)
       expect_equal(noise[1], noise[2], tolerance = 1e-3, info = info)
       expect_equal(as.numeric(logLik(f)) - as.numeric(logLik(base)), 0, tolerance = 1e-2, info = info)
+      expect_equal(f$weight_unit, c, info = info)
+      # the rows' noise, hence leverage and leave-one-out residuals, as without weights
+      if (m != "sparse_gp") expect_equal(hatvalues(f), hatvalues(base), tolerance = 1e-3, info = info)
     }
   }
 })
