@@ -67,7 +67,12 @@
 #'   the Gaussian process with this kernel (exact, on at most 300 training
 #'   rows, a random subset with seed 1 beyond; L-BFGS-B with analytic
 #'   gradients, first with one width for all inputs from the median
-#'   heuristic, then with one per input from there). Unlike the RVM
+#'   heuristic and two starting noises, then with one per input from each
+#'   optimum found and from the heuristic in every input, the best kept:
+#'   the likelihood has optima whose short widths make the kernel noise by
+#'   another name). Exact copies of a row are pooled and weights taken as
+#'   precisions (see `weights` in [rvm()]); a constant input gets a width
+#'   1e4 times the largest. Unlike the RVM
 #'   evidence, this criterion does not reward narrow kernels: it has one
 #'   prior for all the kernel's weights. When the GP's evidence beats the
 #'   constant model by less than the BIC price of its extra parameters
