@@ -276,7 +276,8 @@ learning_notes <- function(learned) {
     if (length(learned$bounds)) paste("at a bound of the search:", paste(learned$bounds, collapse = ", ")),
     if (isFALSE(learned$converged)) "the hyperparameter optimisation did not converge",
     if (isTRUE(learned$copies > 0))
-      sprintf("%d exact copies of rows pooled (weights as precisions: ?rvm)", learned$copies))
+      sprintf("%d exact %s of rows pooled (weights as precisions: ?rvm)", learned$copies,
+              if (learned$copies == 1L) "copy" else "copies"))
 }
 
 # The notes in summary(), one per line under one heading.
