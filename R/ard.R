@@ -259,7 +259,8 @@ ard.default <- function(x, y, intercept = TRUE, scale = TRUE, noise = c("shared"
 # settings asked for).
 auto_prior_applies <- function(prior, noise, method = NULL, control = NULL) {
   identical(prior, "auto") && noise == "shared" && (is.null(method) || method_supports(method, "smoothness")) &&
-    (is.null(control) || is.list(control)) && is.null(control$fixed_alpha) && !isTRUE(control$studentized) && !identical(control$schedule, "paper")
+    (is.null(control) || is.list(control)) && is.null(control$fixed_alpha) && !isTRUE(control$studentized) &&
+    !identical(control$schedule, "paper")
 }
 
 # prior = "auto": the price c per effective parameter, continuous in d/n:

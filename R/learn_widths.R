@@ -165,7 +165,7 @@ learn_kernel_widths <- function(kernel, xs, targets, weights = NULL, control = s
                    control = list(maxit = control$maxit, factr = learn_factr)),
       error = function(e) stop("learning the kernel widths failed: ", conditionMessage(e), call. = FALSE))
     list(theta = res$par, value = res$value + f0, converged = res$convergence == 0L,
-         bound = ifelse(res$par <= lower + 1e-6, "lower", ifelse(res$par >= upper - 1e-6, "upper", "")))
+         bound = at_bound(res$par, lower, upper))
   }
   # The one-width stage from each of the outputs' starts, the best kept.
   # From a small noise alone (vy / 10) a noisy response often ran to the
@@ -234,7 +234,8 @@ learn_kernel_widths <- function(kernel, xs, targets, weights = NULL, control = s
                                        else "Laplace GP classifier evidence",
                            width = widths, logLik = -chosen$fit$value - units),
                       lapply(list(variance = "variance", noise_variance = "noise"), function(what) {
-                        vapply(seq_along(outputs), function(j) outputs[[j]]$natural(chosen$hyper[, j])[[what]], numeric(1))
+                        vapply(seq_along(outputs), function(j) outputs[[j]]$natural(chosen$hyper[, j])[[what]],
+                               numeric(1))
                       }),
                       list(converged = chosen$fit$converged, n = n, copies = pool$copies,
                            bounds = bounds_hit(chosen$fit$bound, learning_labels(
@@ -242,6 +243,9 @@ learn_kernel_widths <- function(kernel, xs, targets, weights = NULL, control = s
                            logLik_widths = c(one = -one$value - units, per_input = -per_input$value - units)))
   kernel
 }
+
+# "lower", "upper" or "" for each parameter of an L-BFGS-B optimum.
+at_bound <- function(par, lower, upper) ifelse(par <= lower + 1e-6, "lower", ifelse(par >= upper - 1e-6, "upper", ""))
 
 # "width of x3 (upper bound)": the learned parameters (labelled by `what`)
 # that ended at a bound of their search ("lower", "upper" or "" in

@@ -583,8 +583,9 @@ gp_optimise <- function(xs, r, Z, wt, kernel, start, approx, optimize, noise_giv
   message <- if (best$convergence == 1L) sprintf("iteration limit maxit = %d reached", control$maxit)
              else best$message %||% ""
   hyper <- seq_len(n_hyper)
-  bound <- ifelse(best$par[hyper] <= lower[hyper] + 1e-6, "lower", ifelse(best$par[hyper] >= upper[hyper] - 1e-6, "upper", ""))
-  widths <- if (length(start$log_width) > 1L) paste("width of", colnames(xs) %||% seq_along(start$log_width)) else "width"
+  bound <- at_bound(best$par[hyper], lower[hyper], upper[hyper])
+  widths <- if (length(start$log_width) > 1L) paste("width of", colnames(xs) %||% seq_along(start$log_width))
+            else "width"
   list(par = fns$unpack(best$par), value = best$value + f_ref, converged = best$convergence == 0L, counts = best$counts,
        message = message, restart_values = values, jitter_events = fns$jitter_events(),
        code = best$convergence, noise_estimated = est_noise,

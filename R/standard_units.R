@@ -155,8 +155,9 @@ row_precisions <- function(object) {
 # Weights with shared noise must leave two rows in the fit.
 check_rows_of_weight <- function(weights, fix = "fix the noise with `control = list(noise_variance = )`") {
   if (is.null(weights) || sum(weights > 0) >= 2) return(invisible())
+  kept <- sum(weights > 0)
   stop_arg("weights", sprintf("leave %d row%s of positive weight; the noise cannot be estimated from fewer than two: %s.",
-                              sum(weights > 0), if (sum(weights > 0) == 1L) "" else "s", fix))
+                              kept, if (kept == 1L) "" else "s", fix))
 }
 
 # The number of observations of n rows with case weights wt (numeric(0):
