@@ -60,7 +60,8 @@
 #'   (Schmolck and Everson 2007, eq. 36), on the variance of the
 #'   standardised response.
 #' @param noise_variance `NULL` (estimate the noise) or a fixed noise
-#'   variance in the units of the response (gaussian family).
+#'   variance in the units of the response (gaussian family; with
+#'   `weights` and shared noise, that of a row of average weight).
 #' @param orthonormal_shortcut Fit a single orthonormal wavelet dictionary by
 #'   the O(N) path (no basis matrix is formed)? `FALSE` runs the general
 #'   solver on the explicit basis, for comparison.

@@ -106,7 +106,7 @@
 #' @param approx `"VFE"`, `"FITC"` or `"exact"` (the full GP, O(n^3), for n
 #'   up to `control$exact_max_n`).
 #' @param noise `NULL` (estimate the noise variance) or a fixed noise
-#'   variance.
+#'   variance (with `weights`, that of a row of average weight).
 #' @param optimize `"all"` (hyperparameters and inducing locations),
 #'   `"hyper"` (kernel width and variance and the noise only), `"none"`, or
 #'   `"auto"` (the default): `"all"` for VFE and exact, `"hyper"` for FITC
