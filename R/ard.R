@@ -281,7 +281,7 @@ choose_ard_prior <- function(xs, y, wo, d, control, max_fits = 6L) {
   # n: the distinct rows of positive weight (relative_weights(), which the
   # fits below apply too)
   pooled <- relative_weights(xs, if (is.null(wo$offset)) y else y - wo$offset, wo$weights)
-  n <- if (is.null(pooled$weights)) length(y) else as.integer(round(sum(pooled$weights)))
+  n <- pooled$distinct
   share <- min(1, d / n)^2
   floor <- share^2 * log(max(d, 1))
   price <- function(k) min(log(max(d, 1)), max(floor, share * max(0, log((d - k + 1) / (k + 1)))))

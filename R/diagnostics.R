@@ -108,12 +108,11 @@ check_single_model <- function(object) {
 # Rows of weight 0 get Inf (no precision, leverage 0).
 sample_noise <- function(object) {
   n <- length(object$y)
-  w <- object$prior.weights %||% rep(1, n)
   if (object$family$family == "gaussian") {
-    w <- row_precisions(object)
     lambda <- as.numeric(object$lambda)
-    return(if (length(lambda) == 1L) rep_len(lambda, n) / w else lambda)
+    return(if (length(lambda) == 1L) rep_len(lambda, n) / row_precisions(object) else lambda)
   }
+  w <- object$prior.weights %||% rep(1, n)
   1 / (w * object$family$variance(object$fitted.values))
 }
 

@@ -58,9 +58,8 @@ can_learn_widths <- function(targets) {
 pooled_rows <- function(xs, targets, weights = NULL) {
   targets <- as.matrix(targets)
   w <- weights %||% rep(1, nrow(xs))
-  cols <- c(lapply(seq_len(ncol(xs)), function(j) xs[, j]), lapply(seq_len(ncol(targets)), function(j) targets[, j]))
-  key <- do.call(paste, c(lapply(cols, sprintf, fmt = "%a"), sep = "|"))  # exact: the bits of each number
-  group <- match(key, key)
+  keys <- row_keys(xs, targets)  # R/standard_units.R
+  group <- match(keys, keys)
   rows <- which(group == seq_along(group))
   pooled <- as.numeric(rowsum(w, group, reorder = FALSE))
   unit <- mean(pooled)

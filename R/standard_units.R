@@ -108,41 +108,53 @@ standard_units <- function(Phi, y, weights = NULL, offset = NULL, const = NULL, 
 # and the prior must not reward copies, which tell nothing about the noise
 # (a bootstrap resample interpolated), nor read the weights' overall size
 # (weights 0.5 kept 10 vectors where none kept 14, weights 3 kept 22). So
-# exact copies of a row (same basis row and response, found by two fixed
-# projections of the row) are one row of their summed weight, and the
-# weights are rescaled to sum to the number of distinct rows of positive
-# weight: the solvers' count of observations. `rows`: what names a row
-# (the basis, or the inputs it is built from; NULL: every row distinct). For the linear-in-weights
+# exact copies of a row (same basis row and response: row_keys()) are one
+# row of their summed weight, and the weights are rescaled to sum to the
+# number of distinct rows of positive weight: the solvers' count of
+# observations. `rows`: what names a row (the basis, or the inputs it is
+# built from; NULL: every row distinct). For the linear-in-weights
 # solvers copies and summed weights are the same statistics, so the rows
 # stay as they are; only the rescaling differs from replicated rows. The
 # noise variance is then that of a row of average weight, row i's being
 # lambda * unit / w_i; integer weights and replicated rows give one fit,
 # and constant weights the fit of none. Returns the rescaled weights
 # (NULL: none, every row kept with weight 1), `unit` (the mean weight of a
-# distinct row) and `log_weights`, sum(log W_g) / 2 over the distinct rows'
-# rescaled weights W_g, which turns the evidence of the replicated rows
-# into that of the distinct rows with precisions W_g.
+# distinct row), `distinct` (their number) and `log_weights`, sum(log W_g)
+# / 2 over the distinct rows' rescaled weights W_g, which turns the
+# evidence of the replicated rows into that of the distinct rows with
+# precisions W_g.
 relative_weights <- function(rows, z, weights) {
   n <- length(z)
   w <- weights %||% rep(1, n)
   keep <- w > 0
-  group <- seq_len(sum(keep))
-  if (!is.null(rows)) {
-    # column by column, so that equal rows get bit-equal sums wherever they
-    # sit (a BLAS product sums the rows of a block's remainder differently)
-    a <- b <- numeric(n)
-    for (j in seq_len(ncol(rows))) {
-      a <- a + rows[, j] * cos(j * 1.618034)
-      b <- b + rows[, j] * sin(j * 2.718282)
-    }
-    key <- paste(sprintf("%a", a[keep]), sprintf("%a", b[keep]), sprintf("%a", z[keep]))
-    group <- match(key, key)
-  }
+  keys <- if (is.null(rows)) seq_len(sum(keep)) else row_keys(rows, z)[keep]
+  group <- match(keys, keys)  # the first copy of each row
   distinct <- sum(group == seq_along(group))
   unit <- sum(w[keep]) / distinct
   w <- w / unit
-  if (all(keep) && all(abs(w - 1) < 1e-14)) return(list(weights = NULL, unit = unit, log_weights = 0))
-  list(weights = w, unit = unit, log_weights = sum(log(rowsum(w[keep], group, reorder = FALSE))) / 2)
+  if (all(keep) && all(abs(w - 1) < 1e-14))
+    return(list(weights = NULL, unit = unit, distinct = distinct, log_weights = 0))
+  list(weights = w, unit = unit, distinct = distinct,
+       log_weights = sum(log(rowsum(w[keep], group, reorder = FALSE))) / 2)
+}
+
+# One key per row of the matrices given (their columns side by side), equal
+# for exact copies: the bits of two fixed projections of the row, summed
+# column by column so that equal rows get bit-equal sums wherever they sit
+# (a BLAS product sums the rows of a block's remainder differently). Rows
+# that differ only below the rounding of the sums count as copies.
+row_keys <- function(...) {
+  a <- b <- 0
+  j <- 0L
+  for (m in list(...)) {
+    m <- as.matrix(m)
+    for (k in seq_len(ncol(m))) {
+      j <- j + 1L
+      a <- a + m[, k] * cos(j * 1.618034)
+      b <- b + m[, k] * sin(j * 2.718282)
+    }
+  }
+  paste(sprintf("%a", a), sprintf("%a", b))
 }
 
 # The weights of a fit's rows relative to the row of average weight whose
