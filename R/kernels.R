@@ -289,11 +289,13 @@ resolve_kernel <- function(kernel, x) {
   kernel
 }
 
-# Named widths in the order of the input columns, matched by name (the
-# columns' names, or x1, x2, ... as input_relevance() names unnamed
-# columns); names that are not those of the columns are refused.
+# The names of a kernel's input columns: their own, or x1, x2, ...
+input_names <- function(x) colnames(x) %||% paste0("x", seq_len(ncol(x)))
+
+# Named widths in the order of the input columns, matched by name
+# (input_names()); names that are not those of the columns are refused.
 match_width_names <- function(width, x) {
-  inputs <- colnames(x) %||% paste0("x", seq_len(ncol(x)))
+  inputs <- input_names(x)
   given <- names(width)
   listed <- function(v) paste0("`", v, "`", collapse = ", ")
   if (anyNA(given) || !all(nzchar(given)))

@@ -381,7 +381,7 @@ input_relevance <- function(object, ...) {
   if (!inherits(object, c("sb_rvm", "sb_rvm_multiclass", "sb_sparse_gp")) || !inherits(kernel, "sparsebayes_kernel") ||
       !is.numeric(kernel$width))
     stop_arg("object", "must be a fit of rvm() or sparse_gp() with a single kernel that has widths.")
-  inputs <- colnames(object$x) %||% paste0("x", seq_len(ncol(object$x)))
+  inputs <- input_names(object$x)
   width <- rep_len(unname(kernel$width), length(inputs))
   out <- data.frame(input = inputs, width = width, relevance = (min(width) / width)^2, stringsAsFactors = FALSE)
   out <- out[order(out$width), , drop = FALSE]
