@@ -62,6 +62,27 @@ context("Student-t noise") {
     }
   }
 
+  test_that("tied targets cannot shrink the t scale below half the residuals' robust scale") {
+    // 160 targets tied at 0 and fitted exactly (E_i = 0), 40 normal: the t
+    // likelihood grows without bound as s2 -> 0; the floor counts the tie once.
+    std::mt19937 rng(3);
+    std::normal_distribution<double> gauss(0.0, 1.0);
+    const Eigen::Index n = 200, tied = 160;
+    Eigen::VectorXd y = Eigen::VectorXd::Zero(n), E = Eigen::VectorXd::Zero(n);
+    for (Eigen::Index i = tied; i < n; ++i) {
+      y(i) = gauss(rng);
+      E(i) = y(i) * y(i);
+    }
+    sparsebayes::StudentNoise noise(-1.0, 2.0 * (y.maxCoeff() - y.minCoeff()), y);
+    for (int k = 0; k < 20; ++k) noise.targets(E);
+    std::vector<double> distinct(E.data() + tied - 1, E.data() + n);  // one tied row and the 40 others
+    std::nth_element(distinct.begin(), distinct.begin() + distinct.size() / 2, distinct.end());
+    const double robust = distinct[distinct.size() / 2] / 0.45493642311957;
+    expect_true(noise.scale() >= 0.25 * robust * (1.0 - 1e-12));
+    expect_true(noise.scale() > 1e-3);
+    expect_true(noise.outlier_share() < 0.5);
+  }
+
   test_that("the outlier class takes the far rows, and the targets are lambda_i / (1 - pi_i)") {
     std::mt19937 rng(7);
     std::normal_distribution<double> gauss(0.0, 1.0);

@@ -559,7 +559,7 @@ class FastSolver {
 
   double var_t_ = 1.0;
   NoiseBounds noise_bounds_{opt_.lambda_min, opt_.lambda_max};
-  StudentNoise student_{opt_.student_df, outlier_class_range(opt_, t_)};
+  StudentNoise student_{opt_.student_df, outlier_class_range(opt_, t_), t_};
 
   // A noise that comes out unusable is left as it was: on a nearly noiseless
   // fit with wide kernels Sigma loses its digits, and the gammas summed past

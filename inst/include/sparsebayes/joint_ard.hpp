@@ -258,7 +258,7 @@ class JointArd {
   const bool noise_fixed_ = opt_.noise_variance > 0.0 || !lik_.gaussian();
   Eigen::VectorXd y_;
   NoiseBounds noise_bounds_{opt_.lambda_min, opt_.lambda_max};
-  StudentNoise student_{opt_.student_df, outlier_class_range(opt_, y_)};
+  StudentNoise student_{opt_.student_df, outlier_class_range(opt_, y_), y_};
   // The columns with unit mean square, x_j = Phi_j x_scale_j (x_scale_j = 0 for a zero column).
   Eigen::Ref<const Eigen::MatrixXd> Phi_;  // the caller's basis: it outlives the solver (see fit.hpp)
   Eigen::VectorXd x_scale_;
