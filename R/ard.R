@@ -152,7 +152,12 @@
 #'   \item{restarts}{per-sample noise fitted from two starts (see
 #'     `start` in [ard_control()]): a data frame with the `logLik` of the
 #'     optimum reached from the `"plain"` and the `"robust"` start (`NA`
-#'     when the second was not needed) and which one was `kept`; else `NULL`.}
+#'     when the second was not needed), which one was `kept`, and of each
+#'     the rows it sets aside (`flagged`: variance above 10 times the
+#'     median), its posterior means `weights` and sds `sd` (list columns,
+#'     named by column as `weights` above); else `NULL`. `print()` and
+#'     `summary()` say in one line when the two explain the data
+#'     differently.}
 #'   \item{converged, iterations, jitter_events, n_basis}{convergence flag,
 #'     iteration count, Cholesky factorisations that needed jitter, and d.}
 #'   and, for the formula method, `terms`, `xlevels`, `contrasts` and

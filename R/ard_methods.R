@@ -92,6 +92,7 @@ print.sb_ard <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
   cat(sprintf("%d of %d weights relevant (n = %d); %s; log evidence %s\n", length(x$relevant), x$n_basis,
               stats::nobs(x), noise_label(x, digits), format(x$logLik, digits = digits + 2L)))
   cat(solver_label(x), prior_label(x), "\n", sep = "")
+  cat(restart_note(x))
   invisible(x)
 }
 
@@ -136,7 +137,7 @@ student_label <- function(student, digits) {
 
 # Samples whose variance exceeds 10 times the median: the outliers data ARD
 # has set aside.
-down_weighted <- function(lambda) sum(lambda > 10 * stats::median(lambda))
+down_weighted <- function(lambda) length(flagged_rows(lambda))
 
 #' Summarise a joint ARD fit
 #'
@@ -180,7 +181,8 @@ summary.sb_ard <- function(object, n_weights = 10L, ...) {
                  rmse = sqrt(mean(object$residuals^2)),
                  r_squared = 1 - sum(object$residuals^2) / sum((y - mean(y))^2), coefficients = coefs,
                  n_coefficients = length(coef(object)),
-                 n_candidates = sum(candidate_columns(object)), selected = selected(object)),
+                 n_candidates = sum(candidate_columns(object)), selected = selected(object),
+                 restart_note = restart_note(object)),
             class = "summary.sb_ard")
 }
 
@@ -212,6 +214,7 @@ print.summary.sb_ard <- function(x, digits = max(3L, getOption("digits") - 3L), 
   cat(sprintf("Solver:             %s, %d iterations, %s%s%s\n", x$method, x$iterations,
               if (x$converged) "converged" else "NOT converged",
               if (x$jitter_events > 0) sprintf(", %d jittered factorisations", x$jitter_events) else "", prior_label(x)))
+  cat(x$restart_note)
   if (nrow(x$coefficients)) {
     cat(sprintf("\nCoefficients on the data's scale (the %d of %d largest |z|):\n", nrow(x$coefficients),
                 x$n_coefficients))

@@ -250,16 +250,26 @@ loo_residuals <- function(object) object$residuals / (1 - leverage(object))
 #'     inliers), the hat value the sample would have with noise `lambda_0`
 #'     in the fit without it (Sherman-Morrison), put on the distance scale
 #'     of least squares, `h = 1/n + d^2/(n - 1)`.}
+#'   \item{`inlier_leverage`}{the leverage the type is read from: the hat
+#'     value of the sample's inputs among the `m` inlier rows that
+#'     `distance` is measured from, `1/m + distance^2/(m - 1)` (a least
+#'     squares hat value with an intercept; without input distances, the
+#'     hat value with noise `lambda_0` above). Unlike `leverage`, the fit's
+#'     own hat value, it does not vanish for a row the fit down-weights:
+#'     a down-weighted row has `leverage` near 0 whatever its inputs.}
 #'   \item{`type`}{`"regular"`; `"vertical outlier"` (`|std_residual| >
 #'     2.5`, ordinary leverage): an outlier in the response only, which any
 #'     robust fit resists; `"good leverage"` (leverage above the cut-off,
 #'     small residual): an unusual row that follows the fit and makes its
 #'     coefficients more precise; `"bad leverage"` (both): an unusual row
 #'     that disagrees with the fit, the kind that masks itself in a least
-#'     squares fit. The distance cut-off is `sqrt(qchisq(0.975, p))` for
-#'     `p` inputs (from hat values: `k - 1` for `k` effective parameters),
-#'     the cut-off of the classical outlier map. Rows of weight 0 have no
-#'     type (`NA`).}
+#'     squares fit. The leverage cut-off is `inlier_leverage > 3 p / n`, the
+#'     usual hat-value rule, for `p` inputs counting the intercept (without
+#'     input distances: `k` effective parameters) and `n` fitted rows;
+#'     `attr(, "cutoffs")` also gives it as a `distance`. Every label
+#'     comes from the fit at hand (its residuals and the inliers it
+#'     defines), never from the other optimum in `fit$restarts`. Rows of
+#'     weight 0 have no type (`NA`).}
 #' }
 #' Read it as the robust diagnostic plot: vertical outliers lie above or
 #' below the band `|std_residual| <= 2.5` on the left, bad leverage points
@@ -273,12 +283,12 @@ loo_residuals <- function(object) object$residuals / (1 - leverage(object))
 #' @return A data frame with one row per sample, the largest `lambda`
 #'   first, and columns `index` (training row), `lambda` (noise variance),
 #'   `residual` (response residual), `loo_residual` (leave-one-out
-#'   residual), `leverage` (hat value), `std_residual`, `distance` and
-#'   `type` (a factor; see Details); for Student-t noise with an outlier
+#'   residual), `leverage` (the fit's hat value), `std_residual`,
+#'   `distance`, `inlier_leverage` and `type` (a factor; see Details); for Student-t noise with an outlier
 #'   class (see `outlier_class` in [ard_control()]) also
 #'   `outlier_probability`, the posterior probability that the row belongs
-#'   to that class. The attribute `"cutoffs"` holds the residual and
-#'   distance cut-offs.
+#'   to that class. The attribute `"cutoffs"` holds the residual,
+#'   distance and inlier-leverage cut-offs.
 #' @references Rousseeuw, P. J. and van Zomeren, B. C. (1990). Unmasking
 #'   multivariate outliers and leverage points. *Journal of the American
 #'   Statistical Association*, 85, 633--639.
@@ -300,7 +310,8 @@ outliers.sparsebayes <- function(object, n = 10L, ...) {
   ord <- order(-map$lambda, -abs(loo))[seq_len(min(n, nrow(map)))]
   out <- data.frame(index = data_rows(object)[ord], lambda = map$lambda[ord], residual = map$residual[ord],
                     loo_residual = loo[ord], leverage = map$leverage[ord], std_residual = map$std_residual[ord],
-                    distance = map$distance[ord], type = map$type[ord], row.names = case_names(object)[ord])
+                    distance = map$distance[ord], inlier_leverage = map$inlier_leverage[ord], type = map$type[ord],
+                    row.names = case_names(object)[ord])
   if (!is.null(object$outlier_probability)) out$outlier_probability <- object$outlier_probability[ord]
   attr(out, "cutoffs") <- attr(map, "cutoffs")
   out
@@ -319,13 +330,23 @@ outlier_map <- function(object) {
   off <- abs(std_residual) > 2.5
   h <- leverage(object)
   dist <- input_distances(object, kept & !off) %||% leverage_distances(object, h, lambda, lambda_0)
-  far <- dist > attr(dist, "cutoff")
+  # One leverage coordinate, from the kept fit alone: the hat value of the
+  # row's inputs among the m inlier rows, h = 1/m + d^2/(m - 1), against
+  # the usual 3p/n (p inputs with the intercept, n fitted rows). The fit's
+  # own hat value of a row it down-weights is ~0 whatever its inputs, and
+  # a chi-squared quantile of d flags 2.5% of clean rows however many
+  # columns there are (a random 20-column row of 200 is as likely "far" as
+  # a 3-column one of hbk); 3p/n grows with p as hat values do.
+  m <- attr(dist, "reference")
+  inlier_leverage <- 1 / m + as.vector(dist)^2 / (m - 1)
+  cut_h <- 3 * attr(dist, "inputs") / sum(kept)
+  far <- inlier_leverage > cut_h
   type <- factor(ifelse(far, ifelse(off, "bad leverage", "good leverage"), ifelse(off, "vertical outlier", "regular")),
                  levels = outlier_types)
   type[!kept] <- NA
   map <- data.frame(lambda = lambda, residual = r, leverage = h, std_residual = std_residual,
-                    distance = as.vector(dist), type = type)
-  attr(map, "cutoffs") <- c(residual = 2.5, distance = attr(dist, "cutoff"))
+                    distance = as.vector(dist), inlier_leverage = inlier_leverage, type = type)
+  attr(map, "cutoffs") <- c(residual = 2.5, distance = sqrt(max((m - 1) * (cut_h - 1 / m), 0)), inlier_leverage = cut_h)
   map
 }
 
@@ -360,7 +381,7 @@ input_distances <- function(object, inlier) {
     if (identical(next_reference, reference)) break
     reference <- next_reference
   }
-  structure(sqrt(d2), cutoff = sqrt(cutoff2))
+  structure(sqrt(d2), reference = sum(reference), inputs = p + 1)
 }
 
 # Without input distances: the hat value each row would have with noise
@@ -372,6 +393,5 @@ leverage_distances <- function(object, h, lambda, lambda_0) {
   q_without <- h * lambda / (1 - h)
   h_inlier <- ifelse(is.finite(lambda), q_without / (q_without + lambda_0), 0)
   n <- sum(is.finite(lambda))
-  structure(sqrt(pmax((n - 1) * (h_inlier - 1 / n), 0)),
-            cutoff = sqrt(stats::qchisq(0.975, max(effective_parameters(object) - 1, 1))))
+  structure(sqrt(pmax((n - 1) * (h_inlier - 1 / n), 0)), reference = n, inputs = effective_parameters(object))
 }

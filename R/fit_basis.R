@@ -31,6 +31,7 @@ fit_basis <- function(Phi, y, family, method, noise = "shared", smoothness = 0, 
                  family$family, problem, core_settings(control))
   if (gaussian) {
     res <- caller_units(res, st, Phi)
+    if (!is.null(res$other)) res$other <- caller_units(res$other, st, Phi)  # the optimum not kept
     if (noise != "shared" && length(res$lambda) == 1L)  # never reached a per-sample update
       res$lambda <- rep(res$lambda, n) / (weights %||% 1)
   } else {
@@ -124,8 +125,7 @@ model_fields <- function(res, y, names, family, method, noise, control) {
        student = if (noise == "student")
          c(df = res$noise_df, scale = res$noise_scale, outlier_share = res$noise_outlier_share %||% NA_real_),
        outlier_probability = if (length(res$outlier_probability)) as.numeric(res$outlier_probability),
-       restarts = if (length(res$start_log_ml))
-         data.frame(start = c("plain", "robust"), logLik = res$start_log_ml, kept = c(0L, 1L) == res$start_chosen))
+       restarts = restart_table(res, names))
 }
 
 # Non-convergence is a warning (and `converged = FALSE`), never silent; the

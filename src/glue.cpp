@@ -58,7 +58,7 @@ Rcpp::List as_list(const sparsebayes::FitResult& r) {
     tr_action[i] = r.trace[i].action;
   }
   Rcpp::IntegerVector path_it(r.path_iteration.begin(), r.path_iteration.end());
-  return Rcpp::List::create(
+  Rcpp::List out = Rcpp::List::create(
       Rcpp::Named("relevant") = relevant, Rcpp::Named("mu") = r.mu, Rcpp::Named("Sigma") = r.Sigma,
       Rcpp::Named("alpha") = r.alpha, Rcpp::Named("lambda") = r.lambda, Rcpp::Named("log_ml") = r.log_ml,
       Rcpp::Named("log_posterior") = r.log_posterior, Rcpp::Named("noise_df") = r.noise_df,
@@ -73,6 +73,8 @@ Rcpp::List as_list(const sparsebayes::FitResult& r) {
       Rcpp::Named("path") = Rcpp::List::create(Rcpp::Named("iteration") = path_it,
                                                Rcpp::Named("alpha") = r.path_alpha,
                                                Rcpp::Named("lambda") = r.path_lambda));
+  if (r.other) out["other"] = as_list(*r.other);
+  return out;
 }
 
 sparsebayes::Progress make_progress(int verbose) {

@@ -102,7 +102,7 @@ test_that("diagnostics of rvm fits (shared noise) satisfy the closed forms", {
   expect_equal(residuals(fit, "pearson"), fit$residuals / sqrt(noise))
   expect_equal(residuals(fit, "loo"), fit$residuals / (1 - unname(h)))
   ol <- outliers(fit, n = 4)
-  expect_named(ol, c("index", "lambda", "residual", "loo_residual", "leverage", "std_residual", "distance", "type"))
+  expect_named(ol, c("index", "lambda", "residual", "loo_residual", "leverage", "std_residual", "distance", "inlier_leverage", "type"))
   expect_equal(ol$index, order(abs(residuals(fit, "loo")), decreasing = TRUE)[1:4])  # ties in lambda
   expect_equal(nrow(outliers(fit, n = 1000)), nrow(MASS::mcycle))
 })
@@ -192,4 +192,28 @@ test_that("diagnostics of rvm() fits with per-sample noise (batch and fast solve
   expect_invisible(plot(fit, which = "leverage", highlight = 1:4))
   em <- rvm(d$x, y, method = "em", noise = "sample")
   expect_invisible(plot(em, which = "trajectory", highlight = 1:4))
+})
+
+test_that("outliers() types leverage from the inliers' hat value of the inputs against 3p/n, not from the fit's hat value", {
+  set.seed(8)
+  n <- 200
+  X <- matrix(rnorm(n * 20), n, 20)
+  y <- drop(X[, 1:3] %*% c(2, -1, 0.5)) + rnorm(n, sd = 0.5)
+  y[1:10] <- y[1:10] + 20  # vertical outliers: down-weighted, their hat values near 0
+  X[11, 1:3] <- c(8, 8, 8)  # one row far out in x: a bad leverage point
+  y[11] <- y[11] + 20
+  fit <- ard(X, y, noise = "sample", method = "em")
+  map <- outliers(fit, n = n)
+  cut <- attr(map, "cutoffs")
+  expect_equal(cut[["inlier_leverage"]], 3 * 21 / n)
+  lev <- map$type %in% c("good leverage", "bad leverage")
+  expect_true(all(map$inlier_leverage[lev] > cut[["inlier_leverage"]]))
+  expect_true(all(map$inlier_leverage[!lev] <= cut[["inlier_leverage"]]))
+  expect_true(all(map$distance[lev] > cut[["distance"]]))
+  # Row 11's own hat value is ~0 (the fit set it aside), yet it is far in x; rows 1-10 are not.
+  expect_lt(map$leverage[map$index == 11], cut[["inlier_leverage"]] / 100)
+  expect_identical(as.character(map$type[map$index == 11]), "bad leverage")
+  expect_true(all(map$type[map$index %in% 1:10] == "vertical outlier"))
+  # Clean Gaussian rows in 20 dimensions are not leverage points by chance.
+  expect_lte(sum(lev[!map$index %in% 1:11]), 1)
 })

@@ -95,7 +95,7 @@ test_that("the outlier map tells hbk's bad leverage points from its good ones, a
   expect_true(all(type[1:10] == "bad leverage"))
   expect_true(all(type[11:14] == "good leverage"))
   expect_true(all(type[15:75] %in% c("regular", "vertical outlier")))
-  expect_equal(attr(ol, "cutoffs"), c(residual = 2.5, distance = sqrt(qchisq(0.975, 3))))
+  expect_equal(attr(ol, "cutoffs")[c("residual", "inlier_leverage")], c(residual = 2.5, inlier_leverage = 3 * 4 / 75))
   # The masked fit reads as masked: rows 1-10 look regular there.
   masked <- outliers(ard(Y ~ ., data = hbk, noise = "student"), n = 75)
   expect_true(all(masked$type[masked$index %in% 1:10] == "regular"))
@@ -132,4 +132,51 @@ test_that("outlier-map distances are Mahalanobis distances of the inputs from th
   expect_error(outliers(ub), "user `basis` is not stored")
   cls <- rvm(yc ~ xs + ys, data = transform(MASS::synth.tr, yc = factor(yc)), kernel = kernel_gaussian(0.5))
   expect_error(plot(cls, which = "outlier_map"), "needs a gaussian fit")
+})
+
+test_that("the default says in one line when the high-breakdown start explains hbk differently", {
+  skip_if_not_installed("robustbase")
+  data(hbk, package = "robustbase", envir = environment())
+  for (noise in c("sample", "student")) {
+    best <- ard(Y ~ ., data = hbk, noise = noise)
+    rs <- best$restarts
+    # Both optima are kept: the masked one sets aside rows 11-14, the robust one rows 1-10.
+    expect_true(all(11:14 %in% rs$flagged[[1]]))
+    expect_gte(sum(1:10 %in% rs$flagged[[2]]), 8)
+    expect_false(any(1:10 %in% rs$flagged[[1]]))
+    expect_identical(names(rs$weights[[2]]), "(Intercept)")
+    note <- capture.output(print(best))
+    line <- grep("Two starts explain the data differently", note, value = TRUE)
+    expect_length(line, 1L)
+    expect_match(line, "kept the plain start", fixed = TRUE)
+    expect_match(line, format(rs$logLik[2], digits = 5), fixed = TRUE)
+    expect_match(line, "flags rows 1-10", fixed = TRUE)
+    expect_match(line, "start = \"robust\"", fixed = TRUE)
+    expect_length(grep("Two starts", capture.output(print(summary(best)))), 1L)
+    # The robust fit states the masked one the same way, from the other side.
+    robust <- ard(Y ~ ., data = hbk, noise = noise, control = ard_control(start = "robust"))
+    expect_match(restart_note(robust), "kept the robust start (logLik", fixed = TRUE)
+  }
+})
+
+test_that("no line when the starts agree or one start ran", {
+  set.seed(3)
+  n <- 80
+  X <- matrix(rnorm(n * 3), n, 3)
+  y <- drop(X %*% c(2, 0, -1)) + rnorm(n)
+  clean <- ard(X, y, noise = "student")
+  expect_null(restart_note(clean))
+  expect_length(grep("Two starts", capture.output(print(clean), print(summary(clean)))), 0L)
+  expect_null(restart_note(ard(X, y, noise = "sample", control = ard_control(start = "plain"))))
+  # A weight that moves by more than 2 sds counts as a different explanation, the same rows or not.
+  rs <- data.frame(start = c("plain", "robust"), logLik = c(-1, -2), kept = c(TRUE, FALSE))
+  rs$flagged <- I(list(1:2, 1:2))
+  rs$weights <- I(list(c(a = 1, b = 2), c(a = 1.1, b = 2)))
+  rs$sd <- I(list(c(a = 0.1, b = 0.1), c(a = 0.1, b = 0.1)))
+  expect_false(restarts_disagree(rs))
+  rs$weights[[2]] <- c(a = 1.3)  # b pruned: 0 is 20 sds from 2
+  expect_true(restarts_disagree(rs))
+  rs$weights[[2]] <- c(a = 1, b = 2)
+  rs$flagged[[2]] <- 1:3
+  expect_true(restarts_disagree(rs))
 })

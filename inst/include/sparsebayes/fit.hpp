@@ -72,6 +72,7 @@ inline FitResult fit_model(const Eigen::Ref<const Eigen::MatrixXd>& Phi, const E
                                                              : fit_joint_ard(Phi, inv_scale, t, lik, opt, progress);
 
   weights_to_caller_units(r.relevant, scale, r.mu, r.Sigma, r.alpha);
+  if (r.other) weights_to_caller_units(r.other->relevant, scale, r.other->mu, r.other->Sigma, r.other->alpha);
   for (Eigen::Index k = 0; k < r.path_alpha.rows(); ++k)
     r.path_alpha.row(k) = r.path_alpha.row(k).cwiseProduct(scale.cwiseAbs2().transpose());
   return r;

@@ -879,7 +879,10 @@ class JointArd {
 // high-breakdown start, which a cluster of bad leverage points cannot
 // capture, even where it has the lower evidence). When the plain fit
 // already agrees with the LTS fit within 2.5 s on every row, both starts
-// lie in one basin and the second fit is not run (its evidence is NaN).
+// lie in one basin and the second fit is not run (its evidence is NaN); the
+// test uses the reweighted LTS fit and its scale (robust_start.hpp), as
+// efficient as least squares on clean data. The optimum not returned is kept in `other`, so
+// that R can say how the two explain the data.
 inline FitResult fit_joint_ard(const Eigen::Ref<const Eigen::MatrixXd>& Phi, const Eigen::VectorXd& inv_scale,
                                const Eigen::VectorXd& y, const Likelihood& lik, const SolverOptions& opt,
                                const Progress& progress) {
@@ -891,8 +894,8 @@ inline FitResult fit_joint_ard(const Eigen::Ref<const Eigen::MatrixXd>& Phi, con
   const Eigen::VectorXd r = robust_start_residuals(Phi, inv_scale, y, opt.start_subsets);
   if (r.size() == 0) return plain;  // too wide a basis for a high-breakdown start
   const double s2 = robust_start_variance(r, y);
-  const double gap = (y - plain.fitted - r).cwiseAbs().maxCoeff();
-  if (gap <= 2.5 * std::sqrt(s2)) {
+  const Eigen::VectorXd rw = reweighted_start_residuals(Phi, inv_scale, y, r);
+  if ((y - plain.fitted - rw).cwiseAbs().maxCoeff() <= 2.5 * std::sqrt(robust_start_variance(rw, y))) {
     plain.start_log_ml = Eigen::Vector2d(plain.log_ml, std::nan(""));  // not run
     return plain;
   }
@@ -901,8 +904,14 @@ inline FitResult fit_joint_ard(const Eigen::Ref<const Eigen::MatrixXd>& Phi, con
   FitResult robust = JointArd(Phi, inv_scale, y, lik, robust_opt).run(progress);
   const bool keep_robust = opt.start == "robust" || robust.log_ml > plain.log_ml;
   FitResult& kept = keep_robust ? robust : plain;
+  FitResult& other = keep_robust ? plain : robust;
   kept.start_log_ml = Eigen::Vector2d(plain.log_ml, robust.log_ml);
   kept.start_chosen = keep_robust ? 1 : 0;
+  other.trace.clear();  // R reads its weights, noise and fitted values only
+  other.path_iteration.clear();
+  other.path_alpha.resize(0, 0);
+  other.path_lambda.resize(0, 0);
+  kept.other = std::make_shared<FitResult>(std::move(other));
   return std::move(kept);
 }
 

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -112,7 +113,8 @@ struct FitResult {
   Eigen::MatrixXd path_alpha;          // T x M
   Eigen::MatrixXd path_lambda;         // T x (n or 1)
   Eigen::VectorXd start_log_ml;        // per-sample noise from two starts: the plain and the robust optimum (else empty)
-  int start_chosen = 0;                //   and which is returned (0 plain, 1 robust)
+  int start_chosen = 0;                //   and which is returned (0 plain, 1 robust),
+  std::shared_ptr<FitResult> other;    //   the optimum not returned (null when one start ran)
 };
 
 // Sample variance of t (0 for fewer than two values).
