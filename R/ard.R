@@ -322,8 +322,20 @@ warn_interpolation <- function(fit, n) {
   spent <- sprintf("%.1f effective parameters%s", g,
                    if (set_aside > 0) sprintf(" and %d down-weighted samples", set_aside) else "")
   warning(sprintf(paste0("the fit spends %s on n = %d rows: it nearly interpolates, so its noise variance and ",
-                         "intervals are too small. With more features than rows use prior = \"RIC\" ",
-                         "(method = \"fast\", shared noise)."), spent, n), call. = FALSE)
+                         "intervals are too small. %s"), spent, n, interpolation_remedy(fit)), call. = FALSE)
+}
+
+# What to do instead, for the fit at hand: only calls that run. The RIC
+# prior prices effective parameters against one shared noise variance, so
+# ard() refuses it with per-sample or Student-t noise; there the remedies
+# are fewer features or shared noise (which gives up the down-weighting).
+interpolation_remedy <- function(fit) {
+  if (!identical(fit$noise, "shared"))
+    return(sprintf(paste0("noise = \"%s\" takes no prior on the weights: use fewer features than rows, ",
+                          "or noise = \"shared\" with prior = \"RIC\" (outliers are then not down-weighted)."),
+                   fit$noise))
+  if (isTRUE(method_supports(fit$method, "smoothness"))) return("Use prior = \"RIC\".")
+  sprintf("Use prior = \"RIC\" with method = %s.", methods_supporting("smoothness"))
 }
 
 # Per-sample and Student-t noise scale each row by the residuals' robust

@@ -10,8 +10,9 @@
 #' folds of equal size, stratified by class for classifiers), and every
 #' refit runs with a seed drawn there too, so the results do not depend on
 #' where the refits run. They run through [future.apply::future_lapply()],
-#' one job per fold and setting: [future::plan()] decides whether they run
-#' sequentially (the default), in background R sessions
+#' one job (one future) per fold and setting, so that after an interrupt
+#' a worker finishes at most the refit it is in. [future::plan()] decides
+#' whether they run sequentially (the default), in background R sessions
 #' (`plan(multisession)`) or on a cluster, and the results are identical
 #' under every plan. Progress is reported through [progressr::progressor()],
 #' one step per job; wrap the call in [progressr::with_progress()] (or set
@@ -64,6 +65,12 @@
 #'     where its mean is smallest.}
 #'   \item{fit}{the model refitted on all the data at the best setting (the
 #'     fit itself when there is no grid and nothing in `...`).}
+#'   \item{failed}{a data frame of the settings whose refits failed, one
+#'     row each (no rows when all worked): `setting` (row of `results`),
+#'     `folds` (how many of its refits failed) and `message` (the first
+#'     error). Such a setting is scored `NA` in every fold, is never the
+#'     best, and is named in a warning; when every setting fails,
+#'     `cross_validate()` stops with their errors.}
 #'   \item{fold}{the fold of each observation used.}
 #'   \item{n, seed, call}{the number of observations, the seed and the
 #'     call.}
@@ -106,15 +113,25 @@ cross_validate <- function(fit, folds = 10, seed = NULL, grid = NULL, metric = N
   progress <- progressr::progressor(steps = n_jobs)
   job <- cv_job(setup[c("truth", "weights", "template", "parts", "formula_fit")], settings, fixed, draws$fold,
                 draws$seeds, jobs, kind, progress)
-  out <- future.apply::future_lapply(seq_len(n_jobs), job, future.seed = NULL)
-  failed <- which(vapply(out, is.character, logical(1)))
-  if (length(failed)) {
-    j <- failed[1L]
-    stop(sprintf("refitting at setting %d (%s), fold %d, failed: %s%s", jobs$setting[j],
-                 setting_text(settings[[jobs$setting[j]]]), jobs$fold[j], out[[j]],
-                 if (length(failed) > 1L) sprintf(" (and %d more refits failed)", length(failed) - 1L) else ""),
+  # One future per job (chunk size 1): future_lapply's default gives each
+  # worker one chunk of n_jobs / workers jobs, and a worker cannot be told
+  # to stop a running future (future 1.31 has no cancellation; resetWorkers()
+  # does nothing for multisession), so after an interrupt the workers ran
+  # their whole chunks on (7 s in the issue). Now they finish at most the
+  # refit they are in, and the cost is one small future per refit.
+  out <- future.apply::future_lapply(seq_len(n_jobs), job, future.seed = NULL, future.chunk.size = 1L)
+  failed <- cv_failures(out, jobs, settings, folds)
+  if (length(failed$setting) == length(settings))
+    stop(sprintf("refitting failed at every setting: %s",
+                 paste(sprintf("%s in %s: %s", failed$label, failed$where, failed$message), collapse = "; ")),
          call. = FALSE)
-  }
+  for (k in seq_along(failed$setting))
+    warning(sprintf("refitting at %s failed in %s: %s; it is scored NA and not chosen.", failed$label[k],
+                    failed$where[k], failed$message[k]), call. = FALSE)
+  # A failed setting is scored NA in every fold: a mean over the folds it
+  # survived would be compared with the others' means over all folds.
+  ok <- out[!vapply(out, is.character, logical(1))][[1L]]
+  out <- lapply(seq_along(out), function(j) if (jobs$setting[j] %in% failed$setting) ok * NA_real_ else out[[j]])
   per_fold <- do.call(rbind, out)
   fold_table <- cbind(jobs, n = tabulate(draws$fold, folds)[jobs$fold], as.data.frame(per_fold))
   results <- cv_summary(settings, grid_values, per_fold, jobs$setting, folds)
@@ -122,8 +139,24 @@ cross_validate <- function(fit, folds = 10, seed = NULL, grid = NULL, metric = N
   if (!length(best)) stop(sprintf("no setting has a finite mean %s.", metric), call. = FALSE)
   final <- if (length(grid_values) || length(fixed)) cv_refit(fit, c(settings[[best]], fixed), generic, setup$env) else fit
   structure(list(results = results, folds = fold_table, settings = settings, metric = metric, best = best,
-                 fit = final, fold = draws$fold, n = n, seed = seed, call = match.call()),
+                 fit = final, failed = failed[c("setting", "folds", "message")], fold = draws$fold, n = n,
+                 seed = seed, call = match.call()),
             class = "sb_cv")
+}
+
+# The settings whose refits failed (in any fold): a data frame with
+# `setting`, `folds` (how many failed), `message` (the first error), and
+# for the messages `label` ("setting 2 (noise = bogus)") and `where`
+# ("every fold (5)", "2 of 5 folds").
+cv_failures <- function(out, jobs, settings, folds) {
+  bad <- vapply(out, is.character, logical(1))
+  which_settings <- sort(unique(jobs$setting[bad]))
+  first <- vapply(which_settings, function(s) out[[which(bad & jobs$setting == s)[1L]]], character(1))
+  counts <- vapply(which_settings, function(s) sum(bad & jobs$setting == s), integer(1))
+  data.frame(setting = which_settings, folds = counts, message = first,
+             label = sprintf("setting %d (%s)", which_settings, vapply(settings[which_settings], setting_text, character(1))),
+             where = ifelse(counts == folds, sprintf("every fold (%d)", folds), sprintf("%d of %d folds", counts, folds)),
+             stringsAsFactors = FALSE)
 }
 
 # The generic that made `fit`: "rvm", "ard" or "sparse_gp".
@@ -396,6 +429,9 @@ print.sb_cv <- function(x, digits = 4L, ...) {
   shown <- seq_len(min(nrow(tab), 20L))
   print(tab[shown, , drop = FALSE], row.names = FALSE, right = FALSE)
   if (nrow(tab) > 20L) cat(sprintf("... and %d more settings (see $results)\n", nrow(tab) - 20L))
+  n_failed <- NROW(x$failed)
+  if (n_failed) cat(sprintf("%d setting%s failed and %s scored NA (see $failed)\n", n_failed,
+                            if (n_failed == 1L) "" else "s", if (n_failed == 1L) "is" else "are"))
   cat(sprintf("Best by %s: %s\n", x$metric, setting_text(x$settings[[x$best]])))
   if (length(x$settings[[x$best]])) cat("The model refitted on all the data at that setting is in $fit.\n")
   invisible(x)

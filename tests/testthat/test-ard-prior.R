@@ -182,3 +182,22 @@ test_that("the auto prior counts distinct rows: copies, weights 2 and constant w
   i <- sample(50, replace = TRUE)
   expect_identical(ard(X[i, ], y[i])$prior_choice$n_distinct, length(unique(i)))
 })
+
+test_that("the interpolation warning suggests only calls that run for the noise model at hand", {
+  # Student-t noise with more features than rows and one outlier: the RIC
+  # prior is refused there (it prices parameters against one shared noise),
+  # so the warning must not send the user to it alone.
+  w <- wide_design(2, n = 60, d = 150)
+  y <- w$y
+  y[7] <- y[7] + 25
+  expect_warning(fit <- ard(w$X, y, noise = "student"),
+                 "nearly interpolates.*noise = \"student\" takes no prior on the weights: use fewer features than rows, or noise = \"shared\" with prior = \"RIC\"")
+  expect_error(ard(w$X, y, noise = "student", prior = "RIC"), "needs noise = \"shared\"")
+  ric <- expect_silent(ard(w$X, y, noise = "shared", prior = "RIC"))  # the suggested call runs, and does not interpolate
+  expect_lt(sparsebayes:::effective_parameters(ric), 30)
+  expect_warning(ard(w$X, y, noise = "sample"), "noise = \"sample\" takes no prior on the weights")
+  # shared noise: prior = "RIC" with the fit's own method where it takes one, else with one that does
+  expect_warning(ard(w$X, w$y, prior = "none", method = "fast"), "nearly interpolates.*Use prior = \"RIC\"\\.$")
+  expect_warning(ard(w$X, w$y, method = "em"), "Use prior = \"RIC\" with method = \"fast\"")
+  expect_silent(ard(w$X, w$y, prior = "RIC", method = "fast"))
+})

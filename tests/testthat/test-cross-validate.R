@@ -296,9 +296,11 @@ test_that("bad arguments are refused with messages that name them", {
   expect_error(cross_validate(fit, widht = 2), "`...` names `widht`, which is not an argument of rvm\\(\\)")
   expect_error(cross_validate(fit, 5, 1, NULL, NULL, TRUE), "`...` must have a name for every element")
   expect_error(cross_validate(fit, data = d), "`...` cannot set `data`")
-  # a refit that fails names its setting and fold
-  expect_error(cross_validate(fit, folds = 2, seed = 1, grid = list(noise = c("shared", "bogus"))),
-               "refitting at setting 2 \\(noise = bogus\\), fold 1, failed: `noise` must be one of .* \\(and 1 more refits failed\\)")
+  # refits failing at every setting: an error naming each with its message
+  expect_error(cross_validate(fit, folds = 2, seed = 1, grid = list(noise = c("bogus", "wrong"))),
+               "refitting failed at every setting: setting 1 \\(noise = bogus\\) in every fold \\(2\\): `noise` must be one of .*; setting 2 \\(noise = wrong\\)")
+  expect_error(cross_validate(fit, folds = 2, seed = 1, method = "bogus"),
+               "refitting failed at every setting: setting 1 \\(the fit's own settings\\) in every fold")
   # the data of the call must be there and match the fit
   x_gone <- x
   fit_gone <- rvm(x_gone, y, kernel = kernel_gaussian(3), scale = FALSE)
@@ -317,4 +319,32 @@ test_that("bad arguments are refused with messages that name them", {
   expect_error(cross_validate(fd), "`fit` has `data` that no longer matches the fit")
   fl <- rvm(y ~ x, data = as.list(d))
   expect_error(cross_validate(fl), "`fit` has `data` that is not a data frame")
+})
+
+test_that("a setting that fails in every fold is scored NA with a warning, and the others are compared", {
+  d <- sinc_data(60)
+  x <- d$x
+  y <- d$y
+  fit <- rvm(x, y, kernel = kernel_gaussian(3), scale = FALSE)
+  grid <- list(control = list(list(max_iterations = 200), list(max_iterations = -1), list(tolerance = 1e-6)))
+  expect_warning(cv <- cross_validate(fit, folds = 3, seed = 1, grid = grid),
+                 "refitting at setting 2 \\(control = <list>\\) failed in every fold \\(3\\): .*max_iterations.*; it is scored NA and not chosen")
+  expect_identical(nrow(cv$results), 3L)
+  expect_true(all(is.na(unlist(cv$results[2L, c("rmse", "rmse_se", "mae", "mae_se")]))))
+  expect_true(all(is.finite(unlist(cv$results[c(1L, 3L), c("rmse", "mae")]))))
+  expect_true(all(is.na(cv$folds$rmse[cv$folds$setting == 2L])))
+  expect_identical(cv$failed$setting, 2L)
+  expect_identical(cv$failed$folds, 3L)
+  expect_match(cv$failed$message, "max_iterations")
+  expect_true(cv$best %in% c(1L, 3L))
+  expect_identical(cv$best, which.min(cv$results$rmse))
+  # the scores of the settings that worked are those of a grid without the failing one
+  good <- cross_validate(fit, folds = 3, seed = 1, grid = list(control = grid$control[c(1L, 3L)]))
+  expect_identical(nrow(good$failed), 0L)
+  expect_equal(cv$results$rmse[c(1L, 3L)], good$results$rmse, tolerance = 0)
+  expect_equal(fitted(cv$fit), fitted(good$fit), tolerance = 0)
+  expect_output(print(cv), "1 setting failed and is scored NA \\(see \\$failed\\)")
+  grDevices::pdf(NULL)
+  on.exit(grDevices::dev.off())
+  expect_silent(plot(cv))
 })
