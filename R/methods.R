@@ -243,6 +243,7 @@ print.sb_rvm <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
               length(x$relevant), x$n_basis, stats::nobs(x), fit_quality(x, digits),
               format(x$logLik, digits = digits + 2L)))
   cat(solver_label(x), prior_label(x), "\n", sep = "")
+  cat(calibration_note(x))
   invisible(x)
 }
 
@@ -311,7 +312,8 @@ summary.sb_rvm <- function(object, n_weights = 10L, ...) {
                  components = if (length(fit_kernels(object)) > 1L) component_table(object),
                  width_search = width_search_label(object),
                  learning = learning_notes(if (inherits(object$kernel, "sparsebayes_kernel")) object$kernel$learned),
-                 inputs = if (is_per_input_kernel(object$kernel)) input_relevance(object)),
+                 inputs = if (is_per_input_kernel(object$kernel)) input_relevance(object),
+                 calibration_note = calibration_note(object)),
             class = "summary.sb_rvm")
 }
 
@@ -361,6 +363,7 @@ print.summary.sb_rvm <- function(x, digits = max(3L, getOption("digits") - 3L), 
               if (x$family == "gaussian") "" else " (Laplace approximation)"))
   cat(sprintf("Solver:             %s, %d iterations, %s\n", x$method, x$iterations,
               if (x$converged) "converged" else "NOT converged"))
+  cat(x$calibration_note)
   if (!is.null(x$components)) {
     cat("\nSub-dictionaries:\n")
     print(x$components, row.names = FALSE, digits = digits)

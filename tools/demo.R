@@ -1,7 +1,7 @@
 # The main job: fit a relevance vector machine to the motorcycle crash data
 # (MASS::mcycle, shipped with R), print its summary and draw it; then the
-# same model with per-sample noise (joint model-and-data ARD), which learns
-# which observations to trust.
+# same model with Student-t noise (a variance per observation, kept above a
+# common floor), which learns which observations to trust.
 library(sparsebayes)
 data(mcycle, package = "MASS")
 fit <- rvm(accel ~ times, data = mcycle)
@@ -9,8 +9,8 @@ print(summary(fit))
 cat("\nPredictions at 15, 25 and 35 ms with 95% prediction intervals:\n")
 print(predict(fit, data.frame(times = c(15, 25, 35)), interval = "prediction"))
 
-robust <- rvm(accel ~ times, data = mcycle, noise = "sample")
-cat("\nWith per-sample noise:\n")
+robust <- rvm(accel ~ times, data = mcycle, noise = "student")
+cat("\nWith Student-t noise:\n")
 print(robust)
 cat(sprintf("Effective support size: %.1f%% of the basis functions, %.1f%% of the samples\n",
             100 * ess(robust, "weights"), 100 * ess(robust, "samples")))
