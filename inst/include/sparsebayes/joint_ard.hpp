@@ -881,8 +881,8 @@ class JointArd {
 // already agrees with the LTS fit within 2.5 s on every row, both starts
 // lie in one basin and the second fit is not run (its evidence is NaN); the
 // test uses the reweighted LTS fit and its scale (robust_start.hpp), as
-// efficient as least squares on clean data. The optimum not returned is kept in `other`, so
-// that R can say how the two explain the data.
+// efficient as least squares on clean data. The optimum not returned is
+// kept in `other`, so that R can say how the two explain the data.
 inline FitResult fit_joint_ard(const Eigen::Ref<const Eigen::MatrixXd>& Phi, const Eigen::VectorXd& inv_scale,
                                const Eigen::VectorXd& y, const Likelihood& lik, const SolverOptions& opt,
                                const Progress& progress) {
@@ -891,10 +891,12 @@ inline FitResult fit_joint_ard(const Eigen::Ref<const Eigen::MatrixXd>& Phi, con
   FitResult plain = JointArd(Phi, inv_scale, y, lik, opt).run(progress);
   // The paper's schedule stops early by design: an estimator of its own, from its own start.
   if (opt.start == "plain" || !opt.per_sample || opt.noise_variance > 0.0 || opt.schedule == "paper") return plain;
-  const Eigen::VectorXd r = robust_start_residuals(Phi, inv_scale, y, opt.start_subsets);
-  if (r.size() == 0) return plain;  // too wide a basis for a high-breakdown start
+  const Eigen::MatrixXd X = robust_start_design(Phi, inv_scale);  // built once for both residuals
+  if (X.size() == 0) return plain;  // too wide a basis for a high-breakdown start
+  const Eigen::VectorXd r = lts_residuals(X, y, opt.start_subsets);
+  if (r.size() == 0) return plain;
   const double s2 = robust_start_variance(r, y);
-  const Eigen::VectorXd rw = reweighted_start_residuals(Phi, inv_scale, y, r);
+  const Eigen::VectorXd rw = reweighted_residuals(X, y, r);
   if ((y - plain.fitted - rw).cwiseAbs().maxCoeff() <= 2.5 * std::sqrt(robust_start_variance(rw, y))) {
     plain.start_log_ml = Eigen::Vector2d(plain.log_ml, std::nan(""));  // not run
     return plain;

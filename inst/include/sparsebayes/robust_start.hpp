@@ -127,39 +127,31 @@ inline Eigen::VectorXd lts_residuals(const Eigen::MatrixXd& X, const Eigen::Vect
   return y - X * best->coef;
 }
 
-// The LTS fit's residuals r on the columns of Phi that are not zero
-// throughout (empty when the basis is too wide).
-inline Eigen::VectorXd robust_start_residuals(const Eigen::Ref<const Eigen::MatrixXd>& Phi, const Eigen::VectorXd& inv_scale,
-                                          const Eigen::VectorXd& y, int subsets) {
+// The design of the robust start: the columns of Phi that are not zero
+// throughout, scaled to unit mean square (the units of the subset fits'
+// ridge). Empty when the basis is too wide (2p >= n) for a start of
+// breakdown near one half.
+inline Eigen::MatrixXd robust_start_design(const Eigen::Ref<const Eigen::MatrixXd>& Phi, const Eigen::VectorXd& inv_scale) {
   std::vector<Eigen::Index> cols;
   for (Eigen::Index j = 0; j < Phi.cols(); ++j)
     if (Phi.col(j).squaredNorm() > 0.0) cols.push_back(j);
   const Eigen::Index n = Phi.rows(), p = cols.size();
-  if (2 * p >= n) return Eigen::VectorXd();
-  // Unit mean-square columns, the units of the subset fits' ridge.
+  if (2 * p >= n) return Eigen::MatrixXd();
   Eigen::MatrixXd X(n, p);
   const double root_n = std::sqrt(static_cast<double>(n));
   for (Eigen::Index k = 0; k < p; ++k) X.col(k) = Phi.col(cols[k]) * (inv_scale(cols[k]) * root_n);
-  return lts_residuals(X, y, subsets);
+  return X;
 }
 
-// Residuals of the least squares fit (columns as in robust_start_residuals)
-// on the rows whose residual lies within 2.5 robust sds of zero, from the
-// LTS residuals r, twice (the scale re-estimated in between): reweighted
-// LTS. Raw LTS fits half the rows and is far less efficient (7% at the
-// normal), and with many columns its trimmed fit also understates the
-// scale, so on clean data its residuals stray from any efficient fit's by
-// more than 2.5 s; the reweighted ones do not.
-inline Eigen::VectorXd reweighted_start_residuals(const Eigen::Ref<const Eigen::MatrixXd>& Phi,
-                                                  const Eigen::VectorXd& inv_scale, const Eigen::VectorXd& y,
-                                                  const Eigen::VectorXd& r) {
-  std::vector<Eigen::Index> cols;
-  for (Eigen::Index j = 0; j < Phi.cols(); ++j)
-    if (Phi.col(j).squaredNorm() > 0.0) cols.push_back(j);
-  const Eigen::Index n = Phi.rows(), p = cols.size();
-  Eigen::MatrixXd X(n, p);
-  const double root_n = std::sqrt(static_cast<double>(n));
-  for (Eigen::Index k = 0; k < p; ++k) X.col(k) = Phi.col(cols[k]) * (inv_scale(cols[k]) * root_n);
+// Residuals of the least squares fit of y on X (robust_start_design()) on
+// the rows whose residual lies within 2.5 robust sds of zero, from the LTS
+// residuals r, twice (the scale re-estimated in between): reweighted LTS.
+// Raw LTS fits half the rows and is far less efficient (7% at the normal),
+// and with many columns its trimmed fit also understates the scale, so on
+// clean data its residuals stray from any efficient fit's by more than
+// 2.5 s; the reweighted ones do not.
+inline Eigen::VectorXd reweighted_residuals(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, const Eigen::VectorXd& r) {
+  const Eigen::Index n = X.rows(), p = X.cols();
   Eigen::VectorXd out = r;
   for (int step = 0; step < 2; ++step) {
     const double s2 = robust_residual_variance(out);

@@ -15,7 +15,8 @@
 //
 // With an outlier class (a response range R > 0), each row is, with
 // probability eps, drawn from a density h = 1 / R that does not depend on the
-// weights (R at least kSpread robust residual scales, below): y_i ~ (1 - eps) t_nu(x_i' w, s2) + eps h. A t row keeps a weight
+// weights (R at least kSpread robust residual scales, below):
+// y_i ~ (1 - eps) t_nu(x_i' w, s2) + eps h. A t row keeps a weight
 // ~ 1 / r_i^2 in the fit however far it lies, and a cluster of rows far out
 // in x keeps its pull through its leverage (Rousseeuw & Leroy's masking);
 // a row of the outlier class has none. With q(z_i, lambda_i) = q(z_i)
@@ -76,8 +77,8 @@ class StudentNoise {
   // ~4.5 sd, and over that range a mixture of N(0, 0.64^2) with 48% in the
   // class has the higher expected log likelihood than N(0, 1) itself;
   // ard(noise = "student") put a median 47% of clean rows in the class at
-  // n = 40, 18% at n = 80 (bench/robust_clean.R; ~0% at kSpread = 10; 8 left
-  // shares of up to 0.46 at n = 40).
+  // n = 40, 18% at n = 80 (bench/robust_clean.R). At kSpread = 10 the
+  // median is ~0 in every cell; at 8 single fits still put up to 46% there.
   static constexpr double kSpread = 10.0;
 
   // fixed_df > 0 holds nu there; otherwise nu is estimated in [kDfMin, kDfMax].
