@@ -328,8 +328,10 @@ outlier_map <- function(object) {
   # The robust scale counts tied responses once (as the Student-t floor
   # does): a fit that reproduces 100 tied zeros of 200 has a residual MAD of
   # ~0 and called every other row an outlier.
-  distinct <- kept & !duplicated(object$y)
-  lambda_0 <- if (per_sample) rep((1.4826 * stats::median(abs(r[distinct])))^2, length(r)) else lambda
+  lambda_0 <- if (per_sample) {
+    distinct <- !duplicated(object$y[kept])  # one row of each tied response among the fitted rows
+    rep((1.4826 * stats::median(abs(r[kept][distinct])))^2, length(r))
+  } else lambda
   std_residual <- ifelse(kept, r / sqrt(lambda_0), 0)
   off <- abs(std_residual) > 2.5
   h <- leverage(object)
