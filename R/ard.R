@@ -198,31 +198,51 @@ ard.default <- function(x, y, intercept = TRUE, scale = TRUE, noise = c("shared"
                         objective = c("primal", "dual"), prior = "auto", control = NULL,
                         weights = NULL, offset = NULL, ...) {
   check_dots_empty(...)
-  noise <- match_arg(noise)
   method_given <- !missing(method)
-  method <- match_arg(method)
-  objective <- match_arg(objective)
-  check_flag(intercept)
-  check_flag(scale)
-  x <- check_numeric_matrix(x, "x")
+  p <- ard_problem(list(x = x, y = y, intercept = intercept, scale = scale, noise = match_arg(noise),
+                        method = match_arg(method), method_given = method_given, objective = match_arg(objective),
+                        prior = prior, control = control, weights = weights, offset = offset))
+  res <- fit_basis(p$xs, p$y, stats::gaussian(), p$solver, p$noise, p$smoothness, p$wo, statistics = p$statistics)
+  ard_fit(p, res, generic_call(match.call(), "ard"))
+}
+
+# The stages of an ard() fit: problem (ard_problem(): the design in
+# standard units, the prior's price and the solver) -> statistics (shared
+# with the fits that chose the price) -> solve (fit_basis()) -> fit object
+# (ard_fit()).
+
+# The checked problem of an ard() call (`a`: ard.default()'s arguments, with
+# `method_given`): the scaled design `xs` (an intercept column first), the
+# response, weights and offset `wo`, the noise model, the prior (`prior`,
+# its `smoothness` and, for "auto", `prior_choice`), the solver
+# specification and, when the price was chosen by fits with shared noise,
+# their `statistics`.
+ard_problem <- function(a) {
+  noise <- a$noise
+  method <- a$method
+  check_flag(a$intercept, "intercept")
+  check_flag(a$scale, "scale")
+  x <- check_numeric_matrix(a$x, "x")
   if (is.null(colnames(x))) colnames(x) <- paste0("x", seq_len(ncol(x)))
-  y <- check_response(y, nrow(x))
-  wo <- check_weights_offset(weights, offset, nrow(x))
+  y <- check_response(a$y, nrow(x))
+  wo <- check_weights_offset(a$weights, a$offset, nrow(x))
   check_noise_response(y, noise, wo$weights)
   n_rows <- if (is.null(wo$weights)) nrow(x) else sum(wo$weights > 0)
   n_features <- sum(colnames(x) != "(Intercept)")
-  if (intercept && "(Intercept)" %in% colnames(x))
+  if (a$intercept && "(Intercept)" %in% colnames(x))
     stop_arg("x", "already has an \"(Intercept)\" column; use intercept = FALSE.")
-  check_fit_memory(nrow(x), ncol(x) + intercept, method, noise)  # xs below is the basis
+  check_fit_memory(nrow(x), ncol(x) + a$intercept, method, noise)  # xs below is the basis
   # The scaling of cbind(1, x) without forming it: the intercept stays a
   # column of ones (center 0, scale 1, as input_scaling() gives a constant
   # column with keep_constant).
-  scaling <- input_scaling(x, scale, keep_constant = TRUE, weights = wo$weights)
-  if (intercept && !is.null(scaling))
+  scaling <- input_scaling(x, a$scale, keep_constant = TRUE, weights = wo$weights)
+  if (a$intercept && !is.null(scaling))
     scaling <- list(center = c(`(Intercept)` = 0, scaling$center), scale = c(`(Intercept)` = 1, scaling$scale))
-  xs <- scaled_design(x, scaling, intercept)
+  xs <- scaled_design(x, scaling, a$intercept)
+  prior <- a$prior
+  control <- a$control
   prior_choice <- NULL
-  if (auto_prior_applies(prior, noise, if (method_given) method, control)) {
+  if (auto_prior_applies(prior, noise, if (a$method_given) method, control)) {
     prior_choice <- choose_ard_prior(xs, y, wo, n_features, control)
     prior <- if (prior_choice$smoothness > 0) "auto" else "none"
   } else if (identical(prior, "auto")) {
@@ -231,31 +251,39 @@ ard.default <- function(x, y, intercept = TRUE, scale = TRUE, noise = c("shared"
   smoothness <- prior_choice$smoothness %||%
     smoothness_constant(prior, n_rows, n_features, c("auto", "none", "RIC", "BIC", "AIC"))
   if (smoothness > 0) {
-    if (method_given && !method_supports(method, "smoothness"))
+    if (a$method_given && !method_supports(method, "smoothness"))
       stop_arg("prior", "needs method = ", methods_supporting("smoothness"), ".")
-    if (noise != "shared") stop_arg("prior", "needs noise = \"shared\".")
-    if (!method_given) method <- "fast"
+    if (per_sample_noise(noise)) stop_arg("prior", "needs noise = \"shared\".")
+    if (!a$method_given) method <- "fast"
   }
   control <- solver_control(control, method, "ard_control")
   control$outlier_class <- control$outlier_class %||% TRUE
   check_noise_control(control, noise, method)
   if (smoothness > 0) control$noise_update_start <- 0L  # hold the starting noise for the first steps
-  res <- fit_basis(xs, y, stats::gaussian(), method, noise, smoothness,
-                   objective = if (method == "gradient") objective else "auto",
-                   control = control, weights = wo$weights, offset = wo$offset)
-  fit <- c(list(call = generic_call(match.call(), "ard")),
-           model_fields(res, y, colnames(xs), stats::gaussian(), method, noise, control))
-  fit$prior <- prior
-  fit$smoothness <- smoothness
-  fit$prior_choice <- prior_choice
-  fit$objective <- if (method == "gradient") objective else NA_character_
-  fit$x <- xs
-  fit$scaling <- scaling
-  fit$intercept <- "(Intercept)" %in% colnames(xs)
-  fit <- add_weights_offset(fit, wo, res$standard_units)
+  statistics <- if (!per_sample_noise(noise)) prior_choice$statistics
+  if (!is.null(prior_choice)) prior_choice$statistics <- NULL
+  structure(list(xs = xs, y = y, wo = wo, scaling = scaling, n_rows = n_rows, noise = noise, prior = prior,
+                 smoothness = smoothness, prior_choice = prior_choice, solver = solver_spec(method, control, a$objective),
+                 statistics = statistics),
+            class = "sb_problem")
+}
+
+# The fit object of an ard() problem from the solver's result.
+ard_fit <- function(p, res, call) {
+  method <- p$solver$method
+  fit <- c(list(call = call),
+           model_fields(res, p$y, colnames(p$xs), stats::gaussian(), method, p$noise, p$solver$control))
+  fit$prior <- p$prior
+  fit$smoothness <- p$smoothness
+  fit$prior_choice <- p$prior_choice
+  fit$objective <- fit_objective(p$solver)
+  fit$x <- p$xs
+  fit$scaling <- p$scaling
+  fit$intercept <- "(Intercept)" %in% colnames(p$xs)
+  fit <- add_weights_offset(fit, p$wo, res$standard_units)
   class(fit) <- c("sb_ard", "sparsebayes")
   warn_not_converged(fit, res)
-  warn_interpolation(fit, n_rows)
+  warn_interpolation(fit, p$n_rows)
   fit
 }
 
@@ -264,7 +292,7 @@ ard.default <- function(x, y, intercept = TRUE, scale = TRUE, noise = c("shared"
 # precisions learned (not held by `fixed_alpha`, nor the batch solvers'
 # settings asked for).
 auto_prior_applies <- function(prior, noise, method = NULL, control = NULL) {
-  identical(prior, "auto") && noise == "shared" && (is.null(method) || method_supports(method, "smoothness")) &&
+  identical(prior, "auto") && !per_sample_noise(noise) && (is.null(method) || method_supports(method, "smoothness")) &&
     (is.null(control) || is.list(control)) && is.null(control$fixed_alpha) && !isTRUE(control$studentized) &&
     !identical(control$schedule, "paper")
 }
@@ -294,12 +322,13 @@ choose_ard_prior <- function(xs, y, wo, d, control, max_fits = 6L) {
   ctl <- solver_control(control, "fast", "ard_control")
   ctl$noise_update_start <- 0L
   candidate <- colnames(xs) != "(Intercept)"
+  statistics <- basis_statistics(xs, y, "shared", wo)  # every fit below, and the final one, share them
   c_value <- price(0)
   path <- data.frame(smoothness = numeric(0), kept = integer(0))
   for (i in seq_len(max_fits)) {
     if (c_value <= 0 || floor >= log(d)) break  # no price, or RIC's at d >= n
-    res <- fit_basis(xs, y, stats::gaussian(), "fast", "shared", c_value, control = ctl,
-                     weights = wo$weights, offset = wo$offset)
+    res <- fit_basis(xs, y, stats::gaussian(), solver_spec("fast", ctl), "shared", c_value, wo,
+                     statistics = statistics)
     k <- sum(candidate[as.integer(res$relevant)])
     path[nrow(path) + 1L, ] <- list(c_value, k)
     if (nrow(path) > 1L && k == path$kept[nrow(path) - 1L]) break
@@ -308,7 +337,7 @@ choose_ard_prior <- function(xs, y, wo, d, control, max_fits = 6L) {
     c_value <- next_value
   }
   list(smoothness = c_value, share = share, n_distinct = n, d = d,
-       kept = if (nrow(path)) path$kept[nrow(path)] else NA_integer_, path = path)
+       kept = if (nrow(path)) path$kept[nrow(path)] else NA_integer_, path = path, statistics = statistics)
 }
 
 # Effective parameters (and, with per-sample noise, samples set aside as
@@ -330,7 +359,7 @@ warn_interpolation <- function(fit, n) {
 # ard() refuses it with per-sample or Student-t noise; there the remedies
 # are fewer features or shared noise (which gives up the down-weighting).
 interpolation_remedy <- function(fit) {
-  if (!identical(fit$noise, "shared"))
+  if (per_sample_noise(fit$noise))
     return(sprintf(paste0("noise = \"%s\" takes no prior on the weights: use fewer features than rows, ",
                           "or noise = \"shared\" with prior = \"RIC\" (outliers are then not down-weighted)."),
                    fit$noise))
@@ -342,7 +371,7 @@ interpolation_remedy <- function(fit) {
 # scale, counting tied responses once; with fewer than 3 distinct values
 # (a binary or two-level response) no such scale exists.
 check_noise_response <- function(y, noise, weights = NULL) {
-  if (noise == "shared") return(invisible())
+  if (!per_sample_noise(noise)) return(invisible())
   values <- unique(if (is.null(weights)) y else y[weights > 0])
   if (length(values) < 3L)
     stop_arg("y", sprintf(paste0("takes %d distinct values: noise = \"%s\" needs a robust scale of the residuals, ",
@@ -355,7 +384,7 @@ check_noise_control <- function(control, noise, method) {
   if (identical(control$schedule, "paper") && !method_supports(method, "batch"))
     stop_arg("control", "has schedule = \"paper\", which is for the batch solvers (method ", methods_supporting("batch"), ").")
   if (!isTRUE(control$studentized)) return(invisible())
-  if (noise != "sample") stop_arg("control", "has studentized = TRUE, which needs noise = \"sample\".")
+  if (!per_sample_noise(noise) || student_noise(noise)) stop_arg("control", "has studentized = TRUE, which needs noise = \"sample\".")
   if (!method_supports(method, "studentized"))
     stop_arg("control", "has studentized = TRUE, which needs method ", methods_supporting("studentized"), ".")
 }

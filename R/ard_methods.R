@@ -63,7 +63,7 @@ predict.sb_ard <- function(object, newdata = NULL, se.fit = FALSE, interval = c(
 # noise its scale s^2 with nu degrees of freedom (the prior of lambda, as no
 # residual of the new point is seen).
 new_point_noise <- function(object, noise_level = "mean") {
-  if (identical(object$noise, "student") && is.finite(object$student[["df"]] %||% NA))
+  if (student_noise(object$noise) && is.finite(object$student[["df"]] %||% NA))
     return(list(variance = object$student[["scale"]], df = object$student[["df"]]))
   list(variance = base_noise(object$lambda, noise_level), df = Inf)
 }
@@ -112,7 +112,8 @@ print.sb_ard <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
 # seeds, against 0 to 1 with noise = "student", whose variances stay above
 # nu s^2 / (nu + 1). The paper's schedule stops early, near its start.
 calibration_note <- function(object) {
-  if (!identical(object$noise, "sample") || identical(object$schedule, "paper")) return(NULL)
+  if (!per_sample_noise(object$noise) || student_noise(object$noise) || identical(object$schedule, "paper"))
+    return(NULL)
   paste0("Not calibrated: per-sample variances follow their own residuals, so sds, z, Bayes factors and ",
          "selected() are overconfident; noise = \"student\" is calibrated\n")
 }
@@ -219,7 +220,7 @@ prior_choice_line <- function(pc) {
 print.summary.sb_ard <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
   cat("Joint ARD regression\n\nCall:\n", paste(deparse(x$call, width.cutoff = 70L), collapse = "\n"), "\n\n", sep = "")
   cat(sprintf("Relevant weights:   %d of %d (n = %d)\n", x$n_relevant, x$d, x$n))
-  if (x$noise == "shared") {
+  if (!per_sample_noise(x$noise)) {
     cat(sprintf("Noise:              shared, sd %s\n", format(x$sigma, digits = digits)))
   } else {
     cat(sprintf("Noise:              per sample%s; variances\n", student_label(x$student, digits)))

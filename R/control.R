@@ -312,7 +312,7 @@ print.sb_control <- function(x, ...) {
 # The control of a fit: NULL gives the solver's defaults (rvm_control() for
 # "fast", ard_control() for the batch solvers); a control object (edited by
 # hand or not) or a plain list of settings is checked again.
-solver_control <- function(control, method, maker_name = if (method == "fast") "rvm_control" else "ard_control") {
+solver_control <- function(control, method, maker_name = if (method_supports(method, "batch")) "ard_control" else "rvm_control") {
   if (is.null(control)) return(get(maker_name, mode = "function")())
   if (inherits(control, "sb_control")) maker_name <- attr(control, "maker") %||% maker_name
   revalidate_control(control, get(maker_name, mode = "function"), maker_name)

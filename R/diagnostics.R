@@ -108,7 +108,7 @@ check_single_model <- function(object) {
 # Rows of weight 0 get Inf (no precision, leverage 0).
 sample_noise <- function(object) {
   n <- length(object$y)
-  if (object$family$family == "gaussian") {
+  if (has_noise(object$family)) {
     lambda <- as.numeric(object$lambda)
     return(if (length(lambda) == 1L) rep_len(lambda, n) / row_precisions(object) else lambda)
   }
@@ -213,7 +213,7 @@ residuals.sparsebayes <- function(object, type = c("response", "pearson", "loo")
   check_single_model(object)
   r <- object$residuals
   r <- switch(type, response = r,
-              pearson = if (object$family$family == "gaussian") r / sqrt(sample_noise(object))
+              pearson = if (has_noise(object$family)) r / sqrt(sample_noise(object))
                         else r * sqrt((object$prior.weights %||% 1) / object$family$variance(object$fitted.values)),
               loo = loo_residuals(object))
   names(r) <- names(object$fitted.values)
@@ -324,7 +324,7 @@ outlier_map <- function(object) {
   lambda <- sample_noise(object)
   r <- unname(object$residuals)
   kept <- is.finite(lambda)
-  per_sample <- object$family$family == "gaussian" && length(object$lambda) > 1L
+  per_sample <- has_noise(object$family) && length(object$lambda) > 1L
   # The robust scale counts tied responses once (as the Student-t floor
   # does): a fit that reproduces 100 tied zeros of 200 has a residual MAD of
   # ~0 and called every other row an outlier.

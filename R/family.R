@@ -6,11 +6,14 @@
 # response from the Gaussian posterior of the linear predictor; the title
 # and one-line quality of a fit; the prediction types (the first is
 # predict()'s default); the scores of cross_validate() from held-out truth
-# and predicted means; and the targets its kernel widths are learned on.
+# and predicted means; the targets its kernel widths are learned on; whether
+# it has a noise variance (`noise`: the gaussian one, with its noise models,
+# standard units and leverage diagnostics); and whether its 0/1 targets are
+# classes (`classes`: the Laplace GP classifier learns their widths).
 # Adding a likelihood: a row here and its class in likelihood.hpp.
 likelihoods <- list(
   gaussian = list(
-    link = "identity",
+    link = "identity", noise = TRUE, classes = FALSE,
     encode = function(y, n) check_response(y, n),
     response = function(eta, var_eta) eta,
     title = function(x) "Relevance vector machine",
@@ -19,7 +22,7 @@ likelihoods <- list(
     scores = function(truth, mu, w) c(rmse = sqrt(wmean((truth - mu)^2, w)), mae = wmean(abs(truth - mu), w)),
     learning_target = function(y, offset) y - (offset %||% 0)),
   binomial = list(
-    link = "logit",
+    link = "logit", noise = FALSE, classes = TRUE,
     encode = function(y, n) {
       if (is.logical(y)) y <- factor(y, levels = c(FALSE, TRUE))
       if (is.ordered(y)) y <- factor(y, levels = levels(y), ordered = FALSE)  # classes; their order is not modelled
@@ -45,7 +48,7 @@ likelihoods <- list(
     },
     learning_target = function(y, offset) y),
   poisson = list(
-    link = "log",
+    link = "log", noise = FALSE, classes = FALSE,
     encode = function(y, n) {
       if (!is.numeric(y)) stop_arg("y", "must be numeric counts for the poisson family.")
       y <- as.numeric(y)
@@ -64,6 +67,21 @@ likelihoods <- list(
 
 # The row of `likelihoods` for a family object or name.
 likelihood_of <- function(family) likelihoods[[if (is.character(family)) family else family$family]]
+
+# Does the family have a noise variance (the gaussian one)?
+has_noise <- function(family) likelihood_of(family)$noise
+
+# The noise models of a likelihood with a noise variance: one variance
+# shared by every row, or one per row (`per_sample`), with a Student-t
+# prior on them (`student`). A fit with per-sample noise takes its weights
+# as given precisions and its standard units from robust moments.
+noise_models <- list(
+  shared = list(per_sample = FALSE, student = FALSE),
+  sample = list(per_sample = TRUE, student = FALSE),
+  student = list(per_sample = TRUE, student = TRUE))
+
+per_sample_noise <- function(noise) noise_models[[noise]]$per_sample
+student_noise <- function(noise) noise_models[[noise]]$student
 
 # The share of training rows a binomial fit puts on the wrong side of 1/2.
 training_error <- function(x) mean((x$fitted.values > 0.5) != (x$y == 1))
@@ -93,7 +111,7 @@ resolve_family <- function(family, y) {
 # Checks the response for a family and returns the numeric targets (a
 # factor for binomial).
 encode_response <- function(y, n, family) {
-  if (family$family != "gaussian") {
+  if (!has_noise(family)) {
     if (!is.null(dim(y)) && NCOL(y) != 1L) stop_arg("y", "must be a single column.")
     if (length(y) != n) stop_arg("y", sprintf("has length %d but the inputs have %d rows.", length(y), n))
     if (anyNA(y)) stop_arg("y", "contains NA; remove those rows or use the formula interface with `na.action`.")

@@ -1,28 +1,35 @@
 # The one fitting routine. Every model of rvm() and ard() is
 #   y = Phi w + e,  w_j ~ N(0, 1 / alpha_j),  e_i ~ N(0, lambda_i)
-# (lambda shared, per sample, or per sample with a Student-t prior; binomial and poisson likelihoods by the
-# Laplace approximation), fitted on a basis Phi that the front door built
-# (kernel, dictionary, wavelets, features) by a solver named by `method`.
-# fit_basis() puts a gaussian problem in standard units (standard_units()),
-# runs the core (.sb_fit -> fit_model() in inst/include/sparsebayes/fit.hpp,
-# which dispatches to the solver), and maps the result back (caller_units()).
-# `wavelet`: NULL, or the O(N) path on a single orthonormal wavelet basis
-# (Phi is then NULL; see fit_wavelet_path()). `rows`: a matrix whose rows
-# name the rows of Phi, for finding exact copies (relative_weights()): the
-# inputs a kernel basis is built from (a kernel's rounding can differ
-# between copies of a row), Phi itself by default.
-fit_basis <- function(Phi, y, family, method, noise = "shared", smoothness = 0, objective = "auto",
-                      control, weights = NULL, offset = NULL, wavelet = NULL, rows = Phi) {
+# (lambda shared, per sample, or per sample with a Student-t prior; binomial
+# and poisson likelihoods by the Laplace approximation), fitted on a basis
+# Phi that the front door built (kernel, dictionary, wavelets, features) by
+# the solver that `solver` (solver_spec()) names. The stages: the basis
+# (the caller's design), its statistics (basis_statistics(): a gaussian
+# problem in standard units), the solve (.sb_fit -> fit_model() in
+# inst/include/sparsebayes/fit.hpp, which dispatches to the solver), and
+# the result mapped back (caller_units()). A caller that fits one basis
+# several times (noise starts, prior prices) computes its statistics once
+# and passes them. `wo`: the checked weights and offset
+# (check_weights_offset()). `wavelet`: NULL, or the O(N) path on a single
+# orthonormal wavelet basis (Phi is then NULL; see fit_wavelet_path()).
+# `rows`: a matrix whose rows name the rows of Phi, for finding exact copies
+# (relative_weights()): the inputs a kernel basis is built from (a kernel's
+# rounding can differ between copies of a row), Phi itself by default.
+fit_basis <- function(Phi, y, family, solver, noise = "shared", smoothness = 0, wo = list(), wavelet = NULL,
+                      rows = Phi, statistics = NULL) {
+  control <- solver$control
+  weights <- wo$weights
+  offset <- wo$offset
   if (!is.null(wavelet)) {  # no weights, or equal ones: the fit of none, each row of weight `unit`
     res <- fit_wavelet_path(y, offset, control, smoothness, wavelet)
     if (!is.null(weights)) res$standard_units$unit <- weights[1L]
     return(res)
   }
-  gaussian <- family$family == "gaussian"
+  gaussian <- has_noise(family)
   n <- length(y)
-  if (gaussian && noise == "shared" && is.null(control$noise_variance)) check_rows_of_weight(weights)
-  st <- if (gaussian) standard_units(Phi, y, weights, offset, robust = noise != "shared", rows = rows)
-  problem <- solver_problem(method, noise, objective, smoothness,
+  if (gaussian && !per_sample_noise(noise) && is.null(control$noise_variance)) check_rows_of_weight(weights)
+  st <- if (gaussian) statistics %||% basis_statistics(Phi, y, noise, wo, rows)
+  problem <- solver_problem(solver$method, noise, solver$objective, smoothness,
                             noise_variance = if (gaussian) standard_noise_variance(control$noise_variance, st) else -1,
                             n_effective = if (gaussian) st$n_effective else -1,
                             target_variance = if (gaussian) st$target_variance else -1,
@@ -32,7 +39,7 @@ fit_basis <- function(Phi, y, family, method, noise = "shared", smoothness = 0, 
   if (gaussian) {
     res <- caller_units(res, st, Phi)
     if (!is.null(res$other)) res$other <- caller_units(res$other, st, Phi)  # the optimum not kept
-    if (noise != "shared" && length(res$lambda) == 1L)  # never reached a per-sample update
+    if (per_sample_noise(noise) && length(res$lambda) == 1L)  # never reached a per-sample update
       res$lambda <- rep(res$lambda, n) / (weights %||% 1)
   } else {
     res$lambda <- NA_real_
@@ -45,6 +52,23 @@ fit_basis <- function(Phi, y, family, method, noise = "shared", smoothness = 0, 
   res$standard_units <- st
   res
 }
+
+# The statistics stage of a gaussian fit: the basis and response in
+# standard units (standard_units(): centred and scaled, weights applied,
+# exact copies pooled with shared noise), which every solver of the problem
+# reads and no solver changes.
+basis_statistics <- function(Phi, y, noise, wo, rows = Phi) {
+  standard_units(Phi, y, wo$weights, wo$offset, robust = per_sample_noise(noise), rows = rows)
+}
+
+# A solver specification: the method and its own settings (`objective` is
+# the gradient rule's primal or dual form, "auto" for every other rule).
+solver_spec <- function(method, control, objective = "auto") {
+  list(method = method, objective = if (method == "gradient") objective else "auto", control = control)
+}
+
+# The form of the objective a fit records: the gradient rule's, NA for the others.
+fit_objective <- function(solver) if (identical(solver$objective, "auto")) NA_character_ else solver$objective
 
 # The O(N) path on a single orthonormal wavelet basis, a gaussian fit with
 # shared noise: the response on its grid (`wavelet$order` sorts the rows),
@@ -89,7 +113,7 @@ fit_wavelet_path <- function(y, offset, control, smoothness, wavelet) {
 # targets by standard_units().
 solver_problem <- function(method, noise = "shared", objective = "auto", smoothness = 0, noise_variance = -1,
                            n_effective = -1, target_variance = -1, case_weights = NULL, offset = NULL) {
-  list(method = method, per_sample = noise != "shared", student = noise == "student", objective = objective,
+  list(method = method, per_sample = per_sample_noise(noise), student = student_noise(noise), objective = objective,
        smoothness = smoothness, noise_variance = noise_variance, n_effective = n_effective,
        target_variance = target_variance, case_weights = case_weights %||% numeric(0),
        offset = offset %||% numeric(0))
@@ -106,7 +130,7 @@ model_fields <- function(res, y, names, family, method, noise, control) {
   Sigma <- as.matrix(res$Sigma)
   dimnames(Sigma) <- list(names(weights), names(weights))
   eta <- as.numeric(res$fitted)
-  fitted <- if (family$family == "gaussian") eta else family$linkinv(eta)
+  fitted <- if (has_noise(family)) eta else family$linkinv(eta)
   tr <- res$trace
   trace <- data.frame(iteration = tr$iteration, logLik = tr$logLik, relevant = tr$relevant, noise = tr$noise,
                       action = factor(action_names[tr$action + 1L], levels = action_names))
@@ -121,8 +145,8 @@ model_fields <- function(res, y, names, family, method, noise, control) {
        log_posterior = res$log_posterior, trace = trace, path = path, converged = res$converged,
        iterations = res$iterations, jitter_events = res$jitter_events, y = y, n_basis = length(res$alpha),
        studentized = isTRUE(control$studentized), control = control,
-       schedule = if (method == "fast") NA_character_ else control$schedule,  # the batch solvers' setting
-       student = if (noise == "student")
+       schedule = if (method_supports(method, "batch")) control$schedule else NA_character_,  # the batch solvers' setting
+       student = if (student_noise(noise))
          c(df = res$noise_df, scale = res$noise_scale, outlier_share = res$noise_outlier_share %||% NA_real_),
        outlier_probability = if (length(res$outlier_probability)) as.numeric(res$outlier_probability),
        restarts = restart_table(res, names))

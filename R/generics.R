@@ -352,14 +352,14 @@ anova.sparsebayes <- function(object, ...) {
                     check.names = FALSE)
   calls <- vapply(fits, function(f) paste(deparse(f$call, width.cutoff = 500L), collapse = " "), "")
   vfe <- vapply(fits, function(f) identical(f$approx, "VFE"), logical(1))
-  noise <- vapply(fits, function(f) {
-    first_class_model(f)$noise
-  }, "")
+  noise <- vapply(fits, function(f) first_class_model(f)$noise, "")
+  student <- vapply(noise, student_noise, logical(1))
+  ml_per_sample <- vapply(noise, per_sample_noise, logical(1)) & !student  # noise = "sample": maximum likelihood
   heading <- c("Comparison by log evidence (log Bayes factors against model 1)\n",
                paste0(sprintf("Model %d: %s", seq_along(fits), calls), collapse = "\n"),
                if (any(vfe)) "\nVFE fits report a lower bound (ELBO) on the log evidence.",
-               if (any(noise == "student")) "\nStudent-t noise fits report a variational lower bound on the log evidence.",
-               if (any(noise == "sample") && any(noise != "sample"))
+               if (any(student)) "\nStudent-t noise fits report a variational lower bound on the log evidence.",
+               if (any(ml_per_sample) && any(!ml_per_sample))
                  paste("\nnoise = \"sample\" fits maximise the evidence over one variance per sample: against fits",
                        "with fewer noise parameters their Bayes factors are inflated."))
   structure(out, heading = heading, class = c("anova", "data.frame"))

@@ -395,20 +395,17 @@ check_basis_memory <- function(n, M) {
 
 # Stops before a fit whose peak memory would not fit: the basis (n x M, twice
 # for a dictionary bound from parts) plus the solver's working matrices, in
-# doubles: fast, the M x S caches for up to 1000 relevant columns; mackay, a
-# copy of the active basis and about six M x M matrices; the joint-ARD
-# solvers, a standardised copy and the active columns (2 n M), six M x M
-# (weight space, M <= n) or n x n (sample space) matrices, and the path.
+# doubles: fast, the M x S caches for up to 1000 relevant columns; the batch
+# solvers (JointArd, MacKay's rule included), a standardised copy and the
+# active columns (2 n M), six M x M (weight space, M <= n) or n x n (sample
+# space) matrices, and the path.
 check_fit_memory <- function(n, M, method, noise = "shared", family = "gaussian", parts = 1L) {
   n <- as.double(n)
   M <- as.double(M)
-  joint <- method %in% c("em", "irls2", "irls1", "gradient") || (method == "mackay" && noise != "shared")
-  work <- if (joint) {
+  work <- if (method_supports(method, "batch")) {
     2 * n * M + 6 * min(M, n)^2 + n * min(M, n) + 200 * M
-  } else if (method == "mackay") {
-    n * M * (if (family == "gaussian") 1 else 2) + 6 * M^2
   } else {
-    2 * (M + if (family == "gaussian" && noise == "shared") 0 else n) * min(M, n, 1000)
+    2 * (M + if (has_noise(family) && !per_sample_noise(noise)) 0 else n) * min(M, n, 1000)
   }
   need_gb <- 8 * (n * M * (if (parts > 1L) 2 else 1) + work) / 2^30
   limit_gb <- getOption("sparsebayes.max_memory_gb", available_memory_gb())

@@ -126,7 +126,8 @@ learn_kernel_widths <- function(kernel, xs, targets, weights = NULL, control = s
   p <- ncol(xs)
   wt <- if (is.null(weights)) numeric(0) else weights
   h <- default_width(sweep(xs, 2L, spread, "/", check.margin = FALSE))  # in units of the spreads
-  outputs <- if (likelihood == "gaussian") gaussian_outputs(xs, targets, weights, control)
+  regression <- likelihood == "gaussian"
+  outputs <- if (regression) gaussian_outputs(xs, targets, weights, control)
              else binomial_outputs(xs, targets, weights)
   k_of <- function(log_widths, variance) {
     k <- kernel
@@ -155,16 +156,9 @@ learn_kernel_widths <- function(kernel, xs, targets, weights = NULL, control = s
     centre <- log(h) + if (nw == 1L) 0 else rep_len(log_spread, nw)
     lower <- c(centre - log(1e4), unlist(lapply(outputs, `[[`, "lower")))
     upper <- c(centre + log(1e4), unlist(lapply(outputs, `[[`, "upper")))
-    fns <- shared_fn_gr(function(theta) objective(theta, nw))
-    theta0 <- pmin(pmax(theta0, lower), upper)
-    f0 <- fns$fn(theta0)
-    res <- tryCatch(
-      stats::optim(theta0, function(t) fns$fn(t) - f0, fns$gr, method = "L-BFGS-B",
-                   lower = lower, upper = upper,
-                   control = list(maxit = control$maxit, factr = learn_factr)),
-      error = function(e) stop("learning the kernel widths failed: ", conditionMessage(e), call. = FALSE))
-    list(theta = res$par, value = res$value + f0, converged = res$convergence == 0L,
-         bound = at_bound(res$par, lower, upper))
+    res <- lbfgsb(shared_fn_gr(function(theta) objective(theta, nw)), theta0, lower, upper,
+                  list(maxit = control$maxit, factr = learn_factr), failure = "learning the kernel widths failed")
+    list(theta = res$par, value = res$value, converged = res$converged, bound = res$bound)
   }
   # The one-width stage from each of the outputs' starts, the best kept.
   # From a small noise alone (vy / 10) a noisy response often ran to the
@@ -173,11 +167,9 @@ learn_kernel_widths <- function(kernel, xs, targets, weights = NULL, control = s
   # sine, 3 inputs, n = 150: 5 of 10 seeds at noise sd 1, test RMSE 0.52
   # against 0.29 with both starts; bench/RESULTS.md).
   n_starts <- max(vapply(outputs, function(o) length(o$starts), integer(1)))
-  stage_one <- lapply(seq_len(n_starts), function(i) {
+  one <- best_of(seq_len(n_starts), function(i) {
     optimise(c(log(h), unlist(lapply(outputs, function(o) o$starts[[min(i, length(o$starts))]]))), 1L)
-  })
-  values <- vapply(stage_one, `[[`, numeric(1), "value")
-  one <- stage_one[[which.min(values)]]
+  }, function(run) run$value, keep = "min")$result
   # The per-input stage from the best one-width optimum; where that ends
   # at an optimum of the kinds where the kernel stands in for the noise (a
   # noise under 1% of the response's variance, is_quiet_response(), or a
@@ -195,7 +187,7 @@ learn_kernel_widths <- function(kernel, xs, targets, weights = NULL, control = s
     hyper <- matrix(best$theta[-seq_len(p)], ncol = length(outputs))
     quiet <- any(vapply(seq_along(outputs), function(j) isTRUE(outputs[[j]]$quiet(hyper[, j])), logical(1)))
     short <- min(best$theta[seq_len(p)] - log_spread) < log(h / 10)
-    if (likelihood == "gaussian" && (quiet || short)) {
+    if (regression && (quiet || short)) {
       other <- optimise(c(log(h) + rep_len(log_spread, p),
                           unlist(lapply(outputs, function(o) o$starts[[length(o$starts)]]))), p)
       if (other$value < best$value) best <- other
@@ -229,7 +221,7 @@ learn_kernel_widths <- function(kernel, xs, targets, weights = NULL, control = s
   units <- sum(vapply(outputs, `[[`, numeric(1), "log_units"))
   kernel$width <- widths
   kernel$width_rule <- "learn"
-  kernel$learned <- c(list(criterion = if (likelihood == "gaussian") "exact GP marginal likelihood"
+  kernel$learned <- c(list(criterion = if (regression) "exact GP marginal likelihood"
                                        else "Laplace GP classifier evidence",
                            width = widths, logLik = -chosen$fit$value - units),
                       lapply(list(variance = "variance", noise_variance = "noise"), function(what) {
@@ -242,9 +234,6 @@ learn_kernel_widths <- function(kernel, xs, targets, weights = NULL, control = s
                            logLik_widths = c(one = -one$value - units, per_input = -per_input$value - units)))
   kernel
 }
-
-# "lower", "upper" or "" for each parameter of an L-BFGS-B optimum.
-at_bound <- function(par, lower, upper) ifelse(par <= lower + 1e-6, "lower", ifelse(par >= upper - 1e-6, "upper", ""))
 
 # "width of x3 (upper bound)": the learned parameters (labelled by `what`)
 # that ended at a bound of their search ("lower", "upper" or "" in
@@ -412,6 +401,27 @@ plot_input_relevance <- function(x, main = NULL, xlab = NULL, pch = 19, col = "g
   invisible(x)
 }
 
+# The problem (rvm_problem()) with the widths of its kernel learned when it
+# asks for them: width = "learn", the default of a regression's single
+# gaussian, laplace or cauchy kernel.
+learn_widths <- function(problem) {
+  kernels <- problem$kernels
+  if (!any(vapply(kernels, is_learned_width, logical(1)))) return(problem)
+  if (length(kernels) > 1L)
+    stop_arg("kernel", "is a dictionary of several kernels with width = \"learn\" in one of them; widths are ",
+             "learned for a single kernel. Learn each kernel's widths in its own fit and give them as numbers.")
+  in_fit <- problem$in_fit
+  xs <- problem$xs[in_fit, , drop = FALSE]
+  targets <- learning_targets(problem$y, problem$family, problem$wo$offset)[in_fit, , drop = FALSE]
+  with_kernel(problem, if (problem$learn_default && !can_learn_widths(targets)) {
+    resolve_kernel(utils::modifyList(kernels[[1L]], list(width = "median")), xs)
+  } else {
+    learn_kernel_widths(kernels[[1L]], xs, targets, problem$wo$weights[in_fit],
+                        likelihood = if (likelihood_of(problem$family)$classes && all(targets %in% c(0, 1))) "binomial"
+                                     else "gaussian")
+  })
+}
+
 # The fits an rvm() problem with a learned kernel tries (gaussian, shared
 # noise, no noise given): three starting noises, the solver's own, the GP's
 # as the start, and the noise fixed at the GP's. On these kernels the RVM
@@ -429,13 +439,13 @@ plot_input_relevance <- function(x, main = NULL, xlab = NULL, pch = 19, col = "g
 # Returns the problems (one, for any other problem), a data frame naming
 # them and the criterion.
 learned_kernel_candidates <- function(problem) {
-  kernel <- problem$kernel
-  if (!(problem$gaussian && problem$noise == "shared" && is.null(problem$control$noise_variance) &&
+  kernel <- problem_kernel(problem)
+  control <- problem$solver$control
+  if (!(has_noise(problem$family) && !per_sample_noise(problem$noise) && is.null(control$noise_variance) &&
         !is.factor(problem$y) && identical(kernel$width_rule, "learn")))
     return(list(problems = list(problem)))
   gp_noise <- kernel$learned$noise_variance[1L]
   vy <- fitted_response_variance(problem$y, problem$wo, problem$in_fit)
-  control <- problem$control
   starts <- list(estimated = control,
                  `estimated from the GP's` = utils::modifyList(control, list(init_lambda = min(1, gp_noise / vy))),
                  `fixed at the GP's` = utils::modifyList(control, list(noise_variance = gp_noise)))
@@ -447,9 +457,8 @@ learned_kernel_candidates <- function(problem) {
   grid <- expand.grid(noise = names(starts), basis = names(widths), stringsAsFactors = FALSE)
   problems <- lapply(seq_len(nrow(grid)), function(i) {
     p <- problem
-    p$control <- starts[[grid$noise[i]]]
-    p$kernel$width <- widths[[grid$basis[i]]]
-    p$kernels[[1L]] <- p$kernel
+    p$solver$control <- starts[[grid$noise[i]]]
+    p$kernels[[1L]]$width <- widths[[grid$basis[i]]]
     p
   })
   list(problems = problems, labels = grid, by = if (quiet) "loo" else "evidence")
@@ -462,39 +471,25 @@ learned_kernel_candidates <- function(problem) {
 quiet_response_share <- 0.01
 is_quiet_response <- function(gp_noise, variance) gp_noise < quiet_response_share * variance
 
-# Fits each candidate problem by `fit_one(problem)` and keeps the largest
-# evidence or the smallest leave-one-out mean square (`by`; computed only
-# then); `noise_starts` in the fit records every candidate. Warnings are
-# those of the fit kept. A candidate that fails (a noise fixed near zero on
-# data without noise: a singular posterior) is left out; the fit fails only
-# if every one does, with the first one's error.
+# Fits each candidate problem by `fit_one(problem)` (best_of(), R/search.R)
+# and keeps the largest evidence or the smallest leave-one-out mean square
+# (`by`; computed only then); `noise_starts` in the fit records every
+# candidate. A candidate that fails (a noise fixed near zero on data
+# without noise: a singular posterior) is left out.
 fit_candidates <- function(candidates, fit_one) {
-  runs <- lapply(candidates$problems, function(p) tryCatch(muffled_fit(function() fit_one(p)), error = identity))
-  failed <- vapply(runs, inherits, logical(1), "error")
-  if (all(failed)) stop(runs[[1L]])
-  runs <- runs[!failed]
-  fits <- lapply(runs, `[[`, "fit")
-  evidence <- vapply(fits, function(f) f$logLik, numeric(1))
-  loo <- if (candidates$by == "loo") vapply(fits, loo_mean_square, numeric(1)) else NA_real_
-  best <- if (candidates$by == "loo") which.min(loo) else which.max(evidence)
-  for (msg in runs[[best]]$warnings) warning(msg, call. = FALSE)
-  fit <- fits[[best]]
-  fit$noise_starts <- data.frame(candidates$labels[!failed, , drop = FALSE], logLik = evidence,
+  loo <- candidates$by == "loo"
+  search <- best_of(candidates$problems, fit_one, if (loo) loo_mean_square else function(f) f$logLik,
+                    keep = if (loo) "min" else "max", catch = TRUE)
+  ok <- !search$failed
+  fits <- search$results[ok]
+  fit <- search$result
+  fit$noise_starts <- data.frame(candidates$labels[ok, , drop = FALSE],
+                                 logLik = vapply(fits, function(f) f$logLik, numeric(1)),
                                  lambda = vapply(fits, function(f) f$lambda[1L], numeric(1)),
                                  relevant = vapply(fits, function(f) length(f$relevant), integer(1)),
-                                 loo_mse = loo, chosen = seq_along(fits) == best, row.names = NULL)
+                                 loo_mse = if (loo) search$scores[ok] else NA_real_,
+                                 chosen = which(ok) == search$best, row.names = NULL)
   fit
-}
-
-# The fit f() returns and the messages of its warnings, muffled: several
-# candidate fits are run and only the kept one's warnings reach the user.
-muffled_fit <- function(f) {
-  warnings <- character(0)
-  fit <- withCallingHandlers(f(), warning = function(w) {
-    warnings <<- c(warnings, conditionMessage(w))
-    invokeRestart("muffleWarning")
-  })
-  list(fit = fit, warnings = warnings)
 }
 
 # var(y - offset) over the fitted rows, as replicated rows with prior weights.

@@ -69,13 +69,13 @@ predict.sb_rvm <- function(object, newdata = NULL, type = NULL, se.fit = FALSE,
   interval <- match_arg(interval)
   variance <- match_arg(variance)
   check_prediction_args(se.fit, level)
-  if (family != "gaussian" && interval == "prediction")
+  if (!has_noise(family) && interval == "prediction")
     stop_arg("interval", "\"prediction\" is for gaussian fits; use \"confidence\".")
   if (type %in% c("class", "prob") && (se.fit || interval != "none"))
     stop_arg("type", sprintf("\"%s\" gives no standard errors or intervals; use type = \"response\".", type))
   x <- if (is.null(newdata)) NULL else new_inputs(object, newdata)
   padded <- function(out) if (is.null(newdata)) pad_training(object, out) else out
-  if (family == "gaussian") {
+  if (has_noise(family)) {
     off <- prediction_offset(object, newdata, offset, if (is.null(x)) length(object$y) else nrow(x))
     if (is.null(x) && !se.fit && interval == "none") return(padded(object$fitted.values))
     return(padded(shift_prediction(predict_gaussian(object, x, se.fit, interval, level, variance, noise_level),
@@ -297,7 +297,7 @@ deviance_of <- function(x) {
 summary.sb_rvm <- function(object, n_weights = 10L, ...) {
   coefs <- weight_table(object, n_weights)
   y <- object$y
-  gaussian <- object$family$family == "gaussian"
+  gaussian <- has_noise(object$family)
   structure(list(call = object$call, title = model_title(object), kernel = kernel_label(object),
                  method = object$method, family = object$family$family, n = stats::nobs(object),
                  n_basis = object$n_basis, n_relevant = length(object$relevant),
@@ -307,7 +307,7 @@ summary.sb_rvm <- function(object, n_weights = 10L, ...) {
                  converged = object$converged,
                  rmse = if (gaussian) sqrt(mean(object$residuals^2)) else NA_real_,
                  r_squared = if (gaussian) 1 - sum(object$residuals^2) / sum((y - mean(y))^2) else NA_real_,
-                 error = if (object$family$family == "binomial") training_error(object) else NA_real_,
+                 error = if (likelihood_of(object$family)$classes) training_error(object) else NA_real_,
                  deviance = deviance_of(object), coefficients = coefs,
                  components = if (length(fit_kernels(object)) > 1L) component_table(object),
                  width_search = width_search_label(object),
@@ -349,18 +349,18 @@ print.summary.sb_rvm <- function(x, digits = max(3L, getOption("digits") - 3L), 
   if (!is.null(x$inputs)) print_input_relevance(x$inputs, digits)
   print_learning_notes(x$learning)
   cat(sprintf("Relevance vectors:  %d of %d basis functions (n = %d)\n", x$n_relevant, x$n_basis, x$n))
-  if (x$family == "gaussian") {
+  if (has_noise(x$family)) {
     cat(sprintf("Noise sd:           %s%s\n", format(x$sigma, digits = digits),
                 if (is.null(x$down_weighted)) "" else sprintf(" (root mean of per-sample variances%s; %d samples down-weighted)",
                                                               student_label(x$student, digits), x$down_weighted)))
     cat(sprintf("Training RMSE:      %s   (R-squared %s)\n", format(x$rmse, digits = digits),
                 format(x$r_squared, digits = digits)))
   } else {
-    if (x$family == "binomial") cat(sprintf("Training error:     %.2f%%\n", 100 * x$error))
+    if (likelihood_of(x$family)$classes) cat(sprintf("Training error:     %.2f%%\n", 100 * x$error))
     cat(sprintf("Deviance:           %s\n", format(x$deviance, digits = digits)))
   }
   cat(sprintf("Log evidence:       %s%s\n", format(x$logLik, digits = digits + 2L),
-              if (x$family == "gaussian") "" else " (Laplace approximation)"))
+              if (has_noise(x$family)) "" else " (Laplace approximation)"))
   cat(sprintf("Solver:             %s, %d iterations, %s\n", x$method, x$iterations,
               if (x$converged) "converged" else "NOT converged"))
   cat(x$calibration_note)

@@ -62,9 +62,9 @@ plot.sb_rvm <- function(x, which = c("fit", "components", "shrinkage", "relevanc
   else if (which == "outlier_map") plot_outlier_map(x, legend = legend, ...)
   else if (which == "width") plot_width_search(x, legend = legend, ...)
   else if (which == "inputs") plot_input_relevance(x, ...)
-  else if (p == 1L && family == "binomial") plot_probability(x, n_grid, legend = legend, ...)
+  else if (p == 1L && likelihood_of(family)$classes) plot_probability(x, n_grid, legend = legend, ...)
   else if (p == 1L) plot_curve(x, level, n_grid, legend = legend, ...)
-  else if (p == 2L && family == "binomial") plot_classes(x, legend = legend, ...)
+  else if (p == 2L && likelihood_of(family)$classes) plot_classes(x, legend = legend, ...)
   else plot_diagnostics(x, ...)
   invisible(x)
 }
@@ -140,7 +140,7 @@ plot_curve <- function(x, level, n_grid, legend = TRUE, main = NULL, xlab = NULL
                        col = "grey40", pch = 16, cex = 0.6, ...) {
   xin <- x$x[, 1L]
   grid <- seq(min(xin), max(xin), length.out = n_grid)
-  gaussian <- x$family$family == "gaussian"
+  gaussian <- has_noise(x$family)
   band <- if (gaussian) "prediction" else "confidence"
   pr <- predict(x, matrix_newdata(x, grid), interval = band, level = level)
   rv <- relevance_points(x)

@@ -98,7 +98,7 @@ check_highlight <- function(highlight, n) {
 
 plot_relevance <- function(x, highlight = NULL, main = NULL, xlab = NULL, ylab = NULL, col = NULL, ...) {
   check_single_model(x)
-  if (x$family$family != "gaussian") stop("which = \"relevance\" needs a gaussian fit.", call. = FALSE)
+  if (!has_noise(x$family)) stop("which = \"relevance\" needs a gaussian fit.", call. = FALSE)
   n <- length(x$y)
   highlight <- check_highlight(highlight, n)
   w_rel <- ifelse(is.finite(x$alpha), 1 / x$alpha, 0)
@@ -169,7 +169,7 @@ plot_trajectory <- function(x, highlight = NULL, main = NULL, xlab = NULL, ylab 
 plot_leverage <- function(x, highlight = NULL, legend = TRUE, main = NULL, xlab = NULL, ylab = NULL, ylim = NULL,
                           col = NULL, pch = 16, cex = NULL, ...) {
   check_single_model(x)
-  if (x$family$family != "gaussian") stop("which = \"leverage\" needs a gaussian fit.", call. = FALSE)
+  if (!has_noise(x$family)) stop("which = \"leverage\" needs a gaussian fit.", call. = FALSE)
   n <- length(x$y)
   highlight <- check_highlight(highlight, n)
   h <- leverage(x)
@@ -207,7 +207,7 @@ plot_leverage <- function(x, highlight = NULL, legend = TRUE, main = NULL, xlab 
 plot_outlier_map <- function(x, highlight = NULL, legend = TRUE, main = NULL, xlab = NULL, ylab = NULL, ylim = NULL,
                              col = NULL, pch = 16, cex = 1, ...) {
   check_single_model(x)
-  if (x$family$family != "gaussian") stop("which = \"outlier_map\" needs a gaussian fit.", call. = FALSE)
+  if (!has_noise(x$family)) stop("which = \"outlier_map\" needs a gaussian fit.", call. = FALSE)
   highlight <- check_highlight(highlight, length(x$y))
   map <- outlier_map(x)
   cut <- attr(map, "cutoffs")

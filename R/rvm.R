@@ -253,44 +253,58 @@ rvm.default <- function(x = NULL, y, kernel = "gaussian", bias = TRUE, scale = T
   noise <- match_arg(noise)
   objective <- match_arg(objective)
   check_dots_empty(...)
-  problem <- rvm_problem(x, y, kernel, bias, scale, family, prior, method, noise, objective, basis, centres, control,
-                         weights, offset)
+  problem <- rvm_problem(list(x = x, y = y, kernel = kernel, bias = bias, scale = scale, family = family, prior = prior,
+                              method = method, noise = noise, objective = objective, basis = basis, centres = centres,
+                              control = control, weights = weights, offset = offset))
   call <- generic_call(match.call(), "rvm")
   if (any(vapply(problem$kernels, is_evidence_width, logical(1))))  # a width chosen by the evidence
     return(rvm_width_search(problem, call))  # R/width_search.R
   candidates <- learned_kernel_candidates(learn_widths(problem))  # R/learn_widths.R
-  if (length(candidates$problems) == 1L) return(fit_problem(candidates$problems[[1L]], call))
-  fit_candidates(candidates, function(p) fit_problem(p, call))
+  if (length(candidates$problems) == 1L) return(fit_rvm(candidates$problems[[1L]], call))
+  designs <- shared_designs(candidates$problems)
+  fit_candidates(candidates, function(p) fit_rvm(p, call, designs$of(p)))
 }
 
-# The checked problem of an rvm() call: everything a fit needs but the
-# basis matrix. The inputs (x, their scaling, the scaled xs), the resolved
-# kernels (widths "learn" and "evidence" are left for learn_widths() and the
-# width search), centres, the encoded response, weights and offset, and the
-# family, method, noise, prior and control; or a user-supplied basis Phi.
-rvm_problem <- function(x, y, kernel, bias, scale, family, prior, method, noise, objective, basis, centres, control,
-                        weights, offset) {
-  control <- solver_control(control, method)
+# The stages of an rvm() fit: design (the kernels' basis) -> problem
+# (rvm_problem(), a checked "sb_problem") -> statistics (basis_statistics())
+# -> solve (fit_basis()) -> fit object (fit_rvm()).
+
+# The checked problem of an rvm() call (`a`: rvm.default()'s arguments):
+# everything a fit needs but the basis matrix. The data (x, their scaling,
+# the scaled xs, the rows in the fit, the encoded response, weights and
+# offset `wo`), the basis specification (the resolved `kernels`, a list even
+# for one kernel; widths "learn" and "evidence" are left for learn_widths()
+# and the width search; `bias`, `centres`, or a user-supplied basis `Phi`,
+# and `shortcut`, the O(N) wavelet path), the likelihood (`family`), the
+# noise model, the prior (`prior`, its `smoothness` and `level_prior`) and
+# the solver specification (solver_spec()).
+rvm_problem <- function(a) {
+  method <- a$method
+  noise <- a$noise
+  control <- solver_control(a$control, method)
   control$outlier_class <- control$outlier_class %||% FALSE
-  family <- resolve_family(family, y)
-  gaussian <- family$family == "gaussian"
-  if (!gaussian && (noise != "shared" || !method_supports(method, "non_gaussian")))
+  family <- resolve_family(a$family, a$y)
+  gaussian <- has_noise(family)
+  if (!gaussian && (per_sample_noise(noise) || !method_supports(method, "non_gaussian")))
     stop_arg("family", sprintf("must be gaussian for method = \"%s\" with noise = \"%s\" (binomial and poisson fits take ",
                                method, noise), "noise = \"shared\" and method ", methods_supporting("non_gaussian"), ").")
   check_noise_control(control, noise, method)
-  if (is.null(basis)) {
+  x <- a$x
+  bias <- a$bias
+  centres <- a$centres
+  if (is.null(a$basis)) {
     if (is.null(x)) stop_arg("x", "is NULL; give inputs or a `basis` matrix.")
     x <- check_numeric_matrix(x, "x")
-    kernels <- as_dictionary(kernel)
+    kernels <- as_dictionary(a$kernel)
     check_flag(bias)
-    check_flag(scale)
+    check_flag(a$scale, "scale")
     if (any(vapply(kernels, is_wavelet, logical(1)))) bias <- FALSE  # wavelets hold the constant
     # Rows of weight 0 are not in the fit: the scaling (weighted moments, so that
     # integer weights act as copies), the width heuristic and the centres see
     # only the others.
-    case_weights <- check_weights(weights, nrow(x))
+    case_weights <- check_weights(a$weights, nrow(x))
     in_fit <- if (is.null(case_weights)) rep(TRUE, nrow(x)) else case_weights > 0
-    scaling <- input_scaling(x, scale, weights = case_weights)
+    scaling <- input_scaling(x, a$scale, weights = case_weights)
     xs <- apply_scaling(x, scaling)
     # The default width of a single gaussian, laplace or cauchy kernel in a
     # regression: one per input, learned (R/learn_widths.R).
@@ -298,13 +312,11 @@ rvm_problem <- function(x, y, kernel, bias, scale, family, prior, method, noise,
     if (learn_default) kernels[[1L]]$width <- "learn"
     kernels <- lapply(kernels, resolve_kernel, x = xs[in_fit, , drop = FALSE])
     centres <- resolve_centres(centres, x, xs, scaling, kernels, in_fit)
-    kernel <- if (length(kernels) == 1L) kernels[[1L]] else kernels
     Phi <- NULL
   } else {
     if (!is.null(centres)) stop_arg("centres", "must be NULL with a user-supplied `basis`.")
-    Phi <- check_numeric_matrix(basis, "basis")
+    Phi <- check_numeric_matrix(a$basis, "basis")
     if (!is.null(x)) x <- check_numeric_matrix(x, "x")
-    kernel <- NULL
     kernels <- list()
     learn_default <- FALSE
     in_fit <- NULL
@@ -312,19 +324,19 @@ rvm_problem <- function(x, y, kernel, bias, scale, family, prior, method, noise,
     scaling <- NULL
     xs <- NULL
   }
-  n <- if (is.null(basis)) nrow(x) else nrow(Phi)
-  y <- encode_response(y, n, family)
-  wo <- check_weights_offset(weights, offset, n)
+  n <- if (is.null(Phi)) nrow(x) else nrow(Phi)
+  y <- encode_response(a$y, n, family)
+  wo <- check_weights_offset(a$weights, a$offset, n)
   check_noise_response(y, noise, wo$weights)
   # Equal weights are no weights with shared noise (relative_weights()): a
   # single wavelet dictionary keeps its O(N) path with them.
-  single_wavelet <- is.null(basis) && length(kernels) == 1L && is_wavelet(kernel)
-  equal_weights <- is.null(wo$weights) || noise == "shared" && gaussian && all(wo$weights == wo$weights[1L])
+  single_wavelet <- length(kernels) == 1L && is_wavelet(kernels[[1L]])
+  equal_weights <- is.null(wo$weights) || !per_sample_noise(noise) && gaussian && all(wo$weights == wo$weights[1L])
   # The O(N) path on a single orthonormal wavelet basis (an equally weighted
   # grid, the fast solver, shared noise): no basis matrix is formed.
-  shortcut <- single_wavelet && control$orthonormal_shortcut && gaussian && method == "fast" && noise == "shared" &&
-    equal_weights
-  if (single_wavelet && isTRUE(kernel$translation_invariant) && !shortcut)
+  shortcut <- single_wavelet && control$orthonormal_shortcut && gaussian && !method_supports(method, "batch") &&
+    !per_sample_noise(noise) && equal_weights
+  if (single_wavelet && isTRUE(kernels[[1L]]$translation_invariant) && !shortcut)
     stop_arg("kernel", "is translation invariant, which needs the O(N) wavelet path: a single wavelet dictionary, ",
              "method = \"fast\", noise = \"shared\" and no weights or equal weights.")
   if (single_wavelet && !equal_weights && bitwAnd(n, n - 1L) != 0L)
@@ -332,13 +344,14 @@ rvm_problem <- function(x, y, kernel, bias, scale, family, prior, method, noise,
       "are not all equal: a wavelet fit with unequal weights runs on the dense basis, without the O(N) path's ",
       "padding, and needs a power of two of rows (%d here). Give equal weights (or none), or %d or %d points."),
       n, padded_size(n) %/% 2L, padded_size(n)))
+  prior <- a$prior
   level_prior <- wavelet_level_prior(prior, n, shortcut)
   # "auto": "adaptive" on the O(N) wavelet path; a single wavelet dictionary
   # fitted without it (unequal weights, orthonormal_shortcut = FALSE) keeps a
   # smoothness prior, "BIC" (Schmolck and Everson's default for such
   # dictionaries; without a prior the fit interpolates); "none" elsewhere.
   if (is.null(level_prior) && identical(prior, "auto"))
-    prior <- if (single_wavelet && gaussian && noise == "shared" && method_supports(method, "smoothness")) "BIC"
+    prior <- if (single_wavelet && gaussian && !per_sample_noise(noise) && method_supports(method, "smoothness")) "BIC"
              else "none"
   smoothness <- if (is.null(level_prior)) smoothness_constant(prior, n, choices = c("auto", "none", "AIC", "BIC", "RIC",
                                                                                    "adaptive"))
@@ -346,89 +359,103 @@ rvm_problem <- function(x, y, kernel, bias, scale, family, prior, method, noise,
   if (any(smoothness > 0) && !gaussian) stop_arg("prior", "must be \"none\" for the binomial and poisson families.")
   if (any(smoothness > 0) && !method_supports(method, "smoothness"))
     stop_arg("prior", "needs method = ", methods_supporting("smoothness"), ".")
-  if (any(smoothness > 0) && noise != "shared") stop_arg("prior", "needs noise = \"shared\".")
-  list(x = x, xs = xs, y = y, kernel = kernel, kernels = kernels, learn_default = learn_default, bias = bias,
-       scaling = scaling, centres = centres, in_fit = in_fit, basis = basis, Phi = Phi, n = n, family = family,
-       gaussian = gaussian, prior = prior, method = method, noise = noise, objective = objective, control = control,
-       wo = wo, shortcut = shortcut, level_prior = level_prior, smoothness = smoothness)
+  if (any(smoothness > 0) && per_sample_noise(noise)) stop_arg("prior", "needs noise = \"shared\".")
+  structure(list(x = x, xs = xs, y = y, scaling = scaling, in_fit = in_fit, n = n, wo = wo,
+                 kernels = kernels, learn_default = learn_default, bias = bias, centres = centres, Phi = Phi,
+                 shortcut = shortcut, family = family, noise = noise, prior = prior, level_prior = level_prior,
+                 smoothness = smoothness, solver = solver_spec(method, control, a$objective)),
+            class = "sb_problem")
 }
 
-# The problem with the widths of its kernel learned (R/learn_widths.R) when
-# it asks for them: width = "learn", the default of a regression's single
-# gaussian, laplace or cauchy kernel.
-learn_widths <- function(problem) {
-  kernels <- problem$kernels
-  if (!any(vapply(kernels, is_learned_width, logical(1)))) return(problem)
-  if (length(kernels) > 1L)
-    stop_arg("kernel", "is a dictionary of several kernels with width = \"learn\" in one of them; widths are ",
-             "learned for a single kernel. Learn each kernel's widths in its own fit and give them as numbers.")
-  in_fit <- problem$in_fit
-  xs <- problem$xs[in_fit, , drop = FALSE]
-  targets <- learning_targets(problem$y, problem$family, problem$wo$offset)[in_fit, , drop = FALSE]
-  kernels[[1L]] <- if (problem$learn_default && !can_learn_widths(targets)) {
-    resolve_kernel(utils::modifyList(kernels[[1L]], list(width = "median")), xs)
-  } else {
-    learn_kernel_widths(kernels[[1L]], xs, targets, problem$wo$weights[in_fit],
-                        likelihood = if (problem$family$family == "binomial" && all(targets %in% c(0, 1))) "binomial"
-                                     else "gaussian")
+# The kernel of a problem as a fit stores it: the single kernel, the list of
+# a dictionary's kernels, or NULL with a user-supplied basis.
+problem_kernel <- function(p) if (!length(p$kernels)) NULL else if (length(p$kernels) == 1L) p$kernels[[1L]] else p$kernels
+
+# The problem with its (single) kernel replaced.
+with_kernel <- function(p, kernel) {
+  p$kernels <- list(kernel)
+  p
+}
+
+# The design stage: the basis of a problem's kernels (NULL on the O(N)
+# wavelet path, which forms none), the names of its columns, the wavelet
+# path's settings, and the rows that name the basis rows (the inputs; the
+# basis itself when the user gave one).
+rvm_design <- function(p) {
+  kernel <- problem_kernel(p)
+  Phi <- p$Phi
+  if (is.null(Phi) && !p$shortcut) {
+    centre_inputs <- if (is.null(p$centres)) p$xs else apply_scaling(p$centres, p$scaling)
+    check_fit_memory(p$n, p$bias + length(p$kernels) * nrow(centre_inputs), p$solver$method, p$noise,
+                     p$family$family, length(p$kernels))
+    Phi <- dictionary_basis(p$kernels, p$x, p$xs, p$bias, centre_inputs)
   }
-  problem$kernels <- kernels
-  problem$kernel <- kernels[[1L]]
-  problem
+  wavelet <- if (p$shortcut) c(list(family = kernel$family, order = wavelet_grid_order(p$x, any_length = TRUE),
+                                    invariant = isTRUE(kernel$translation_invariant)), p$level_prior)
+  names <- if (!is.null(colnames(Phi))) colnames(Phi)
+           else if (is.null(kernel)) paste0("b", seq_len(ncol(Phi)))
+           else basis_names_of(kernel, p$bias, if (p$shortcut) padded_size(p$n) else p$n, p$centres)
+  list(Phi = Phi, names = names, wavelet = wavelet, rows = if (is.null(kernel)) Phi else p$x, statistics = NULL)
 }
 
-# The fit of an rvm() problem (rvm_problem()) at its kernels; `call` is
-# stored in the fit.
-fit_problem <- function(p, call) {
-  fit_rvm(x = p$x, xs = p$xs, y = p$y, kernel = p$kernel, kernels = p$kernels, bias = p$bias, scaling = p$scaling,
-          centres = p$centres, in_fit = p$in_fit, basis = p$basis, Phi = p$Phi, n = p$n, family = p$family,
-          gaussian = p$gaussian, prior = p$prior, method = p$method, noise = p$noise, objective = p$objective,
-          control = p$control, wo = p$wo, shortcut = p$shortcut, level_prior = p$level_prior,
-          smoothness = p$smoothness, call = call)
-}
-
-# The basis, then one model (regression, two classes) or one per class
-# against the rest.
-fit_rvm <- function(x, xs, y, kernel, kernels, bias, scaling, centres, in_fit, basis, Phi, n, family, gaussian, prior,
-                    method, noise, objective, control, wo, shortcut, level_prior, smoothness, call) {
-  if (is.null(basis)) {
-    centre_inputs <- if (is.null(centres)) xs else apply_scaling(centres, scaling)
-    if (!shortcut) check_fit_memory(n, bias + length(kernels) * nrow(centre_inputs), method, noise, family$family,
-                                    length(kernels))
-    Phi <- if (shortcut) NULL else dictionary_basis(kernels, x, xs, bias, centre_inputs)
+# The designs of several problems (candidates that differ in their noise
+# start or their kernel widths), each basis built once per distinct kernel
+# and, for a numeric gaussian response, its statistics computed once:
+# `of(p)` gives a problem's design.
+shared_designs <- function(problems) {
+  kernels <- list()
+  designs <- list()
+  of <- function(p) {
+    i <- Position(function(k) identical(k, p$kernels), kernels)
+    if (is.na(i)) {
+      d <- rvm_design(p)
+      if (has_noise(p$family) && is.null(d$wavelet) && !is.factor(p$y))
+        d$statistics <- basis_statistics(d$Phi, p$y, p$noise, p$wo, d$rows)
+      kernels[[length(kernels) + 1L]] <<- p$kernels
+      designs[[length(designs) + 1L]] <<- d
+      i <- length(designs)
+    }
+    designs[[i]]
   }
-  wavelet <- if (shortcut) c(list(family = kernel$family, order = wavelet_grid_order(x, any_length = TRUE),
-                                  invariant = isTRUE(kernel$translation_invariant)), level_prior)
-  basis_names <- if (!is.null(colnames(Phi))) colnames(Phi)
-                 else if (is.null(kernel)) paste0("b", seq_len(ncol(Phi)))
-                 else basis_names_of(kernel, bias, if (shortcut) padded_size(n) else n, centres)
-  fit_one <- function(target, control) {
-    res <- fit_basis(Phi, target, family, method, noise, smoothness, if (method == "gradient") objective else "auto",
-                     control, wo$weights, wo$offset, wavelet, rows = if (is.null(kernel)) Phi else x)
-    core <- model_fields(res, target, basis_names, family, method, noise, control)
+  list(of = of)
+}
+
+# The fit of a problem (rvm_problem()) on its design (rvm_design()): one
+# model (regression, two classes) or one per class against the rest; `call`
+# is stored in the fit.
+fit_rvm <- function(p, call, design = rvm_design(p)) {
+  kernel <- problem_kernel(p)
+  family <- p$family
+  method <- p$solver$method
+  y <- p$y
+  fit_one <- function(target, statistics = NULL) {
+    res <- fit_basis(design$Phi, target, family, p$solver, p$noise, p$smoothness, p$wo, design$wavelet,
+                     rows = design$rows, statistics = statistics)
+    core <- model_fields(res, target, design$names, family, method, p$noise, p$solver$control)
     relevance_index <- integer(0)
-    if (!is.null(kernel) && !shortcut) {
-      parts <- column_parts(list(relevant = core$relevant, bias = bias, x = x, centres = centres, kernel = kernel))
+    if (!is.null(kernel) && !p$shortcut) {
+      parts <- column_parts(list(relevant = core$relevant, bias = p$bias, x = p$x, centres = p$centres, kernel = kernel))
       is_kernel_part <- parts$part > 0L
       is_kernel_part[is_kernel_part] <- !vapply(as_dictionary(kernel)[parts$part[is_kernel_part]], is_wavelet,
                                                 logical(1))
       relevance_index <- unique(parts$index[is_kernel_part])
     }
     fit <- c(list(call = call, kernel = kernel), core,
-             list(objective = if (method == "gradient") objective else NA_character_, bias = bias,
-                  relevance_index = relevance_index, x = x, scaling = scaling, centres = centres))
-    fit$prior <- if (!is.null(level_prior)) level_prior$label else if (is.character(prior)) prior else smoothness
-    fit$smoothness <- if (is.null(res$level_smoothness)) smoothness else res$level_smoothness
+             list(objective = fit_objective(p$solver), bias = p$bias,
+                  relevance_index = relevance_index, x = p$x, scaling = p$scaling, centres = p$centres))
+    fit$prior <- if (!is.null(p$level_prior)) p$level_prior$label else if (is.character(p$prior)) p$prior
+                 else p$smoothness
+    fit$smoothness <- if (is.null(res$level_smoothness)) p$smoothness else res$level_smoothness
     if (!is.null(res$inclusion)) fit$inclusion <- stats::setNames(res$inclusion, names(fit$weights))
     if (!is.null(res$invariant)) fit$invariant <- res$invariant
-    fit <- add_weights_offset(fit, wo, res$standard_units)
+    fit <- add_weights_offset(fit, p$wo, res$standard_units)
     class(fit) <- c("sb_rvm", "sparsebayes")
     warn_not_converged(fit, res)
     fit
   }
-  if (!is.factor(y)) return(fit_one(y, control))
+  if (!is.factor(y)) return(fit_one(y, design$statistics))
   if (nlevels(y) == 2L) {
-    fit <- fit_one(as.numeric(y == levels(y)[2L]), control)
+    fit <- fit_one(as.numeric(y == levels(y)[2L]))
     fit$levels <- levels(y)
     return(fit)
   }
@@ -437,12 +464,12 @@ fit_rvm <- function(x, xs, y, kernel, kernels, bias, scaling, centres, in_fit, b
   # future::plan() fits them in parallel; the fits draw no random numbers,
   # so every plan gives the same models.
   models <- future.apply::future_lapply(levels(y), function(k) {
-    fit <- fit_one(as.numeric(y == k), control)
+    fit <- fit_one(as.numeric(y == k))
     fit$levels <- c(paste0("not ", k), k)
     fit
   }, future.seed = NULL)
   names(models) <- levels(y)
-  structure(list(call = call, models = models, levels = levels(y), y = y, x = x, kernel = kernel,
+  structure(list(call = call, models = models, levels = levels(y), y = y, x = p$x, kernel = kernel,
                  family = family, method = method),
             class = c("sb_rvm_multiclass", "sparsebayes"))
 }

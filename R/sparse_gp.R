@@ -239,9 +239,40 @@ sparse_gp.default <- function(x, y, kernel = kernel_gaussian(), inducing = 50, a
     fit$call <- generic_call(match.call(), "sparse_gp")
     return(with_unfitted_rows(fit, x, y, case_weights, offset))
   }
-  if (!is.null(offset)) y <- y - offset
-  check_flag(scale, "scale")
-  kernel <- as_kernel(kernel)
+  p <- gp_problem(list(x = x, y = y, kernel = kernel, inducing = inducing, default_inducing = missing(inducing),
+                       approx = approx, noise = noise, optimize = optimize, restarts = restarts, seed = seed,
+                       scale = scale, weights = case_weights, offset = offset, control = control))
+  state <- save_rng()
+  on.exit(restore_rng(state), add = TRUE)
+  if (!is.null(seed)) set.seed(seed)
+  progress <- progressr::progressor(steps = 3L)
+  learning <- gp_learning(p)
+  progress(message = "starting values")
+  opt <- gp_optimise(learning, learning$start, optimize, restarts, progress)
+  progress(message = sprintf("optimised on %d rows", nrow(learning$xs)))
+  fit <- gp_fit(p, learning, opt, generic_call(match.call(), "sparse_gp"))
+  progress(message = sprintf("posterior on %d rows", n))
+  fit
+}
+
+# The stages of a sparse_gp() fit: problem (gp_problem(): the checked data
+# in standard units, the kernel and the noise) -> learning (gp_learning():
+# the rows, inducing points and start the hyperparameters are learned
+# from) -> solve (gp_optimise()) -> fit object (gp_fit(): one posterior on
+# every row).
+
+# The checked problem of a sparse_gp() call (`a`: its arguments, the
+# weights checked and positive): the inputs and their scaling, the
+# response less its offset in standard units (std, r, vy), the resolved
+# kernel (`per_input`: its widths are learned, one per input), and the
+# noise variance in standard units (NULL: estimated).
+gp_problem <- function(a) {
+  x <- a$x
+  n <- nrow(x)
+  y <- if (is.null(a$offset)) a$y else a$y - a$offset
+  check_flag(a$scale, "scale")
+  kernel <- as_kernel(a$kernel)
+  optimize <- a$optimize
   if (!kernel_supports(kernel, "slope")) {
     table <- .sb_kernels()
     stop_arg("kernel", sprintf("must be a %s kernel for a sparse GP, not %s.", or_list(table$name[table$slope]),
@@ -261,13 +292,14 @@ sparse_gp.default <- function(x, y, kernel = kernel_gaussian(), inducing = 50, a
                "or learn the widths with optimize = \"hyper\" or \"all\".")
     kernel$width <- NULL
   }
+  noise <- a$noise
   if (!is.null(noise)) check_number(noise, "noise", lower = 0, open_lower = TRUE)
-  check_number(restarts, "restarts", lower = 0, upper = 1000, integer = TRUE)
-  if (!is.null(seed)) check_number(seed, "seed", integer = TRUE)
-  if (approx == "exact" && n > control$exact_max_n)
+  check_number(a$restarts, "restarts", lower = 0, upper = 1000, integer = TRUE)
+  if (!is.null(a$seed)) check_number(a$seed, "seed", integer = TRUE)
+  if (a$approx == "exact" && n > a$control$exact_max_n)
     stop_arg("approx", sprintf("\"exact\" needs O(n^3) time and n^2 memory; n = %d exceeds control$exact_max_n = %d. Use \"VFE\" or \"FITC\".",
-                               n, control$exact_max_n))
-  scaling <- input_scaling(x, scale, weights = case_weights)
+                               n, a$control$exact_max_n))
+  scaling <- input_scaling(x, a$scale, weights = a$weights)
   xs <- apply_scaling(x, scaling)
   if (!all(is.finite(rowSums(xs^2))))
     stop_arg("x", "is too large for squared distances in double precision; rescale it or use scale = TRUE.")
@@ -277,70 +309,81 @@ sparse_gp.default <- function(x, y, kernel = kernel_gaussian(), inducing = 50, a
   # robust, overflow-safe scale; kernel variance, noise and the evidence are
   # mapped back after the optimisation, so y + c shifts predictions by c and
   # y * c scales them by c (variances by c^2).
-  std <- gp_standard_units(y, case_weights)
-  ybar <- std$shift
+  std <- gp_standard_units(y, a$weights)
   sy <- std$scale
-  r <- std$r
-  vy <- std$variance
   if (!is.null(noise)) noise <- noise / sy^2
   if (optimize == "none") kernel$variance <- kernel$variance / sy^2
+  structure(list(x = x, xs = xs, y = y, scaling = scaling, weights = a$weights, offset = a$offset, std = std,
+                 kernel = kernel, per_input = per_input, noise = noise, inducing = a$inducing,
+                 default_inducing = a$default_inducing, approx = a$approx, optimize = optimize,
+                 control = a$control),
+            class = "sb_problem")
+}
 
-  state <- save_rng()
-  on.exit(restore_rng(state), add = TRUE)
-  if (!is.null(seed)) set.seed(seed)
-  progress <- progressr::progressor(steps = 3L)
-  # Beyond control$subsample rows, the hyperparameters (and inducing points)
-  # are learned on a random subsample; the posterior uses every row.
-  # Learning sees exact copies pooled and weights as precisions of mean 1
-  # (pooled_rows(), R/learn_widths.R); the noise is that of a row of average
-  # weight, and the posterior takes every row with its weight / `unit`.
-  pool <- pooled_rows(xs, r, case_weights)
-  rows <- pool$rows[learning_rows(length(pool$rows), approx, optimize, control$subsample)]
-  Z <- if (approx == "exact") NULL else initial_inducing(inducing, xs[rows, , drop = FALSE], scaling, missing(inducing))
-
+# What the hyperparameters are learned from (gp_optimise()'s `learning`):
+# beyond control$subsample rows a random subsample (the posterior uses every
+# row), exact copies pooled and weights as precisions of mean 1
+# (pooled_rows(), R/learn_widths.R; the noise is that of a row of average
+# weight); the inducing points, and the start: for learned widths, those
+# of the exact GP on at most learn_max_rows rows (R/learn_widths.R), with
+# its variance and noise (from the median heuristic a VFE bound on fixed
+# inducing points often runs to the constant fit).
+gp_learning <- function(p) {
+  xs <- p$xs
+  sy <- p$std$scale
+  vy <- p$std$variance
+  control <- p$control
+  pool <- pooled_rows(xs, p$std$r, p$weights)
+  rows <- pool$rows[learning_rows(length(pool$rows), p$approx, p$optimize, control$subsample)]
+  Z <- if (p$approx == "exact") NULL else initial_inducing(p$inducing, xs[rows, , drop = FALSE], p$scaling,
+                                                          p$default_inducing)
+  kernel <- p$kernel
   start <- list(log_width = log(kernel$width),
-                log_variance = log(if (optimize == "none") kernel$variance else vy),
-                log_noise = log(if (!is.null(noise)) noise else vy / 10))
-  if (per_input) {
-    # Start from the widths, variance and noise of the exact GP on at most
-    # learn_max_rows rows (R/learn_widths.R): from the median heuristic, a
-    # VFE bound on fixed inducing points often runs to the constant fit.
-    learned <- learn_kernel_widths(kernel, xs, y, case_weights, control)
+                log_variance = log(if (p$optimize == "none") kernel$variance else vy),
+                log_noise = log(p$noise %||% (vy / 10)))
+  learned <- NULL
+  if (p$per_input) {
+    learned <- learn_kernel_widths(kernel, xs, p$y, p$weights, control)
     start$log_width <- unname(log(learned$width))
     if (identical(learned$width_rule, "learn")) {  # (otherwise no signal: the median heuristic, one width)
       start$log_variance <- unname(log(learned$learned$variance / sy^2))
-      if (is.null(noise)) start$log_noise <- unname(log(learned$learned$noise_variance / sy^2))
+      if (is.null(p$noise)) start$log_noise <- unname(log(learned$learned$noise_variance / sy^2))
       if (is.null(control$factr) && !is_quiet_response(learned$learned$noise_variance / sy^2, vy))
         control$factr <- 1e11  # a noisy response: the last small gains move no prediction
     }
   }
   control$factr <- control$factr %||% 1e10
-  wt <- if (is.null(case_weights) && pool$unit == 1) numeric(0) else (case_weights %||% rep(1, n)) / pool$unit
-  learn_wt <- if (is.null(pool$weights)) numeric(0) else pool$weights[match(rows, pool$rows)]
-  progress(message = "starting values")
-  fit <- gp_optimise(xs[rows, , drop = FALSE], r[rows], Z, learn_wt, kernel, start, approx, optimize,
-                     noise_given = !is.null(noise), vy = vy, restarts = restarts, control = control,
-                     progress = progress)
-  progress(message = sprintf("optimised on %d rows", length(rows)))
-  names(fit$par$kernel$width) <- if (length(fit$par$kernel$width) > 1L) colnames(xs)
-  fit$par$kernel$variance <- fit$par$kernel$variance * sy^2  # back to the units of y
-  fit$par$noise <- fit$par$noise * sy^2
-  n_rows <- replicated_rows(learn_wt, length(rows))
-  fit$value <- fit$value + n_rows * log(sy)
-  fit$restart_values <- fit$restart_values + n_rows * log(sy)
-  bounds <- fit$bounds
-  fit <- new_sparse_gp(fit, x = x, xs = xs, y = y, wt = wt, ybar = ybar, scaling = scaling, approx = approx,
-                       optimize = optimize, control = control, call = generic_call(match.call(), "sparse_gp"))
-  progress(message = sprintf("posterior on %d rows", n))
-  fit$prior.weights <- case_weights
+  list(xs = xs[rows, , drop = FALSE], r = p$std$r[rows], Z = Z,
+       wt = if (is.null(pool$weights)) numeric(0) else pool$weights[match(rows, pool$rows)], kernel = kernel,
+       approx = p$approx, noise_given = !is.null(p$noise), vy = vy, control = control, start = start,
+       learned = learned$learned, pool = pool, rows = rows)
+}
+
+# The fit object of a sparse_gp() problem from the optimum `opt` of its
+# learning: the hyperparameters back in the units of y, one posterior on
+# every row (each with its weight / the pooled unit), and what summary()
+# says of the learning (learning_notes()): the start's fallback or
+# constant inputs, the optimum's bounds, pooled copies.
+gp_fit <- function(p, learning, opt, call) {
+  sy <- p$std$scale
+  pool <- learning$pool
+  names(opt$par$kernel$width) <- if (length(opt$par$kernel$width) > 1L) colnames(p$xs)
+  opt$par$kernel$variance <- opt$par$kernel$variance * sy^2  # back to the units of y
+  opt$par$noise <- opt$par$noise * sy^2
+  n_rows <- replicated_rows(learning$wt, length(learning$rows))
+  opt$value <- opt$value + n_rows * log(sy)
+  opt$restart_values <- opt$restart_values + n_rows * log(sy)
+  wt <- if (is.null(p$weights) && pool$unit == 1) numeric(0) else (p$weights %||% rep(1, nrow(p$x))) / pool$unit
+  fit <- new_sparse_gp(opt, list(x = p$x, xs = p$xs, y = p$y, wt = wt, ybar = p$std$shift, scaling = p$scaling),
+                       p$approx, p$optimize, learning$control, call)
+  fit$prior.weights <- p$weights
   fit$weight_unit <- pool$unit
-  fit$subsample <- if (length(rows) < length(pool$rows)) length(rows)
-  # what summary() says of the learning (learning_notes()): the start's
-  # fallback or constant inputs, the optimum's bounds, pooled copies
-  fit$learned <- if (optimize != "none")
-    c(if (per_input) learned$learned[intersect(names(learned$learned), c("criterion", "gain", "price", "constant_inputs"))],
-      list(bounds = bounds, converged = fit$converged, copies = pool$copies))
-  add_offset(fit, offset)
+  fit$subsample <- if (length(learning$rows) < length(pool$rows)) length(learning$rows)
+  fit$learned <- if (p$optimize != "none")
+    c(if (p$per_input) learning$learned[intersect(names(learning$learned),
+                                                  c("criterion", "gain", "price", "constant_inputs"))],
+      list(bounds = opt$bounds, converged = fit$converged, copies = pool$copies))
+  add_offset(fit, p$offset)
 }
 
 # The rows whose objective is optimised: all, or a random subsample of
@@ -488,7 +531,11 @@ kmeans_inducing <- function(xs, m) {
 # Objective and gradient over theta = (log widths (one, or one per input),
 # log variance, [log noise], [vec(Z)]): one C++ call per new theta, cached
 # so that optim's fn and gr share it.
-gp_closure <- function(xs, r, Z, wt, kernel, fixed, approx, jitter, est_noise, est_z, progress = NULL) {
+gp_closure <- function(learning, fixed, est_noise, est_z, progress = NULL) {
+  xs <- learning$xs
+  Z <- learning$Z
+  kernel <- learning$kernel
+  approx <- learning$approx
   jitter_events <- 0L
   evaluations <- 0L
   nw <- length(kernel$width)
@@ -505,7 +552,8 @@ gp_closure <- function(xs, r, Z, wt, kernel, fixed, approx, jitter, est_noise, e
   fns <- shared_fn_gr(function(theta) {
     p <- unpack(theta)
     zz <- if (is.null(p$Z)) matrix(0, 0, ncol(xs)) else p$Z
-    res <- .sb_gp_objective(unclass(p$kernel), p$noise, xs, r, zz, wt, approx, jitter, TRUE, workspace, threads)
+    res <- .sb_gp_objective(unclass(p$kernel), p$noise, xs, learning$r, zz, learning$wt, approx,
+                            learning$control$jitter, TRUE, workspace, threads)
     jitter_events <<- jitter_events + res$jitter_events
     evaluations <<- evaluations + 1L
     if (!is.null(progress))
@@ -516,34 +564,28 @@ gp_closure <- function(xs, r, Z, wt, kernel, fixed, approx, jitter, est_noise, e
   c(fns, list(unpack = unpack, jitter_events = function() jitter_events))
 }
 
-# optim's fn and gr from one evaluate(theta) -> list(value, gradient) per
-# new theta: the last evaluation is kept, so fn and gr at one theta share it.
-shared_fn_gr <- function(evaluate) {
-  last_theta <- NULL
-  last <- NULL
-  at <- function(theta) {
-    if (!identical(theta, last_theta)) {
-      last <<- evaluate(theta)
-      last_theta <<- theta
-    }
-    last
-  }
-  list(fn = function(theta) at(theta)$value, gr = function(theta) at(theta)$gradient)
-}
-
 # L-BFGS-B from the start (and `restarts` random starts); the best optimum.
-# start$log_width has one entry per width (one, or one per input).
-gp_optimise <- function(xs, r, Z, wt, kernel, start, approx, optimize, noise_given, vy, restarts, control,
-                        progress = NULL) {
+# `learning`: the rows learned from (xs, r, their weights wt), the inducing
+# points Z, the kernel, approx, noise_given, the variance vy of r and the
+# control settings. start$log_width has one entry per width (one, or one
+# per input).
+gp_optimise <- function(learning, start, optimize, restarts, progress = NULL) {
+  xs <- learning$xs
+  Z <- learning$Z
+  wt <- learning$wt
+  vy <- learning$vy
+  control <- learning$control
+  approx <- learning$approx
+  noise_given <- learning$noise_given
   est_noise <- !noise_given && optimize != "none"
   est_z <- optimize == "all" && approx != "exact"
   fixed <- list(noise = exp(start$log_noise))
-  kernel$width <- exp(start$log_width)
-  fns <- gp_closure(xs, r, Z, wt, kernel, fixed, approx, control$jitter, est_noise, est_z, progress)
+  learning$kernel$width <- exp(start$log_width)
+  fns <- gp_closure(learning, fixed, est_noise, est_z, progress)
   theta0 <- c(start$log_width, start$log_variance, if (est_noise) start$log_noise, if (est_z) as.vector(Z))
   if (optimize == "none") {
     p <- fns$unpack(theta0)
-    value <- .sb_gp_objective(unclass(p$kernel), p$noise, xs, r, if (is.null(Z)) matrix(0, 0, ncol(xs)) else Z,
+    value <- .sb_gp_objective(unclass(p$kernel), p$noise, xs, learning$r, if (is.null(Z)) matrix(0, 0, ncol(xs)) else Z,
                               wt, approx, control$jitter, FALSE)$value
     return(list(par = p, value = value, converged = TRUE, counts = c(`function` = 1L, gradient = 0L),
                 message = "no optimisation (optimize = \"none\")", restart_values = value,
@@ -554,45 +596,43 @@ gp_optimise <- function(xs, r, Z, wt, kernel, start, approx, optimize, noise_giv
              rep(-Inf, length(theta0) - n_hyper))
   upper <- c(start$log_width + log(1e4), log(vy) + log(1e6), if (est_noise) log(vy) + log(1e3),
              rep(Inf, length(theta0) - n_hyper))
-  # L-BFGS-B stops when an iteration reduces f by less than factr * eps *
-  # max(|f|, 1), and f carries an arbitrary constant (n log of the standard
-  # units' scale): every run minimises (f - f(start)) / N instead, N the
-  # number of observations (weights as replicated rows), which is the same in
-  # any units of y. As long as the gain is under a nat per observation, it
-  # stops on an absolute gain per observation: factr * eps nats.
+  # Every run minimises (f - f(start)) / N, N the number of observations
+  # (weights as replicated rows), the same in any units of y (lbfgsb()): as
+  # long as the gain is under a nat per observation, it stops on an
+  # absolute gain per observation, factr * eps nats.
   f_ref <- fns$fn(pmin(pmax(theta0, lower), upper))
-  fn <- function(theta) fns$fn(theta) - f_ref
-  n_obs <- replicated_rows(wt, nrow(xs))
-  one_run <- function(theta) {
-    theta <- pmin(pmax(theta, lower), upper)
-    res <- tryCatch(
-      stats::optim(theta, fn, fns$gr, method = "L-BFGS-B", lower = lower, upper = upper,
-                   control = list(maxit = control$maxit, factr = control$factr, pgtol = control$pgtol, fnscale = n_obs,
-                                  trace = if (control$verbose) 1L else 0L, REPORT = 10L)),
-      error = function(e) stop("the sparse GP optimisation failed: ", conditionMessage(e), call. = FALSE))
-    res
-  }
-  runs <- list(one_run(theta0))
-  for (k in seq_len(restarts)) {
+  settings <- list(maxit = control$maxit, factr = control$factr, pgtol = control$pgtol,
+                   fnscale = replicated_rows(wt, nrow(xs)), trace = if (control$verbose) 1L else 0L)
+  start_of <- function(k) {  # the start, then `restarts` random ones around it
+    if (k == 0L) return(theta0)
     theta <- theta0
     theta[seq_len(n_hyper)] <- theta[seq_len(n_hyper)] + stats::rnorm(n_hyper)
-    runs[[k + 1L]] <- one_run(theta)
+    theta
   }
-  values <- vapply(runs, function(o) o$value, numeric(1)) + f_ref
-  best <- runs[[which.min(values)]]
-  message <- if (best$convergence == 1L) sprintf("iteration limit maxit = %d reached", control$maxit)
+  search <- best_of(0:restarts, function(k) lbfgsb(fns, start_of(k), lower, upper, settings, f_ref,
+                                                   failure = "the sparse GP optimisation failed"),
+                    function(run) run$value, keep = "min")
+  values <- search$scores
+  best <- search$result
+  message <- if (best$code == 1L) sprintf("iteration limit maxit = %d reached", control$maxit)
              else best$message %||% ""
-  hyper <- seq_len(n_hyper)
-  bound <- at_bound(best$par[hyper], lower[hyper], upper[hyper])
   widths <- if (length(start$log_width) > 1L) paste("width of", colnames(xs) %||% seq_along(start$log_width))
             else "width"
-  list(par = fns$unpack(best$par), value = best$value + f_ref, converged = best$convergence == 0L, counts = best$counts,
+  list(par = fns$unpack(best$par), value = best$value, converged = best$converged, counts = best$counts,
        message = message, restart_values = values, jitter_events = fns$jitter_events(),
-       code = best$convergence, noise_estimated = est_noise,
-       bounds = bounds_hit(bound, c(widths, "kernel variance", if (est_noise) "noise variance")))
+       code = best$code, noise_estimated = est_noise,
+       bounds = bounds_hit(best$bound[seq_len(n_hyper)], c(widths, "kernel variance", if (est_noise) "noise variance")))
 }
 
-new_sparse_gp <- function(opt, x, xs, y, wt, ybar, scaling, approx, optimize, control, call) {
+# The fit object from the optimum `opt` and the data (x, xs, y, wt, ybar,
+# scaling): one posterior factorisation on every row.
+new_sparse_gp <- function(opt, data, approx, optimize, control, call) {
+  x <- data$x
+  xs <- data$xs
+  y <- data$y
+  wt <- data$wt
+  ybar <- data$ybar
+  scaling <- data$scaling
   kernel <- opt$par$kernel
   noise <- opt$par$noise
   Z <- opt$par$Z

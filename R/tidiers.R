@@ -207,7 +207,7 @@ glance.sparsebayes <- function(x, ...) {
   multiclass <- inherits(x, "sb_rvm_multiclass")
   gp <- inherits(x, "sb_sparse_gp")
   models <- if (multiclass) x$models else list(x)
-  shared_gaussian <- identical(family(x)$family, "gaussian") && length(x$lambda) == 1L
+  shared_gaussian <- has_noise(family(x)) && length(x$lambda) == 1L
   edf <- effective_parameters(x)
   data.frame(nobs = stats::nobs(x), logLik = as.numeric(logLik(x)), relevant = relevant_count(x),
              sigma = if (shared_gaussian) sqrt(x$lambda) else NA_real_,
@@ -264,7 +264,7 @@ augment_training <- function(x, se_fit, type.predict) {
   cols <- list(.fitted = pad(unname(fitted)), .resid = pad(unname(x$residuals)))
   if (inherits(x, "sb_rvm") && is.null(x$kernel)) return(cols)  # no stored design: nothing more
   if (se_fit) {  # binomial and poisson RVMs give standard errors on the link scale only
-    link <- if (inherits(x, "sb_rvm")) list(type = if (identical(x$family$family, "gaussian")) "response" else "link")
+    link <- if (inherits(x, "sb_rvm")) list(type = if (has_noise(x$family)) "response" else "link")
     cols$.se.fit <- unname(do.call(predict, c(list(x), link, list(se.fit = TRUE)))$se.fit)
   }
   cols$.hat <- unname(hatvalues(x))

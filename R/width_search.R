@@ -6,7 +6,7 @@
 # median heuristic h (default_width()), walked outward from h, and a
 # golden-section refinement (stats::optimize) between the grid neighbours of
 # the best point. Every evaluation fits the checked problem of the call
-# (rvm_problem()) at a fixed width, as fit_problem() fits any rvm() call, so the
+# (rvm_problem()) at a fixed width, as fit_rvm() fits any rvm() call, so the
 # returned fit is the fit at the chosen width, bit for bit.
 #
 # Narrow widths are the slow fits (many relevance vectors) and, below some
@@ -39,8 +39,8 @@ width_objective <- function(fit) {
 # beta_max_factor of the (weighted, offset-free) targets? Within a factor 2:
 # a real noise level is never that close to a millionth of var(y).
 noise_at_floor <- function(fit) {
-  if (inherits(fit, "sb_rvm_multiclass") || fit$family$family != "gaussian" || fit$method != "fast" ||
-      fit$noise != "shared" || !is.null(fit$control$noise_variance)) return(FALSE)
+  if (inherits(fit, "sb_rvm_multiclass") || !has_noise(fit$family) || method_supports(fit$method, "batch") ||
+      per_sample_noise(fit$noise) || !is.null(fit$control$noise_variance)) return(FALSE)
   w <- row_precisions(fit)
   t <- (sqrt(w) * (fit$y - (fit$offset %||% 0)))[w > 0]
   fit$lambda[1L] <= 2 * stats::var(t) / fit$control$beta_max_factor
@@ -62,7 +62,7 @@ rvm_width_search <- function(problem, call) {
   tried <- list()  # one entry per width tried
   best <- NULL
   best_value <- -Inf
-  best_warnings <- list()
+  best_warnings <- character(0)
   # The objective at exp(log_width), -Inf where the fit failed or its noise
   # is at the floor.
   evaluate <- function(log_width) {
@@ -70,21 +70,15 @@ rvm_width_search <- function(problem, call) {
     hit <- vapply(tried, function(r) r$width == width, logical(1))
     if (any(hit)) return(tried[[which(hit)[1L]]]$value)
     at_width <- problem
-    at_width$kernel$width <- width
-    at_width$kernels <- list(at_width$kernel)
-    caught <- list()
-    run <- function() fit_problem(at_width, call)
-    fit <- withCallingHandlers(
-      if (!length(tried)) run() else tryCatch(run(), error = function(e) e),  # the first fit's errors are the user's
-      warning = function(w) {
-        caught[[length(caught) + 1L]] <<- w
-        invokeRestart("muffleWarning")
-      })
-    if (inherits(fit, "error")) {
+    at_width$kernels[[1L]]$width <- width
+    run <- attempt(function() fit_rvm(at_width, call))  # R/search.R
+    if (!is.null(run$error)) {
+      if (!length(tried)) stop(run$error)  # the first fit's errors are the user's
       tried[[length(tried) + 1L]] <<- list(width = width, objective = NA_real_, value = -Inf, relevant = NA_integer_,
-                                          converged = NA, floor = NA, error = conditionMessage(fit))
+                                          converged = NA, floor = NA, error = conditionMessage(run$error))
       return(-Inf)
     }
+    fit <- run$value
     objective <- width_objective(fit)
     floor <- noise_at_floor(fit)
     value <- if (floor) -Inf else objective
@@ -96,7 +90,7 @@ rvm_width_search <- function(problem, call) {
     if (is.null(best) || value > best_value) {
       best <<- fit
       best_value <<- value
-      best_warnings <<- caught
+      best_warnings <<- run$warnings
     }
     value
   }
@@ -157,15 +151,14 @@ rvm_width_search <- function(problem, call) {
                     length(failed), length(tried), failed[[1L]]$error), call. = FALSE)
   chosen <- fit_kernels(first)[[1L]]$width
   n_rv <- length(first$relevance_index)
-  if (first$family$family == "gaussian" && is.null(best$models) && n_rv > length(first$y) / 2)
+  if (has_noise(first$family) && is.null(best$models) && n_rv > length(first$y) / 2)
     warning(sprintf(paste0("the width chosen by the evidence (%s) keeps %d of %d training points as relevance ",
                            "vectors (noise sd %s): the evidence rewards near-interpolating fits here. Cross-validate ",
                            "the width, or keep the median heuristic (width = NULL)."),
                     format(chosen, digits = 4), n_rv, length(first$y), format(sqrt(mean(first$lambda)), digits = 3)),
             call. = FALSE)
   for (w in best_warnings)  # the final fit's own warnings, once
-    warning(sprintf("at the width chosen by the evidence (%s): %s", format(chosen, digits = 4), conditionMessage(w)),
-            call. = FALSE)
+    warning(sprintf("at the width chosen by the evidence (%s): %s", format(chosen, digits = 4), w), call. = FALSE)
   mark <- function(fit) {
     fit$kernel$width_rule <- "evidence"
     fit$call <- call

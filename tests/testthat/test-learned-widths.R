@@ -101,20 +101,20 @@ test_that("few rows and many inputs learn one width for all when per-input width
 
 test_that("a noise start that fails is left out; only when all fail is the first one's error the user's", {
   y <- 1:10 + 0
-  problem <- list(gaussian = TRUE, noise = "shared", control = list(init_lambda = 0.1), y = y,
+  problem <- list(family = gaussian(), noise = "shared", solver = list(control = list(init_lambda = 0.1)), y = y,
                   wo = list(weights = NULL, offset = NULL), in_fit = rep(TRUE, 10),
-                  kernel = list(width = 1, width_rule = "learn", learned = list(noise_variance = 0.5)))
+                  kernels = list(list(width = 1, width_rule = "learn", learned = list(noise_variance = 0.5))))
   candidates <- sparsebayes:::learned_kernel_candidates(problem)
   expect_identical(candidates$labels$noise, c("estimated", "estimated from the GP's", "fixed at the GP's"))
   expect_identical(candidates$by, "evidence")
   ok <- list(logLik = -5, lambda = 1, relevant = 1:2)
   fit_with <- function(fit_one) sparsebayes:::fit_candidates(candidates, fit_one)
-  fit <- fit_with(function(p) if (!is.null(p$control$noise_variance)) stop("singular") else ok)
+  fit <- fit_with(function(p) if (!is.null(p$solver$control$noise_variance)) stop("singular") else ok)
   expect_identical(fit$noise_starts$noise, c("estimated", "estimated from the GP's"))
-  fit <- fit_with(function(p) if (is.null(p$control$noise_variance)) stop("singular") else ok)
+  fit <- fit_with(function(p) if (is.null(p$solver$control$noise_variance)) stop("singular") else ok)
   expect_identical(fit$noise_starts$noise, "fixed at the GP's")
   expect_true(fit$noise_starts$chosen)
-  expect_error(fit_with(function(p) stop(if (is.null(p$control$noise_variance)) "singular" else "other")), "singular")
+  expect_error(fit_with(function(p) stop(if (is.null(p$solver$control$noise_variance)) "singular" else "other")), "singular")
 })
 
 test_that("the default rvm() fits a noiseless surface whose first noise start once failed (mlbench.peak)", {
