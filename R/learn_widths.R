@@ -473,16 +473,23 @@ is_quiet_response <- function(gp_noise, variance) gp_noise < quiet_response_shar
 
 # Fits each candidate problem by `fit_one(problem)` (best_of(), R/search.R)
 # and keeps the largest evidence or the smallest leave-one-out mean square
-# (`by`; computed only then); `noise_starts` in the fit records every
-# candidate. A candidate that fails (a noise fixed near zero on data
-# without noise: a singular posterior) is left out.
-fit_candidates <- function(candidates, fit_one) {
+# (`by`; computed only then, from the retained columns of the candidate's
+# basis that `retained(fit, problem)` gives, so no basis is built again);
+# `noise_starts` in the fit records every candidate. A candidate that fails
+# (a noise fixed near zero on data without noise: a singular posterior) is
+# left out.
+fit_candidates <- function(candidates, fit_one, retained = function(fit, p) training_design(fit)) {
   loo <- candidates$by == "loo"
-  search <- best_of(candidates$problems, fit_one, if (loo) loo_mean_square else function(f) f$logLik,
+  problems <- candidates$problems
+  run <- function(i) {
+    fit <- fit_one(problems[[i]])
+    list(fit = fit, loo = if (loo) loo_mean_square(fit, retained(fit, problems[[i]])) else NA_real_)
+  }
+  search <- best_of(seq_along(problems), run, if (loo) function(r) r$loo else function(r) r$fit$logLik,
                     keep = if (loo) "min" else "max", catch = TRUE)
   ok <- !search$failed
-  fits <- search$results[ok]
-  fit <- search$result
+  fits <- lapply(search$results[ok], `[[`, "fit")
+  fit <- search$result$fit
   fit$noise_starts <- data.frame(candidates$labels[ok, , drop = FALSE],
                                  logLik = vapply(fits, function(f) f$logLik, numeric(1)),
                                  lambda = vapply(fits, function(f) f$lambda[1L], numeric(1)),
@@ -500,9 +507,12 @@ fitted_response_variance <- function(y, wo, in_fit) {
   if (vy <= 0) stats::var(t) else vy
 }
 
-# The mean square of the leave-one-out residuals, weighted by the prior weights.
-loo_mean_square <- function(fit) {
-  r <- loo_residuals(fit)
+# The mean square of the leave-one-out residuals of a fit (no na.action
+# yet) with the retained columns Phi of its design, weighted by the prior
+# weights (as loo_residuals(), without building the columns again).
+loo_mean_square <- function(fit, Phi = training_design(fit)) {
+  h <- pmax(rowSums((Phi %*% fit$Sigma) * Phi), 0) / sample_noise(fit)
+  r <- fit$residuals / (1 - h)
   w <- fit$prior.weights %||% rep(1, length(r))
   sum(w * r^2) / sum(w)
 }

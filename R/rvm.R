@@ -262,7 +262,8 @@ rvm.default <- function(x = NULL, y, kernel = "gaussian", bias = TRUE, scale = T
   candidates <- learned_kernel_candidates(learn_widths(problem))  # R/learn_widths.R
   if (length(candidates$problems) == 1L) return(fit_rvm(candidates$problems[[1L]], call))
   designs <- shared_designs(candidates$problems)
-  fit_candidates(candidates, function(p) fit_rvm(p, call, designs$of(p)))
+  fit_candidates(candidates, function(p) fit_rvm(p, call, designs$of(p)),
+                 function(fit, p) designs$of(p)$Phi[, fit$relevant, drop = FALSE])
 }
 
 # The stages of an rvm() fit: design (the kernels' basis) -> problem

@@ -14,3 +14,19 @@ test_that("the 18 snapshot fits reproduce the recorded log evidence, relevant se
     expect_equal(now$fitted, ref$fitted, tolerance = 1e-8, label = paste(nm, "fitted"))
   }
 })
+
+test_that("a default rvm() builds each distinct basis once: two on a response without noise, one elsewhere", {
+  ns <- asNamespace("sparsebayes")
+  built <- 0L
+  suppressMessages(trace(".sb_kernel_design", where = ns, tracer = function() built <<- built + 1L, print = FALSE))
+  on.exit(suppressMessages(untrace(".sb_kernel_design", where = ns)))
+  set.seed(1)
+  X <- matrix(runif(160, -2, 2), 80)
+  quiet <- rvm(X, sin(X[, 1]) * cos(X[, 2]))
+  expect_identical(nrow(quiet$noise_starts), 6L)  # three noise starts on each of the two bases
+  expect_identical(built, 2L)
+  built <- 0L
+  noisy <- rvm(X, sin(X[, 1]) * cos(X[, 2]) + rnorm(80, sd = 0.2))
+  expect_identical(nrow(noisy$noise_starts), 3L)
+  expect_identical(built, 1L)
+})
