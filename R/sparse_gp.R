@@ -27,8 +27,8 @@
 #' widths are kept within a factor 10^4 of their start, the variance within
 #' a factor 10^6 of `var(y)`, and the noise between
 #' `control$noise_lower * var(y)` and `1000 var(y)`. With
-#' `optimize = "none"` the kernel is used as given, and a `NULL` noise is
-#' that starting value.
+#' `optimize = "none"` the kernel is used as given, and a `NULL`
+#' `noise_variance` is that starting value.
 #'
 #' **Inducing points.** A number `m` places them by k-means++ seeding
 #' followed by at most 10 Lloyd iterations on the scaled inputs (the
@@ -105,8 +105,12 @@
 #'   Ignored by `approx = "exact"`.
 #' @param approx `"VFE"`, `"FITC"` or `"exact"` (the full GP, O(n^3), for n
 #'   up to `control$exact_max_n`).
-#' @param noise `NULL` (estimate the noise variance) or a fixed noise
-#'   variance (with `weights`, that of a row of average weight).
+#' @param noise_variance `NULL` (estimate the noise variance) or a fixed
+#'   noise variance (with `weights`, that of a row of average weight), as
+#'   `noise_variance` in [rvm_control()].
+#' @param noise Deprecated: the former name of `noise_variance`. In
+#'   [rvm()] and [ard()] `noise` names the noise model, so the sparse GP's
+#'   variance now has the name it has everywhere else.
 #' @param optimize `"all"` (hyperparameters and inducing locations),
 #'   `"hyper"` (kernel width and variance and the noise only), `"none"`, or
 #'   `"auto"` (the default): `"all"` for VFE and exact, `"hyper"` for FITC
@@ -207,9 +211,15 @@ sparse_gp.formula <- function(formula, data, subset, weights, na.action, offset,
 #' @rdname sparse_gp
 #' @export
 sparse_gp.default <- function(x, y, kernel = kernel_gaussian(), inducing = 50, approx = c("VFE", "FITC", "exact"),
-                              noise = NULL, optimize = c("auto", "all", "hyper", "none"), restarts = 0, seed = NULL,
-                              scale = TRUE, weights = NULL, offset = NULL, control = sparse_gp_control(), ...) {
+                              noise_variance = NULL, optimize = c("auto", "all", "hyper", "none"), restarts = 0,
+                              seed = NULL, scale = TRUE, weights = NULL, offset = NULL, control = sparse_gp_control(),
+                              noise = NULL, ...) {
   check_dots_empty(...)
+  if (!is.null(noise)) {
+    warning("`noise` is deprecated in sparse_gp(); use `noise_variance` (in rvm() and ard() `noise` names the noise ",
+            "model).", call. = FALSE)
+    noise_variance <- noise_variance %||% noise
+  }
   approx <- match_arg(approx)
   optimize <- match_arg(optimize)
   # FITC with its inducing points free trades its noise for the
@@ -224,14 +234,14 @@ sparse_gp.default <- function(x, y, kernel = kernel_gaussian(), inducing = 50, a
   y <- check_response(y, n)
   case_weights <- check_weights(weights, n)
   offset <- check_offset(offset, n)
-  if (is.null(noise) && optimize != "none")
-    check_rows_of_weight(case_weights, "give the noise variance with `noise =`")
+  if (is.null(noise_variance) && optimize != "none")
+    check_rows_of_weight(case_weights, "give the noise variance with `noise_variance =`")
   if (!is.null(case_weights) && any(case_weights == 0)) {
     # Rows of weight 0 are not in the fit: it is made without them (scaling,
     # width, inducing points and hyperparameters alike) and they get their
     # predictions.
     keep <- case_weights > 0
-    args <- list(x[keep, , drop = FALSE], y[keep], kernel = kernel, approx = approx, noise = noise,
+    args <- list(x[keep, , drop = FALSE], y[keep], kernel = kernel, approx = approx, noise_variance = noise_variance,
                  optimize = optimize, restarts = restarts, seed = seed, scale = scale,
                  weights = case_weights[keep], offset = offset[keep], control = control)
     if (!missing(inducing)) args$inducing <- inducing
@@ -240,8 +250,8 @@ sparse_gp.default <- function(x, y, kernel = kernel_gaussian(), inducing = 50, a
     return(with_unfitted_rows(fit, x, y, case_weights, offset))
   }
   p <- gp_problem(list(x = x, y = y, kernel = kernel, inducing = inducing, default_inducing = missing(inducing),
-                       approx = approx, noise = noise, optimize = optimize, restarts = restarts, seed = seed,
-                       scale = scale, weights = case_weights, offset = offset, control = control))
+                       approx = approx, noise_variance = noise_variance, optimize = optimize, restarts = restarts,
+                       seed = seed, scale = scale, weights = case_weights, offset = offset, control = control))
   state <- save_rng()
   on.exit(restore_rng(state), add = TRUE)
   if (!is.null(seed)) set.seed(seed)
@@ -265,7 +275,7 @@ sparse_gp.default <- function(x, y, kernel = kernel_gaussian(), inducing = 50, a
 # weights checked and positive): the inputs and their scaling, the
 # response less its offset in standard units (std, r, vy), the resolved
 # kernel (`per_input`: its widths are learned, one per input), and the
-# noise variance in standard units (NULL: estimated).
+# noise variance in standard units (`noise_variance`; NULL: estimated).
 gp_problem <- function(a) {
   x <- a$x
   n <- nrow(x)
@@ -292,8 +302,8 @@ gp_problem <- function(a) {
                "or learn the widths with optimize = \"hyper\" or \"all\".")
     kernel$width <- NULL
   }
-  noise <- a$noise
-  if (!is.null(noise)) check_number(noise, "noise", lower = 0, open_lower = TRUE)
+  noise_variance <- a$noise_variance
+  if (!is.null(noise_variance)) check_number(noise_variance, "noise_variance", lower = 0, open_lower = TRUE)
   check_number(a$restarts, "restarts", lower = 0, upper = 1000, integer = TRUE)
   if (!is.null(a$seed)) check_number(a$seed, "seed", integer = TRUE)
   if (a$approx == "exact" && n > a$control$exact_max_n)
@@ -311,10 +321,10 @@ gp_problem <- function(a) {
   # y * c scales them by c (variances by c^2).
   std <- gp_standard_units(y, a$weights)
   sy <- std$scale
-  if (!is.null(noise)) noise <- noise / sy^2
+  if (!is.null(noise_variance)) noise_variance <- noise_variance / sy^2
   if (optimize == "none") kernel$variance <- kernel$variance / sy^2
   structure(list(x = x, xs = xs, y = y, scaling = scaling, weights = a$weights, offset = a$offset, std = std,
-                 kernel = kernel, per_input = per_input, noise = noise, inducing = a$inducing,
+                 kernel = kernel, per_input = per_input, noise_variance = noise_variance, inducing = a$inducing,
                  default_inducing = a$default_inducing, approx = a$approx, optimize = optimize,
                  control = a$control),
             class = "sb_problem")
@@ -340,14 +350,14 @@ gp_learning <- function(p) {
   kernel <- p$kernel
   start <- list(log_width = log(kernel$width),
                 log_variance = log(if (p$optimize == "none") kernel$variance else vy),
-                log_noise = log(p$noise %||% (vy / 10)))
+                log_noise = log(p$noise_variance %||% (vy / 10)))
   learned <- NULL
   if (p$per_input) {
     learned <- learn_kernel_widths(kernel, xs, p$y, p$weights, control)
     start$log_width <- unname(log(learned$width))
     if (identical(learned$width_rule, "learn")) {  # (otherwise no signal: the median heuristic, one width)
       start$log_variance <- unname(log(learned$learned$variance / sy^2))
-      if (is.null(p$noise)) start$log_noise <- unname(log(learned$learned$noise_variance / sy^2))
+      if (is.null(p$noise_variance)) start$log_noise <- unname(log(learned$learned$noise_variance / sy^2))
       if (is.null(control$factr) && !is_quiet_response(learned$learned$noise_variance / sy^2, vy))
         control$factr <- 1e11  # a noisy response: the last small gains move no prediction
     }
@@ -355,7 +365,7 @@ gp_learning <- function(p) {
   control$factr <- control$factr %||% 1e10
   list(xs = xs[rows, , drop = FALSE], r = p$std$r[rows], Z = Z,
        wt = if (is.null(pool$weights)) numeric(0) else pool$weights[match(rows, pool$rows)], kernel = kernel,
-       approx = p$approx, noise_given = !is.null(p$noise), vy = vy, control = control, start = start,
+       approx = p$approx, noise_given = !is.null(p$noise_variance), vy = vy, control = control, start = start,
        learned = learned$learned, pool = pool, rows = rows)
 }
 

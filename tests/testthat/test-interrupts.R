@@ -97,7 +97,7 @@ test_that("an interrupt stops a sparse GP's pass over many rows on two threads a
   res <- interrupt_child(c(
     "  options(sparsebayes.threads = 2)",
     "  set.seed(1); n <- 2e6; x <- matrix(runif(2 * n), n); y <- sin(6 * x[, 1]) + rnorm(n, sd = 0.1)",
-    "  sparse_gp(x, y, kernel = kernel_gaussian(0.5), inducing = x[1:800, ], noise = 0.01, optimize = 'none')"),
+    "  sparse_gp(x, y, kernel = kernel_gaussian(0.5), inducing = x[1:800, ], noise_variance = 0.01, optimize = 'none')"),
     after = 4)
   expect_identical(res$result, "INTERRUPTED ALIVE", info = res$log)
 })

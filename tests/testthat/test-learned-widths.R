@@ -171,8 +171,8 @@ test_that("equal per-input widths reproduce the one-width fit", {
   expect_equal(b$logLik, a$logLik, tolerance = 1e-10)
   expect_equal(predict(b, x[1:5, ] + 0.1, interval = "prediction"),
                predict(a, x[1:5, ] + 0.1, interval = "prediction"), tolerance = 1e-10)
-  g1 <- sparse_gp(x, y, kernel = kernel_gaussian(2), approx = "exact", optimize = "none", noise = 0.01)
-  g3 <- sparse_gp(x, y, kernel = kernel_gaussian(rep(2, 3)), approx = "exact", optimize = "none", noise = 0.01)
+  g1 <- sparse_gp(x, y, kernel = kernel_gaussian(2), approx = "exact", optimize = "none", noise_variance = 0.01)
+  g3 <- sparse_gp(x, y, kernel = kernel_gaussian(rep(2, 3)), approx = "exact", optimize = "none", noise_variance = 0.01)
   expect_equal(g3$fitted.values, g1$fitted.values, tolerance = 1e-10)
   expect_equal(g3$logLik, g1$logLik, tolerance = 1e-10)
 })

@@ -35,10 +35,10 @@ test_that("inducing points at the data make VFE and FITC exact", {
                  tolerance = 1e-6, info = approx)
   # ... and through sparse_gp(): same likelihood and predictions.
   k <- kernel_gaussian(1, 1)
-  ex <- sparse_gp(d$x, d$y, kernel = k, approx = "exact", noise = 0.1, optimize = "none", scale = FALSE)
+  ex <- sparse_gp(d$x, d$y, kernel = k, approx = "exact", noise_variance = 0.1, optimize = "none", scale = FALSE)
   xt <- matrix(seq(-3, 3, length.out = 7))
   for (approx in c("VFE", "FITC")) {
-    sp <- sparse_gp(d$x, d$y, kernel = k, inducing = d$x, approx = approx, noise = 0.1, optimize = "none",
+    sp <- sparse_gp(d$x, d$y, kernel = k, inducing = d$x, approx = approx, noise_variance = 0.1, optimize = "none",
                     scale = FALSE, control = sparse_gp_control(jitter = 1e-12))
     expect_equal(sp$logLik, ex$logLik, tolerance = 1e-6, info = approx)
     expect_equal(predict(sp, xt, interval = "prediction"), predict(ex, xt, interval = "prediction"),
@@ -103,7 +103,7 @@ test_that("predictions equal the dense sparse-GP predictive", {
   d <- gp_toy(40)
   z <- matrix(c(-2.5, -1, 0, 1.2, 2.4))
   for (approx in c("VFE", "FITC")) {
-    fit <- sparse_gp(d$x, d$y, kernel = kernel_gaussian(0.8, 1.3), inducing = z, approx = approx, noise = 0.05,
+    fit <- sparse_gp(d$x, d$y, kernel = kernel_gaussian(0.8, 1.3), inducing = z, approx = approx, noise_variance = 0.05,
                      optimize = "none", scale = FALSE)
     xt <- matrix(seq(-3, 3, length.out = 9))
     Kuu <- gp_k(z, z, 0.8, 1.3) + diag(1e-6 * 1.3, 5)
@@ -124,10 +124,10 @@ test_that("predictions equal the dense sparse-GP predictive", {
 test_that("q(u) of VFE equals the predictive at the inducing points and Titsias' formula", {
   d <- gp_toy(40)
   z <- matrix(c(-2, -0.5, 0.7, 2.2))
-  fit <- sparse_gp(d$x, d$y, kernel = kernel_gaussian(1, 0.9), inducing = z, noise = 0.04, optimize = "none",
+  fit <- sparse_gp(d$x, d$y, kernel = kernel_gaussian(1, 0.9), inducing = z, noise_variance = 0.04, optimize = "none",
                    scale = FALSE, control = sparse_gp_control(jitter = 0))
   for (approx in c("VFE", "FITC")) {
-    f <- sparse_gp(d$x, d$y, kernel = kernel_gaussian(1, 0.9), inducing = z, noise = 0.04, optimize = "none",
+    f <- sparse_gp(d$x, d$y, kernel = kernel_gaussian(1, 0.9), inducing = z, noise_variance = 0.04, optimize = "none",
                    approx = approx, scale = FALSE, control = sparse_gp_control(jitter = 0))
     lat <- sparsebayes:::gp_latent(f, z, full_cov = TRUE)
     expect_equal(lat$mean - f$mean, f$qu_mean, tolerance = 1e-8, info = approx)
@@ -165,7 +165,7 @@ test_that("LOO residuals equal brute-force refits with the hyperparameters fixed
   k <- kernel_gaussian(0.9, 1.2)
   ybar <- mean(d$y)
   for (approx in c("VFE", "FITC", "exact")) {
-    fit <- sparse_gp(d$x, d$y, kernel = k, inducing = z, approx = approx, noise = 0.05, optimize = "none",
+    fit <- sparse_gp(d$x, d$y, kernel = k, inducing = z, approx = approx, noise_variance = 0.05, optimize = "none",
                      scale = FALSE)
     brute <- vapply(seq_len(20), function(i) {
       # refit on the other 19 points: the predictive mean of the dense model
@@ -190,15 +190,15 @@ test_that("LOO residuals equal brute-force refits with the hyperparameters fixed
   # equals the mean (so the refit's mean is unchanged)
   y <- d$y
   y[7] <- mean(y[-7])
-  fit <- sparse_gp(d$x, y, kernel = k, inducing = z, noise = 0.05, optimize = "none", scale = FALSE)
-  refit <- sparse_gp(d$x[-7, , drop = FALSE], y[-7], kernel = k, inducing = z, noise = 0.05, optimize = "none",
+  fit <- sparse_gp(d$x, y, kernel = k, inducing = z, noise_variance = 0.05, optimize = "none", scale = FALSE)
+  refit <- sparse_gp(d$x[-7, , drop = FALSE], y[-7], kernel = k, inducing = z, noise_variance = 0.05, optimize = "none",
                      scale = FALSE)
   expect_equal(residuals(fit, type = "loo")[7], y[7] - predict(refit, d$x[7, , drop = FALSE]), tolerance = 1e-8)
 })
 
 test_that("exact predictions equal the dense GP predictive, in original input units", {
   d <- gp_toy(30)
-  fit <- sparse_gp(d$x, d$y, kernel = kernel_gaussian(0.7, 1.1), approx = "exact", noise = 0.05, optimize = "none")
+  fit <- sparse_gp(d$x, d$y, kernel = kernel_gaussian(0.7, 1.1), approx = "exact", noise_variance = 0.05, optimize = "none")
   xs <- (d$x - mean(d$x)) / sd(d$x)
   xt <- matrix(c(-2, 0.3, 2.9))
   xts <- (xt - mean(d$x)) / sd(d$x)
@@ -216,7 +216,7 @@ test_that("exact predictions equal the dense GP predictive, in original input un
 
 test_that("hatvalues are leverages of the fitted latent mean", {
   d <- gp_toy(30)
-  fit <- sparse_gp(d$x, d$y, kernel = kernel_gaussian(1, 1), approx = "exact", noise = 0.1, optimize = "none",
+  fit <- sparse_gp(d$x, d$y, kernel = kernel_gaussian(1, 1), approx = "exact", noise_variance = 0.1, optimize = "none",
                    scale = FALSE)
   K <- gp_k(d$x, d$x, 1, 1)
   H <- K %*% solve(K + diag(0.1, 30))
@@ -251,7 +251,7 @@ test_that("optimisation increases the objective and recovers the noise", {
   expect_length(re$restart_values, 3L)
   expect_equal(re$logLik, max(re$restart_values), tolerance = 1e-10)
   # a fixed noise stays fixed
-  fx <- sparse_gp(x, y, inducing = 15, noise = 0.02, seed = 1)
+  fx <- sparse_gp(x, y, inducing = 15, noise_variance = 0.02, seed = 1)
   expect_identical(fx$noise_variance, 0.02)
 })
 
@@ -315,7 +315,7 @@ test_that("methods return the documented shapes", {
   expect_invisible(plot(fit, ylim = c(-3, 3), xlab = "input"))  # the caller's arguments override the defaults
   expect_invisible(plot(sparse_gp(gp_toy(40, 2)$x, gp_toy(40, 2)$y, inducing = 5, seed = 1)))
   # laplace and cauchy kernels with fixed hyperparameters
-  lp <- sparse_gp(d$x, d$y, kernel = kernel_laplace(1), inducing = 8, optimize = "none", noise = 0.04, seed = 1)
+  lp <- sparse_gp(d$x, d$y, kernel = kernel_laplace(1), inducing = 8, optimize = "none", noise_variance = 0.04, seed = 1)
   expect_equal(lp$logLik, -dense_gp_objective_kernel(d$x, d$y, lp), tolerance = 1e-8)
 })
 
@@ -340,8 +340,8 @@ test_that("bad inputs give clear errors", {
   # the default number is capped at the distinct rows (a given one is not)
   few <- sparse_gp(eruptions ~ waiting, data = faithful[1:120, ])
   expect_equal(few$m, sum(!duplicated(faithful$waiting[1:120])))
-  expect_error(sparse_gp(x, y, noise = -1), "`noise` must be >")
-  expect_error(sparse_gp(x, y, noise = c(1, 2)), "`noise` must be a single finite number")
+  expect_error(sparse_gp(x, y, noise_variance = -1), "`noise_variance` must be >")
+  expect_error(sparse_gp(x, y, noise_variance = c(1, 2)), "`noise_variance` must be a single finite number")
   expect_error(sparse_gp(x, y, restarts = -1), "`restarts` must be >= 0")
   expect_error(sparse_gp(x, y, seed = "a"), "`seed` must be a single finite number")
   expect_error(sparse_gp(x, y, scale = NA), "`scale` must be TRUE or FALSE")
@@ -374,13 +374,13 @@ test_that("bad inputs give clear errors", {
 test_that("coincident inducing points are factorised with jitter, and it is recorded", {
   d <- gp_toy(40)
   z <- matrix(c(-1, -1, -1, 1, 2))
-  fit <- sparse_gp(d$x, d$y, kernel = kernel_gaussian(1, 1), inducing = z, noise = 0.05, optimize = "none",
+  fit <- sparse_gp(d$x, d$y, kernel = kernel_gaussian(1, 1), inducing = z, noise_variance = 0.05, optimize = "none",
                    scale = FALSE, control = sparse_gp_control(jitter = 0))
   expect_gt(fit$jitter_events, 0L)
   pr <- predict(fit, matrix(seq(-3, 3, length.out = 5)), se.fit = TRUE)
   expect_true(all(is.finite(pr$fit)) && all(pr$se.fit >= 0))
   # three copies of a point carry what one carries
-  one <- sparse_gp(d$x, d$y, kernel = kernel_gaussian(1, 1), inducing = z[3:5, , drop = FALSE], noise = 0.05,
+  one <- sparse_gp(d$x, d$y, kernel = kernel_gaussian(1, 1), inducing = z[3:5, , drop = FALSE], noise_variance = 0.05,
                    optimize = "none", scale = FALSE, control = sparse_gp_control(jitter = 0))
   expect_equal(fit$logLik, one$logLik, tolerance = 1e-5)
   expect_output(print(summary(fit)), "Jitter retries")
@@ -465,7 +465,7 @@ test_that("integer case weights act like replicated rows", {
   at <- matrix(c(-2, 0, 1.5))
   for (approx in c("exact", "VFE")) {
     z <- if (approx == "exact") 10 else d$x[c(2, 8, 14, 20), , drop = FALSE]
-    fixed <- list(kernel = kernel_gaussian(0.8, 1.1), approx = approx, inducing = z, noise = 0.04,
+    fixed <- list(kernel = kernel_gaussian(0.8, 1.1), approx = approx, inducing = z, noise_variance = 0.04,
                   optimize = "none", scale = FALSE)
     weighted <- do.call(sparse_gp, c(list(d$x, d$y, weights = w), fixed))
     replicated <- do.call(sparse_gp, c(list(d$x[rows, , drop = FALSE], d$y[rows]), fixed))
@@ -503,7 +503,7 @@ test_that("predictive variances are sums of squares: >= 0 with no clamp, far awa
     for (z in list(10, matrix(x))) {
       if (approx == "exact" && is.matrix(z)) next
       for (jitter in c(1e-6, 0)) {
-        fit <- sparse_gp(x, y, inducing = z, approx = approx, seed = 1, kernel = kernel_gaussian(1, 1), noise = 1e-8,
+        fit <- sparse_gp(x, y, inducing = z, approx = approx, seed = 1, kernel = kernel_gaussian(1, 1), noise_variance = 1e-8,
                          optimize = "none", scale = FALSE, control = sparse_gp_control(jitter = jitter))
         pts <- rbind(at, fit$inducing)
         lat <- sparsebayes:::gp_latent(fit, pts)
@@ -534,7 +534,7 @@ test_that("predictions from the stored factors equal the dense FITC/VFE/exact pr
     r <- d$y - ybar
     for (approx in c("VFE", "FITC", "exact")) {
       fit <- sparse_gp(d$x, d$y, kernel = kernel_gaussian(width, variance), inducing = z, approx = approx,
-                       noise = noise, optimize = "none", scale = FALSE, weights = w)
+                       noise_variance = noise, optimize = "none", scale = FALSE, weights = w)
       Kss <- gp_k(xt, xt, width, variance)
       if (approx == "exact") {
         S <- gp_k(d$x, d$x, width, variance) + diag(lam_noise)
@@ -641,7 +641,7 @@ test_that("beyond control$subsample rows, learning uses a subsample and the post
   expect_output(print(sub), "on 1000 rows")
   expect_output(print(summary(sub)), "on 1000 rows")
   # the reported bound and fitted values are those of every row at the learned hyperparameters
-  again <- sparse_gp(d$x, d$y, kernel = sub$kernel, inducing = sub$inducing, noise = sub$noise_variance, optimize = "none")
+  again <- sparse_gp(d$x, d$y, kernel = sub$kernel, inducing = sub$inducing, noise_variance = sub$noise_variance, optimize = "none")
   expect_equal(sub$logLik, again$logLik, tolerance = 1e-10)
   expect_equal(fitted(sub), fitted(again), tolerance = 1e-10)
   # The cost of learning on a third of the rows, measured over seeds 1-5
@@ -657,7 +657,7 @@ test_that("beyond control$subsample rows, learning uses a subsample and the post
                    sub$logLik)
   expect_identical(.Random.seed, before)
   # nothing is learned on a subsample when nothing is optimised, or for the exact GP
-  expect_null(sparse_gp(d$x, d$y, kernel = sub$kernel, inducing = 5, noise = 1, optimize = "none",
+  expect_null(sparse_gp(d$x, d$y, kernel = sub$kernel, inducing = 5, noise_variance = 1, optimize = "none",
                         control = sparse_gp_control(subsample = 100))$subsample)
   expect_error(sparse_gp_control(subsample = 5), "`subsample` must be >= 10")
   expect_error(sparse_gp_control(subsample = NA), "`subsample` must be a single finite number")
@@ -707,4 +707,15 @@ test_that("the default tolerance is looser on noisy responses than on responses 
   expect_identical(median$control$factr, 1e10)
   expect_null(sparse_gp_control()$factr)
   expect_error(sparse_gp_control(factr = 0), "`factr` must be >")
+})
+
+test_that("sparse_gp()'s deprecated `noise =` warns and fits as `noise_variance =`", {
+  set.seed(3)
+  x <- matrix(runif(60, -2, 2), 30)
+  y <- sin(x[, 1]) + rnorm(30, sd = 0.1)
+  new <- sparse_gp(x, y, inducing = 8, noise_variance = 0.02, optimize = "none", seed = 1)
+  expect_warning(old <- sparse_gp(x, y, inducing = 8, noise = 0.02, optimize = "none", seed = 1),
+                 "`noise` is deprecated in sparse_gp\\(\\); use `noise_variance`")
+  old$call <- new$call
+  expect_identical(old, new)
 })

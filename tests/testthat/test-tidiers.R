@@ -21,7 +21,7 @@ tidy_fits <- function() {
 }
 fits <- tidy_fits()
 gp_vfe <- sparse_gp(accel ~ times, data = MASS::mcycle, inducing = 10, seed = 1, optimize = "none",
-                    kernel = kernel_gaussian(0.3, variance = 2000), noise = 500)
+                    kernel = kernel_gaussian(0.3, variance = 2000), noise_variance = 500)
 gp_fitc <- sparse_gp(accel ~ times, data = MASS::mcycle, inducing = 10, seed = 1, approx = "FITC")
 iris_fit <- rvm(Species ~ ., data = iris)
 

@@ -228,6 +228,6 @@ test_that("sparse_gp() takes weights that sum to less than 2 as no information",
   expect_equal(predict(a, x), predict(b, x), tolerance = 1e-2)
   expect_equal(a$noise_variance, b$noise_variance, tolerance = 1e-2)
   expect_error(sparse_gp(x, y, weights = c(1, rep(0, 29)), inducing = 5, seed = 1), "`weights` leave 1 row")
-  expect_s3_class(sparse_gp(x, y, weights = rep(1 / 30, 30), inducing = 5, seed = 1, noise = 0.04), "sb_sparse_gp")
+  expect_s3_class(sparse_gp(x, y, weights = rep(1 / 30, 30), inducing = 5, seed = 1, noise_variance = 0.04), "sb_sparse_gp")
   expect_no_warning(rvm(x, y, weights = rep(1 / 30, 30), control = rvm_control(noise_variance = 0.04)))
 })
