@@ -52,22 +52,8 @@ struct FastChoice {
   bool changes_model() const { return action != kTerminate && action != kAlignmentSkip; }
 };
 
-// A plain struct: the loop and the likelihood paths all work on this state.
-struct FastState {
-  FastState(const Eigen::Ref<const Eigen::MatrixXd>& Phi_, const Eigen::VectorXd& inv_scale_,
-            const Eigen::VectorXd& t_, const SolverOptions& opt_)
-      : Phi(Phi_), inv_scale(inv_scale_), t(t_), opt(opt_), n(Phi_.rows()), M(Phi_.cols()),
-        beta(1.0 / (opt_.noise_variance > 0.0 ? opt_.noise_variance : initial_noise_variance(t_, opt_))),
-        aligned_out(M, 0), barred(M, 0) {}
-
-  Eigen::Ref<const Eigen::MatrixXd> Phi;  // the caller's basis, not copied (see fit.hpp)
-  Eigen::VectorXd inv_scale;              // 1 / column norms of Phi
-  Eigen::VectorXd t;
-  SolverOptions opt;
-  Eigen::Index n, M;
-
-  double beta;              // shared noise precision (the B = beta I of unweighted caches; the smoothness prior's)
-  Eigen::VectorXd B;        // the weights inside the caches (empty: none)
+// What an action (or a batch of them) changes: a copy of it undoes them.
+struct FastUndoable {
   double log_ml = 0.0;      // log p(t | alpha, noise), exact after the path's statistics()
   double objective = 0.0;   // what the solver climbs: log_ml plus the log priors
   std::vector<Eigen::Index> used;  // relevant columns
@@ -79,41 +65,31 @@ struct FastState {
   std::vector<char> aligned_out;   // columns barred from addition by the alignment test
   std::vector<std::pair<Eigen::Index, Eigen::Index>> aligned_pairs;  // (barred, relevant twin)
   std::vector<char> barred;        // columns whose last action lowered the realised evidence (non-Gaussian)
-  int jitter_events = 0;
   bool mode_converged = true;      // non-Gaussian: the last posterior-mode search converged
+};
 
-  // What an action (or a batch of them) changes, to undo it.
-  struct Snapshot {
-    std::vector<Eigen::Index> used;
-    Eigen::VectorXd alpha, mu;
-    Eigen::MatrixXd Sigma, PhiT_PhiU;
-    std::vector<char> aligned_out;
-    std::vector<std::pair<Eigen::Index, Eigen::Index>> aligned_pairs;
-    double log_ml, objective;
-    bool mode_converged;
-    Eigen::VectorXd S_in, Q_in, PhiT_t;
-    std::vector<char> barred;
-  };
-  Snapshot save() const {
-    return Snapshot{used, alpha, mu, Sigma, PhiT_PhiU, aligned_out, aligned_pairs,
-                    log_ml, objective, mode_converged, S_in, Q_in, PhiT_t, barred};
+// A plain struct: the loop and the likelihood paths all work on this state.
+struct FastState : FastUndoable {
+  FastState(const Eigen::Ref<const Eigen::MatrixXd>& Phi_, const Eigen::VectorXd& inv_scale_,
+            const Eigen::VectorXd& t_, const SolverOptions& opt_)
+      : Phi(Phi_), inv_scale(inv_scale_), t(t_), opt(opt_), n(Phi_.rows()), M(Phi_.cols()),
+        beta(1.0 / (opt_.noise_variance > 0.0 ? opt_.noise_variance : initial_noise_variance(t_, opt_))) {
+    aligned_out.assign(M, 0);
+    barred.assign(M, 0);
   }
-  void restore(const Snapshot& st) {
-    S_in = st.S_in;
-    Q_in = st.Q_in;
-    PhiT_t = st.PhiT_t;
-    barred = st.barred;
-    used = st.used;
-    alpha = st.alpha;
-    mu = st.mu;
-    Sigma = st.Sigma;
-    PhiT_PhiU = st.PhiT_PhiU;
-    aligned_out = st.aligned_out;
-    aligned_pairs = st.aligned_pairs;
-    log_ml = st.log_ml;
-    objective = st.objective;
-    mode_converged = st.mode_converged;
-  }
+
+  Eigen::Ref<const Eigen::MatrixXd> Phi;  // the caller's basis, not copied (see fit.hpp)
+  Eigen::VectorXd inv_scale;              // 1 / column norms of Phi
+  Eigen::VectorXd t;
+  SolverOptions opt;
+  Eigen::Index n, M;
+  double beta;         // shared noise precision (the B = beta I of unweighted caches; the smoothness prior's)
+  Eigen::VectorXd B;   // the weights inside the caches (empty: none)
+  int jitter_events = 0;
+
+  using Snapshot = FastUndoable;
+  Snapshot save() const { return *this; }
+  void restore(const Snapshot& s) { FastUndoable::operator=(s); }
 
   bool weighted() const { return B.size() > 0; }
 
@@ -242,25 +218,6 @@ struct FastState {
     return ch;
   }
 
-  // The alignment test of an addition: a column nearly parallel to a
-  // relevant one is barred (until that one leaves) and the step skipped.
-  // Column norms are one, so unweighted cached inner products are the cosines.
-  void test_alignment(FastChoice& ch) {
-    if (ch.action != kAdd || !opt.alignment_test) return;
-    bool aligned = false;
-    for (std::size_t k = 0; k < used.size(); ++k) {
-      if ((weighted() ? cosine(ch.column, used[k]) : PhiT_PhiU(ch.column, k)) > opt.alignment_max) {
-        aligned = true;
-        aligned_pairs.emplace_back(ch.column, used[k]);
-      }
-    }
-    if (aligned) {
-      aligned_out[ch.column] = 1;
-      ch.action = kAlignmentSkip;
-      ch.gain = 0.0;
-    }
-  }
-
   // The Gaussian updates of Sigma, mu, S and Q for one action: O(M S), plus
   // O(n M) for an addition.
   void apply(const FastChoice& ch) {
@@ -334,6 +291,25 @@ struct FastState {
   }
 
  private:
+  // The alignment test of an addition: a column nearly parallel to a
+  // relevant one is barred (until that one leaves) and the step skipped.
+  // Column norms are one, so unweighted cached inner products are the cosines.
+  void test_alignment(FastChoice& ch) {
+    if (ch.action != kAdd || !opt.alignment_test) return;
+    bool aligned = false;
+    for (std::size_t k = 0; k < used.size(); ++k) {
+      if ((weighted() ? cosine(ch.column, used[k]) : PhiT_PhiU(ch.column, k)) > opt.alignment_max) {
+        aligned = true;
+        aligned_pairs.emplace_back(ch.column, used[k]);
+      }
+    }
+    if (aligned) {
+      aligned_out[ch.column] = 1;
+      ch.action = kAlignmentSkip;
+      ch.gain = 0.0;
+    }
+  }
+
   void append_column(Eigen::Index m, double a, const Eigen::VectorXd& PhiT_phi) {
     const Eigen::Index S = used.size();
     PhiT_PhiU.conservativeResize(Eigen::NoChange, S + 1);
