@@ -1,0 +1,175 @@
+// The Gaussian paths of the fast solver: every action is applied at once by
+// the incremental updates (FastState::apply), O(M S) per iteration plus
+// O(n M) per addition, never O(n^3), and its predicted gain is exact. The
+// noise is re-estimated on SparseBayes's schedule; a noise that moved
+// recomputes the posterior, S and Q.
+#pragma once
+
+#include "fast_path.hpp"
+#include "student_noise.hpp"
+
+namespace sparsebayes {
+
+// One noise variance 1 / beta, B = beta I: the caches hold Phi' Phi_u and Phi' t.
+class SharedNoisePath : public FastPath {
+ public:
+  explicit SharedNoisePath(FastState& st)
+      : FastPath(st), fixed_(st.opt.noise_variance > 0.0), var_t_(target_variance(st.t, st.opt)) {}
+
+  void start() override {
+    st_.PhiT_t = (st_.Phi.transpose() * st_.t).cwiseProduct(st_.inv_scale);
+    // The first basis has the largest projection on the targets, with
+    // alpha = s^2 / (q^2 - s) for a unit-norm column alone in the model.
+    Eigen::Index first;
+    st_.PhiT_t.cwiseAbs().maxCoeff(&first);
+    const double s = st_.beta, q = st_.beta * st_.PhiT_t(first);
+    double a = s * s / (q * q - s);
+    if (a < 0.0) a = 1e3;
+    st_.begin(first, a, 0.0);
+    full_statistics();
+  }
+
+  int step(const FastChoice& ch) override {
+    if (ch.changes_model()) {
+      st_.apply(ch);
+      st_.objective += ch.gain;
+    }
+    return ch.action;
+  }
+
+  int noise_step(int it, int action) override {
+    const SolverOptions& o = st_.opt;
+    if (fixed_ || !(action == kTerminate || it <= o.noise_update_start || it % o.noise_update_frequency == 0))
+      return action;
+    if (update_noise(it, action)) {
+      full_statistics();
+      if (action == kTerminate) action = kNoiseOnly;
+    }
+    return action;
+  }
+
+  double noise() const override { return 1.0 / st_.beta; }
+
+  // From the caches: O(M S^2).
+  void statistics() override {
+    const double beta = st_.beta;
+    const Posterior p = st_.posterior_from_caches(beta);
+    const double rss = (st_.t - st_.fitted()).squaredNorm();
+    st_.log_ml = log_evidence(p.log_det_H, st_.alpha, st_.mu, -static_cast<double>(st_.n) * std::log(beta),
+                              beta * rss, st_.n);
+    const Eigen::MatrixXd CS = st_.PhiT_PhiU * st_.Sigma;
+    st_.S_in = (beta - beta * beta * (CS.array() * st_.PhiT_PhiU.array()).rowwise().sum()).matrix();
+    st_.Q_in = beta * (st_.PhiT_t - st_.PhiT_PhiU * st_.mu);
+  }
+
+  void report(FitResult& res) const override {
+    res.lambda = Eigen::VectorXd::Constant(1, 1.0 / st_.beta);
+    res.log_ml = st_.log_ml;
+  }
+
+ protected:
+  // One noise update at iteration `it`; whether the noise moved enough to
+  // recompute everything.
+  virtual bool update_noise(int /*it*/, int /*action*/) {
+    const double beta_old = st_.beta;
+    update_beta();
+    return std::abs(std::log(st_.beta) - std::log(beta_old)) > st_.opt.min_delta_log_beta;
+  }
+
+ private:
+  bool fixed_;    // the noise is held at opt.noise_variance
+  double var_t_;  // var(t), for the bound on beta
+
+  // A noise that comes out unusable is left as it was: on a nearly noiseless
+  // fit with wide kernels Sigma loses its digits, and the gammas summed past
+  // N (mlbench.peak, 240 rows: beta turned negative, then NaN, and the
+  // Cholesky of the next posterior failed).
+  void update_beta() {
+    const SolverOptions& o = st_.opt;
+    const double rss = (st_.t - st_.fitted()).squaredNorm();
+    const double gamma_sum = (1.0 - st_.alpha.array() * st_.Sigma.diagonal().array()).sum();
+    const double N = replicated_rows(o, st_.n);
+    double b = (N - gamma_sum) / std::max(rss, 1e-300);
+    if (o.smoothness > 0.0)
+      b = 1.0 / smooth_noise_variance(N, rss, gamma_sum, st_.alpha, o.smoothness, o.noise_shape, o.noise_scale, 1.0 / b);
+    if (!(b > 0.0) || !std::isfinite(b)) return;
+    st_.beta = std::min(b, o.beta_max_factor / std::max(var_t_, 1e-300));
+  }
+};
+
+// Per-sample noise (joint ARD) and its Student-t form: the shared noise until
+// the warm start ends (or the shared fit terminates), then lambda_i, with the
+// caches rebuilt as Phi' B Phi_u and Phi' B t, B = diag(1 / lambda).
+class SampleNoisePath : public SharedNoisePath {
+ public:
+  explicit SampleNoisePath(FastState& st)
+      : SharedNoisePath(st),
+        bounds_(st.opt.lambda_min, st.opt.lambda_max),
+        student_(st.opt.student_df, outlier_class_range(st.opt, st.t), st.t) {}
+
+  double noise() const override { return on_ ? lambda_.mean() : SharedNoisePath::noise(); }
+
+  // Rebuilds the B-weighted caches, O(n M S), then
+  // S_m = phi' B phi - phi' B Phi_u Sigma Phi_u' B phi and Q_m = phi' B t - phi' B Phi_u mu.
+  void statistics() override {
+    if (!on_) return SharedNoisePath::statistics();
+    const Eigen::VectorXd& B = st_.B;
+    const Eigen::Index S = st_.used.size();
+    Eigen::MatrixXd BPhiU(st_.n, S);
+    for (Eigen::Index k = 0; k < S; ++k)
+      BPhiU.col(k) = B.cwiseProduct(st_.Phi.col(st_.used[k])) * st_.inv_scale(st_.used[k]);
+    st_.PhiT_PhiU = st_.inv_scale.asDiagonal() * (st_.Phi.transpose() * BPhiU);
+    st_.PhiT_t = (st_.Phi.transpose() * B.cwiseProduct(st_.t)).cwiseProduct(st_.inv_scale);
+    const Posterior p = st_.posterior_from_caches(1.0);
+    const Eigen::VectorXd r = st_.t - st_.fitted();
+    st_.log_ml = log_evidence(p.log_det_H, st_.alpha, st_.mu, -B.array().log().sum(), r.cwiseAbs2().dot(B), st_.n);
+    st_.weighted_sparsity();
+    st_.Q_in = st_.PhiT_t - st_.PhiT_PhiU * st_.mu;
+  }
+
+  // The Student-t noise's terms of the bound (0 until its first step).
+  double log_prior() const override { return on_ ? student_.log_bound_terms(lambda_) : SharedNoisePath::log_prior(); }
+
+  void report(FitResult& res) const override {
+    if (!on_) {
+      SharedNoisePath::report(res);
+      return;
+    }
+    res.lambda = lambda_;
+    res.log_ml = st_.objective;  // Student-t noise: the bound on log p(y | alpha, nu, s2), its evidence
+    student_.report(res);
+  }
+
+ protected:
+  // Once on, the per-sample updates stay on.
+  bool update_noise(int it, int action) override {
+    if (!on_ && it <= st_.opt.warm_start && action != kTerminate) return SharedNoisePath::update_noise(it, action);
+    return update_lambda() > st_.opt.tolerance;
+  }
+
+ private:
+  bool on_ = false;  // lambda_ (and B) in use
+  Eigen::VectorXd lambda_;
+  NoiseBounds bounds_;
+  StudentNoise student_;
+
+  // lambda_i <- r_i^2 + phi_i' Sigma phi_i (EM / MacKay rule of joint ARD), damped
+  // in log space and clipped (damped_noise_step); returns the relative l_inf change of log lambda.
+  double update_lambda() {
+    if (!on_) {
+      on_ = true;
+      lambda_ = Eigen::VectorXd::Constant(st_.n, 1.0 / st_.beta);
+    }
+    const Eigen::MatrixXd PhiU = st_.unit_columns();
+    const Eigen::VectorXd r = st_.t - st_.fitted();
+    const Eigen::VectorXd q = ((PhiU * st_.Sigma).array() * PhiU.array()).rowwise().sum().matrix();
+    bounds_.widen(r);
+    const Eigen::VectorXd E = r.cwiseAbs2() + q;
+    const double change =
+        damped_noise_step(lambda_, st_.opt.student ? student_.targets(E) : E, bounds_, st_.opt.damping_lambda);
+    st_.B = lambda_.cwiseInverse();
+    return change;
+  }
+};
+
+}  // namespace sparsebayes
