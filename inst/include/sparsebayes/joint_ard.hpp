@@ -41,35 +41,6 @@ inline Eigen::VectorXd soft(const Eigen::VectorXd& z, const Eigen::VectorXd& k) 
   return (z.array().sign() * (z.array().abs() - k.array()).max(0.0)).matrix();
 }
 
-// In-place inverse of a lower-triangular matrix (zero above the diagonal), by
-// halves: [A 0; B C]^-1 = [A^-1 0; -C^-1 B A^-1, C^-1]. About S^3/3 flops;
-// a solve against the identity does not see that the result is triangular
-// and takes S^3, which made it the largest cost of an EM iteration.
-inline void invert_lower(Eigen::Ref<Eigen::MatrixXd> L) {
-  const Eigen::Index n = L.rows();
-  check_interrupt();
-  if (n <= 32) {
-    Eigen::MatrixXd inv = Eigen::MatrixXd::Identity(n, n);
-    L.triangularView<Eigen::Lower>().solveInPlace(inv);
-    L = inv;
-    return;
-  }
-  const Eigen::Index h = n / 2;
-  auto B = L.bottomLeftCorner(n - h, h);
-  // B <- -C^-1 B A^-1 by two triangular solves with the blocks not yet inverted,
-  // in panels (columns of B, then rows) so that an interrupt is seen between them.
-  const Eigen::Index w = interrupt_panel(n - h, n - h);
-  for_panels(h, w, [&](Eigen::Index j, Eigen::Index nb) {
-    L.bottomRightCorner(n - h, n - h).triangularView<Eigen::Lower>().solveInPlace(B.middleCols(j, nb));
-  });
-  for_panels(n - h, w, [&](Eigen::Index i, Eigen::Index nb) {
-    L.topLeftCorner(h, h).triangularView<Eigen::Lower>().template solveInPlace<Eigen::OnTheRight>(B.middleRows(i, nb));
-  });
-  B = -B;
-  invert_lower(L.topLeftCorner(h, h));
-  invert_lower(L.bottomRightCorner(n - h, n - h));
-}
-
 // Squared norms of the rows of A B' (A: n x S, B: S x S), by row panels with
 // an interrupt check between them: x_i' Sigma x_i for B = L^-1.
 inline Eigen::VectorXd row_norms_of_product(const Eigen::MatrixXd& A, const Eigen::MatrixXd& B) {
@@ -438,7 +409,7 @@ class JointArd {
     // columns of L^-1 and of L^-1 x_i, so the full Sigma is formed only when asked.
     Linv_ = llt.matrixL();
     const Eigen::MatrixXd& Linv = Linv_;
-    ard_detail::invert_lower(Linv_);
+    invert_lower(Linv_);
     mu_ = llt.solve(b_);
     diag_sigma_ = Linv.colwise().squaredNorm().transpose();
     if (need & 6) Sigma_ = gram_matrix(Linv);
@@ -509,7 +480,7 @@ class JointArd {
       // x_i' Sigma x_i = lambda_i - lambda_i^2 [Pi_y]_ii
       // [Pi_y]_ii: the squared column norms of L^-1
       Eigen::MatrixXd Linv = llt.matrixL();
-      ard_detail::invert_lower(Linv);
+      invert_lower(Linv);
       const Eigen::VectorXd lam = opt_.per_sample ? lambda_ : Eigen::VectorXd::Constant(n_, lambda_(0));
       q_row_ = lam - lam.cwiseAbs2().cwiseProduct(Linv.colwise().squaredNorm().transpose());
     }
