@@ -4,8 +4,8 @@
 // names. Every method fits the Gaussian likelihood with shared, per-sample
 // and Student-t noise.
 //   fast      the sequential marginal-likelihood solver (fast_solver.hpp)
-//   em ...    the batch rules of JointArd (joint_ard.hpp)
-// To add a batch rule: a row here and its alpha (and noise) step in JointArd.
+//   em ...    the batch rules of JointArd (joint_ard.hpp, ard_rules.hpp)
+// To add a batch rule: a row here, its class in ard_rules.hpp and its case in make_ard_rule().
 #pragma once
 
 #include <stdexcept>

@@ -241,7 +241,7 @@ inline bool jittered_cholesky(const Eigen::Ref<const Eigen::MatrixXd>& M, const 
 // Cholesky factor of a symmetric positive-definite H, retried with a growing
 // jitter (1e-10 to 1e-2) scaled to H's diagonal when it fails; each retry is
 // counted. This form writes into `llt`, whose storage a solver can keep from
-// one iteration to the next (see JointArd::weight_space_posterior).
+// one iteration to the next (see ArdPosterior::weight_space).
 inline void robust_cholesky(const Eigen::MatrixXd& H, int& jitter_events, Eigen::LLT<Eigen::MatrixXd>& llt) {
   double used = 0.0;
   const double scale = std::max(H.diagonal().cwiseAbs().mean(), 1e-300);
@@ -280,6 +280,34 @@ inline Eigen::MatrixXd cholesky_inverse(const Eigen::LLT<Eigen::MatrixXd>& llt) 
     out.middleCols(j, nb) = llt.solve(Eigen::MatrixXd::Identity(S, S).middleCols(j, nb));
   });
   return out;
+}
+
+// Blocks of the in-place triangular routines: invert_lower() here and
+// lower_gram_in_place() (sparse_gp.hpp), in matrix-matrix products as
+// LAPACK's trtri and lauum.
+constexpr Eigen::Index kTriangularBlock = 64;
+
+// L (lower triangular) becomes L^-1 in its lower triangle (the strict upper
+// one is left as it was), by blocks of columns: n^3/3 flops, where a solve
+// against the identity does not see that the result is triangular and takes n^3.
+inline void invert_lower(Eigen::Ref<Eigen::MatrixXd> L) {
+  const Eigen::Index n = L.rows();
+  const Eigen::Index last = ((n - 1) / kTriangularBlock) * kTriangularBlock;
+  for (Eigen::Index j = last; j >= 0; j -= kTriangularBlock) {
+    check_interrupt();
+    const Eigen::Index jb = std::min(kTriangularBlock, n - j), rest = n - j - jb;
+    auto diag = L.block(j, j, jb, jb);
+    if (rest > 0) {
+      // below the diagonal block: -L22^-1 L21 L11^-1, L22^-1 already in place
+      auto below = L.block(j + jb, j, rest, jb);
+      const Eigen::MatrixXd t = L.block(j + jb, j + jb, rest, rest).triangularView<Eigen::Lower>() * below;
+      below = -t;
+      diag.triangularView<Eigen::Lower>().solveInPlace<Eigen::OnTheRight>(below);
+    }
+    Eigen::MatrixXd inv = Eigen::MatrixXd::Identity(jb, jb);
+    diag.triangularView<Eigen::Lower>().solveInPlace(inv);
+    diag.triangularView<Eigen::Lower>() = inv;
+  }
 }
 
 // Posterior of the weights on columns `used` of Phi, given their precisions

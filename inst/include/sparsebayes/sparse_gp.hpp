@@ -25,7 +25,7 @@
 // alone: with a = L^-1 k_u(x*), the latent mean is k_u(x*)' weights and the
 // variance (k** - |a|^2) + |LB^-1 a|^2 (VFE, FITC; the exact GP: k** -
 // |L^-1 k*|^2 with L the factor of the n x n covariance). No inverse is
-// formed; the one exception is documented at detail::invert_lower_in_place.
+// formed; the one exception is documented at detail::lower_gram_in_place.
 // Pure C++17 + Eigen: no R headers.
 #pragma once
 
@@ -411,38 +411,15 @@ inline double exact_value(const ExactFactors& f, double noise, const Eigen::Ref<
 // a right-hand side yields: diag(Sigma^-1) = column sums of squares of L^-1
 // (leverages and LOO residuals, R&W eq. 5.12) and the gradient's
 // W = Sigma^-1 - a a', whose every element meets dK elementwise (R&W
-// Algorithm 5.1). Both steps work in place on the lower triangle, by blocks
-// of columns as LAPACK's trtri and lauum do: n^3/3 flops each, in
-// matrix-matrix products, against n^3 for solving L X = I.
-constexpr Eigen::Index inverse_block = 64;
-
-// L (lower triangular) becomes L^-1 in its lower triangle.
-inline void invert_lower_in_place(Eigen::Ref<Eigen::MatrixXd> L) {
-  const Eigen::Index n = L.rows();
-  const Eigen::Index last = ((n - 1) / inverse_block) * inverse_block;
-  for (Eigen::Index j = last; j >= 0; j -= inverse_block) {
-    check_interrupt();
-    const Eigen::Index jb = std::min(inverse_block, n - j), rest = n - j - jb;
-    auto diag = L.block(j, j, jb, jb);
-    if (rest > 0) {
-      // below the diagonal block: -L22^-1 L21 L11^-1, L22^-1 already in place
-      auto below = L.block(j + jb, j, rest, jb);
-      const Eigen::MatrixXd t = L.block(j + jb, j + jb, rest, rest).triangularView<Eigen::Lower>() * below;
-      below = -t;
-      diag.triangularView<Eigen::Lower>().solveInPlace<Eigen::OnTheRight>(below);
-    }
-    Eigen::MatrixXd inv = Eigen::MatrixXd::Identity(jb, jb);
-    diag.triangularView<Eigen::Lower>().solveInPlace(inv);
-    diag.triangularView<Eigen::Lower>() = inv;
-  }
-}
-
+// Algorithm 5.1). Both steps work in place on the lower triangle, n^3/3
+// flops each in matrix-matrix products, against n^3 for solving L X = I:
+// invert_lower() (model.hpp, shared with joint ARD) and lower_gram_in_place():
 // Li (lower triangular) becomes the lower triangle of Li' Li.
 inline void lower_gram_in_place(Eigen::Ref<Eigen::MatrixXd> Li) {
   const Eigen::Index n = Li.rows();
-  for (Eigen::Index i = 0; i < n; i += inverse_block) {
+  for (Eigen::Index i = 0; i < n; i += kTriangularBlock) {
     check_interrupt();
-    const Eigen::Index ib = std::min(inverse_block, n - i), rest = n - i - ib;
+    const Eigen::Index ib = std::min(kTriangularBlock, n - i), rest = n - i - ib;
     auto diag = Li.block(i, i, ib, ib);
     auto left = Li.block(i, 0, ib, i);  // the block row left of the diagonal block
     const Eigen::MatrixXd d = diag.triangularView<Eigen::Lower>();
@@ -597,7 +574,7 @@ inline GPObjective sparse_gp_objective(const Kernel& k, double noise, const Eige
     if (gradient) {
       // W = Sigma^-1 - a a' = L^-T L^-1 - a a', in L's storage
       Eigen::MatrixXd& W = f.L;
-      detail::invert_lower_in_place(W);
+      invert_lower(W);
       detail::lower_gram_in_place(W);
       W.triangularView<Eigen::StrictlyUpper>() = W.transpose();
       W.noalias() -= f.a * f.a.transpose();
@@ -642,7 +619,7 @@ inline GPPosterior sparse_gp_posterior(const Kernel& k, double noise, const Eige
     out.lambda = f.noise_i.array() + f.used * k.variance;
     out.pi_r = f.a;
     Eigen::MatrixXd Li = out.chol;
-    detail::invert_lower_in_place(Li);
+    invert_lower(Li);
     out.pi_diag = Li.colwise().squaredNorm().transpose();
     out.fitted = f.K * f.a;
     // k_ii - |L^-1 K_:i|^2, as at new inputs
