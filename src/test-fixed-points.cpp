@@ -185,9 +185,9 @@ context("solver fixed points (Gaussian, shared noise)") {
 
   test_that("a fit that is not at its fixed point fails the check: the rules above can fail") {
     sparsebayes::SolverOptions o = sbtest::default_options("em");
-    o.max_iterations = 3;
-    o.warm_start = 0;
-    o.noise_every = 1;
+    o.loop.max_iterations = 3;
+    o.noise.warm_start = 0;
+    o.batch.noise_every = 1;
     const sparsebayes::FitResult f = sparsebayes::fit_model(p.Phi, p.t, "gaussian", o);
     expect_false(f.converged);
     const Kept u = kept_columns(p.Phi, f);
