@@ -64,13 +64,13 @@ Rcpp::List as_list(const sparsebayes::FitResult& r) {
   Rcpp::IntegerVector path_it(r.path_iteration.begin(), r.path_iteration.end());
   Rcpp::List out = Rcpp::List::create(
       Rcpp::Named("relevant") = relevant, Rcpp::Named("mu") = r.mu, Rcpp::Named("Sigma") = r.Sigma,
-      Rcpp::Named("alpha") = r.alpha, Rcpp::Named("lambda") = r.lambda, Rcpp::Named("log_ml") = r.log_ml,
-      Rcpp::Named("log_posterior") = r.log_posterior, Rcpp::Named("noise_df") = r.noise_df,
-      Rcpp::Named("noise_scale") = r.noise_scale, Rcpp::Named("noise_outlier_share") = r.noise_outlier_share,
+      Rcpp::Named("alpha") = r.alpha, Rcpp::Named("lambda") = r.lambda, Rcpp::Named("log_evidence") = r.log_evidence,
+      Rcpp::Named("log_posterior") = r.log_posterior, Rcpp::Named("student_df") = r.student_df,
+      Rcpp::Named("student_scale") = r.student_scale, Rcpp::Named("student_outlier_share") = r.student_outlier_share,
       Rcpp::Named("outlier_probability") = r.outlier_probability, Rcpp::Named("fitted") = r.fitted,
       Rcpp::Named("iterations") = r.iterations, Rcpp::Named("converged") = r.converged,
       Rcpp::Named("jitter_events") = r.jitter_events, Rcpp::Named("mode_converged") = r.mode_converged,
-      Rcpp::Named("start_log_ml") = r.start_log_ml, Rcpp::Named("start_chosen") = r.start_chosen,
+      Rcpp::Named("start_log_evidence") = r.start_log_evidence, Rcpp::Named("start_chosen") = r.start_chosen,
       Rcpp::Named("trace") = Rcpp::List::create(Rcpp::Named("iteration") = tr_it, Rcpp::Named("logLik") = tr_ll,
                                                 Rcpp::Named("relevant") = tr_n, Rcpp::Named("noise") = tr_noise,
                                                 Rcpp::Named("action") = tr_action),

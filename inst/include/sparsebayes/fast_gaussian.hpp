@@ -64,7 +64,7 @@ class SharedNoisePath : public FastPath {
 
   void report(FitResult& res) const override {
     res.lambda = Eigen::VectorXd::Constant(1, 1.0 / st_.beta);
-    res.log_ml = st_.log_ml;
+    res.log_evidence = st_.log_ml;
   }
 
  protected:
@@ -136,7 +136,7 @@ class SampleNoisePath : public SharedNoisePath {
       return;
     }
     res.lambda = lambda_;
-    res.log_ml = st_.objective;  // Student-t noise: the bound on log p(y | alpha, nu, s2), its evidence
+    res.log_evidence = st_.objective;  // Student-t noise: the bound on log p(y | alpha, nu, s2), its evidence
     student_.report(res);
   }
 

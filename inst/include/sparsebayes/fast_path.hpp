@@ -35,7 +35,7 @@ class FastPath {
     return log_smoothness_prior(st_.alpha, st_.beta, st_.problem.smoothness, st_.fast.noise_shape, st_.fast.noise_scale);
   }
   // The noise and the evidence into the result.
-  virtual void report(FitResult& res) const { res.log_ml = st_.log_ml; }
+  virtual void report(FitResult& res) const { res.log_evidence = st_.log_ml; }
 
   void full_statistics() {
     statistics();

@@ -174,8 +174,8 @@ class JointArd {
     res.mu = post_.mu();
     res.alpha = full_alpha();
     noise_.report(res);
-    res.log_ml = log_ml();
-    res.log_posterior = res.log_ml;  // no prior on the precisions in the batch solvers
+    res.log_evidence = log_ml();
+    res.log_posterior = res.log_evidence;  // no prior on the precisions in the batch solvers
     res.fitted = post_.y() - post_.resid();
     res.iterations = t;
     res.converged = converged;
@@ -337,16 +337,16 @@ inline FitResult fit_joint_ard(const Eigen::Ref<const Eigen::MatrixXd>& Phi, con
   const double s2 = robust_start_variance(r, y);
   const Eigen::VectorXd rw = reweighted_residuals(X, y, r);
   if ((y - plain.fitted - rw).cwiseAbs().maxCoeff() <= 2.5 * std::sqrt(robust_start_variance(rw, y))) {
-    plain.start_log_ml = Eigen::Vector2d(plain.log_ml, std::nan(""));  // not run
+    plain.start_log_evidence = Eigen::Vector2d(plain.log_evidence, std::nan(""));  // not run
     return plain;
   }
   ProblemSpec robust_start = problem;
   robust_start.init_noise = r.cwiseAbs2().cwiseMax(s2);
   FitResult robust = JointArd(Phi, inv_scale, y, lik, robust_start, loop, noise, batch).run(progress);
-  const bool keep_robust = batch.start == "robust" || robust.log_ml > plain.log_ml;
+  const bool keep_robust = batch.start == "robust" || robust.log_evidence > plain.log_evidence;
   FitResult& kept = keep_robust ? robust : plain;
   FitResult& other = keep_robust ? plain : robust;
-  kept.start_log_ml = Eigen::Vector2d(plain.log_ml, robust.log_ml);
+  kept.start_log_evidence = Eigen::Vector2d(plain.log_evidence, robust.log_evidence);
   kept.start_chosen = keep_robust ? 1 : 0;
   other.trace.clear();  // R reads its weights, noise and fitted values only
   other.path_iteration.clear();

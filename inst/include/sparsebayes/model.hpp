@@ -120,12 +120,13 @@ struct FitResult {
   Eigen::MatrixXd Sigma;               // posterior covariance of the relevant weights
   Eigen::VectorXd alpha;               // all M precisions; +inf for pruned columns
   Eigen::VectorXd lambda;              // noise variance: 1 (shared) or n (per sample); empty if none
-  double noise_df = std::nan("");      // Student-t noise: degrees of freedom nu and scale s2
-  double noise_scale = std::nan("");
-  double noise_outlier_share = std::nan("");  //   and the share eps of its outlier class,
-  Eigen::VectorXd outlier_probability;        //   each row's probability of belonging to it
-  double log_ml = 0.0;                 // log marginal likelihood (Laplace approximation if non-Gaussian)
-  double log_posterior = 0.0;          // log_ml plus the log priors (= log_ml without a prior)
+  double student_df = std::nan("");    // Student-t noise: degrees of freedom nu and scale s2
+  double student_scale = std::nan("");
+  double student_outlier_share = std::nan("");  //   and the share eps of its outlier class,
+  Eigen::VectorXd outlier_probability;          //   each row's probability of belonging to it
+  double log_evidence = 0.0;           // log marginal likelihood (Laplace approximation if non-Gaussian);
+                                       //   under Student-t noise its variational lower bound
+  double log_posterior = 0.0;          // log_evidence plus the log priors (= log_evidence without a prior)
   Eigen::VectorXd fitted;              // linear predictor Phi mu
   int iterations = 0;
   bool converged = false;
@@ -135,7 +136,7 @@ struct FitResult {
   std::vector<int> path_iteration;     // batch solvers: thinned trajectories of alpha and lambda
   Eigen::MatrixXd path_alpha;          // T x M
   Eigen::MatrixXd path_lambda;         // T x (n or 1)
-  Eigen::VectorXd start_log_ml;        // per-sample noise from two starts: the plain and the robust optimum (else empty)
+  Eigen::VectorXd start_log_evidence;  // per-sample noise from two starts: the plain and the robust optimum (else empty)
   int start_chosen = 0;                //   and which is returned (0 plain, 1 robust),
   std::shared_ptr<FitResult> other;    //   the optimum not returned (null when one start ran)
 };

@@ -210,7 +210,7 @@ inline OrthonormalFit orthonormal_solve(const Eigen::VectorXd& z, double tt, Eig
   }
   res.alpha = alpha;
   res.lambda = Eigen::VectorXd::Constant(1, 1.0 / beta);
-  res.log_ml = log_ml;
+  res.log_evidence = log_ml;
   res.log_posterior = log_post;
   res.iterations = it;
   res.converged = converged;
