@@ -141,13 +141,13 @@ model_fields <- function(res, y, names, family, method, noise, control) {
   }
   list(method = method, prior = "none", noise = noise, family = family, relevant = relevant, weights = weights,
        Sigma = Sigma, alpha = res$alpha, lambda = as.numeric(res$lambda), fitted.values = fitted,
-       linear.predictors = eta, residuals = y - fitted, logLik = res$log_ml,
+       linear.predictors = eta, residuals = y - fitted, logLik = res$log_evidence,
        log_posterior = res$log_posterior, trace = trace, path = path, converged = res$converged,
        iterations = res$iterations, jitter_events = res$jitter_events, y = y, n_basis = length(res$alpha),
        studentized = isTRUE(control$studentized), control = control,
        schedule = if (method_supports(method, "batch")) control$schedule else NA_character_,  # the batch solvers' setting
        student = if (student_noise(noise))
-         c(df = res$noise_df, scale = res$noise_scale, outlier_share = res$noise_outlier_share %||% NA_real_),
+         c(df = res$student_df, scale = res$student_scale, outlier_share = res$student_outlier_share %||% NA_real_),
        outlier_probability = if (length(res$outlier_probability)) as.numeric(res$outlier_probability),
        restarts = restart_table(res, names))
 }

@@ -15,7 +15,7 @@ flagged_rows <- function(lambda) {
 # evidence, whether it was kept, the rows it flags, and its posterior means
 # and sds of the weights (named by basis column). NULL for a single start.
 restart_table <- function(res, names) {
-  if (!length(res$start_log_ml)) return(NULL)
+  if (!length(res$start_log_evidence)) return(NULL)
   kept <- c(0L, 1L) == res$start_chosen
   summarise <- function(r) {
     if (is.null(r)) return(list(flagged = NA_integer_, weights = NA_real_, sd = NA_real_))  # not run
@@ -25,7 +25,7 @@ restart_table <- function(res, names) {
          sd = stats::setNames(sqrt(pmax(diag(as.matrix(r$Sigma)), 0)), cols))
   }
   fits <- if (kept[1L]) list(summarise(res), summarise(res$other)) else list(summarise(res$other), summarise(res))
-  out <- data.frame(start = c("plain", "robust"), logLik = res$start_log_ml, kept = kept)
+  out <- data.frame(start = c("plain", "robust"), logLik = res$start_log_evidence, kept = kept)
   for (field in c("flagged", "weights", "sd")) out[[field]] <- I(lapply(fits, `[[`, field))
   out
 }

@@ -190,7 +190,7 @@ standard_noise_variance <- function(noise_variance, st) {
   if (is.null(noise_variance) || noise_variance <= 0) -1 else noise_variance / st$scale^2
 }
 
-# Maps a solver result `res` (fields mu, Sigma, relevant, alpha, lambda, fitted, log_ml, log_posterior, trace, path) back to the
+# Maps a solver result `res` (fields mu, Sigma, relevant, alpha, lambda, fitted, log_evidence, log_posterior, trace, path) back to the
 # caller's units; `Phi` is the full basis in the caller's units (NULL for
 # the wavelet shortcut, whose fitted values are mapped instead).
 caller_units <- function(res, st, Phi) {
@@ -206,7 +206,7 @@ caller_units <- function(res, st, Phi) {
   on_all_rows <- function(values, fill) replace(rep(fill, st$n), st$keep, values)
   if (length(lam) > 1L) lam <- on_all_rows(lam / st$sw^2, Inf)
   res$lambda <- lam
-  if (!is.null(res$noise_scale)) res$noise_scale <- res$noise_scale * v  # Student-t noise
+  if (!is.null(res$student_scale)) res$student_scale <- res$student_scale * v  # Student-t noise
   if (length(res$outlier_probability) && length(lam) > 1L)
     res$outlier_probability <- on_all_rows(res$outlier_probability, NA_real_)
   j <- as.integer(st$const[1L])
@@ -241,9 +241,9 @@ caller_units <- function(res, st, Phi) {
   }
   final_noise <- mean(lam[is.finite(lam)])
   jacobian <- st$log_jacobian + st$log_weights  # the distinct rows' density (relative_weights())
-  res$log_ml <- res$log_ml + jacobian + replicate_term(final_noise)
+  res$log_evidence <- res$log_evidence + jacobian + replicate_term(final_noise)
   if (!is.null(res$log_posterior)) res$log_posterior <- res$log_posterior + jacobian + replicate_term(final_noise)
-  res$start_log_ml <- res$start_log_ml + st$log_jacobian  # per-sample noise: no replicate term
+  res$start_log_evidence <- res$start_log_evidence + st$log_jacobian  # per-sample noise: no replicate term
   res$trace$noise <- res$trace$noise * v
   res$trace$logLik <- res$trace$logLik + jacobian + replicate_term(res$trace$noise)
   if (!is.null(res$path) && length(res$path$iteration)) {

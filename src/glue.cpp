@@ -24,22 +24,26 @@ T setting(const Rcpp::List& list, const char* name) {
 
 // The problem (made by R's fit_basis()) and the control (an sb_control) as
 // the core's options: every field read by its own name, which R uses too.
-#define SB_READ(list, field) o.field = setting<decltype(o.field)>(list, #field)
+#define SB_READ(list, part, field) o.part.field = setting<decltype(o.part.field)>(list, #field)
 sparsebayes::SolverOptions as_options(const Rcpp::List& p, const Rcpp::List& c) {
   sparsebayes::SolverOptions o;
-  SB_READ(p, method); SB_READ(p, per_sample); SB_READ(p, student); SB_READ(p, objective); SB_READ(p, smoothness);
-  SB_READ(p, noise_variance); SB_READ(p, n_effective); SB_READ(p, target_variance); SB_READ(p, case_weights);
-  SB_READ(p, offset);
-  SB_READ(c, max_iterations); SB_READ(c, time_limit); SB_READ(c, tolerance); SB_READ(c, init_lambda);
-  SB_READ(c, lambda_min); SB_READ(c, lambda_max); SB_READ(c, damping_lambda); SB_READ(c, student_df); SB_READ(c, outlier_class);
-  SB_READ(c, schedule); SB_READ(c, warm_start); SB_READ(c, min_delta_log_alpha); SB_READ(c, min_delta_log_beta);
-  SB_READ(c, priority_addition); SB_READ(c, priority_deletion); SB_READ(c, noise_update_start);
-  SB_READ(c, noise_update_frequency); SB_READ(c, beta_max_factor); SB_READ(c, alignment_test);
-  SB_READ(c, alignment_max); SB_READ(c, zero_factor); SB_READ(c, noise_shape); SB_READ(c, noise_scale);
-  SB_READ(c, patience); SB_READ(c, alpha_min); SB_READ(c, alpha_max); SB_READ(c, damping_alpha);
-  SB_READ(c, noise_every); SB_READ(c, init_alpha); SB_READ(c, fixed_alpha); SB_READ(c, studentized);
-  SB_READ(c, studentized_power); SB_READ(c, learning_rate); SB_READ(c, admm_iterations); SB_READ(c, admm_tolerance);
-  SB_READ(c, path_max); SB_READ(c, start); SB_READ(c, start_subsets);
+  SB_READ(p, problem, method); SB_READ(p, problem, per_sample); SB_READ(p, problem, student);
+  SB_READ(p, problem, objective); SB_READ(p, problem, smoothness); SB_READ(p, problem, noise_variance);
+  SB_READ(p, problem, n_effective); SB_READ(p, problem, target_variance); SB_READ(p, problem, case_weights);
+  SB_READ(p, problem, offset);
+  SB_READ(c, loop, max_iterations); SB_READ(c, loop, time_limit); SB_READ(c, loop, tolerance);
+  SB_READ(c, noise, init_lambda); SB_READ(c, noise, lambda_min); SB_READ(c, noise, lambda_max);
+  SB_READ(c, noise, damping_lambda); SB_READ(c, noise, student_df); SB_READ(c, noise, outlier_class);
+  SB_READ(c, noise, warm_start);
+  SB_READ(c, fast, min_delta_log_alpha); SB_READ(c, fast, min_delta_log_beta); SB_READ(c, fast, priority_addition);
+  SB_READ(c, fast, priority_deletion); SB_READ(c, fast, noise_update_start); SB_READ(c, fast, noise_update_frequency);
+  SB_READ(c, fast, beta_max_factor); SB_READ(c, fast, alignment_test); SB_READ(c, fast, alignment_max);
+  SB_READ(c, fast, zero_factor); SB_READ(c, fast, noise_shape); SB_READ(c, fast, noise_scale);
+  SB_READ(c, batch, schedule); SB_READ(c, batch, patience); SB_READ(c, batch, alpha_min); SB_READ(c, batch, alpha_max);
+  SB_READ(c, batch, damping_alpha); SB_READ(c, batch, noise_every); SB_READ(c, batch, init_alpha);
+  SB_READ(c, batch, fixed_alpha); SB_READ(c, batch, studentized); SB_READ(c, batch, studentized_power);
+  SB_READ(c, batch, learning_rate); SB_READ(c, batch, admm_iterations); SB_READ(c, batch, admm_tolerance);
+  SB_READ(c, batch, path_max); SB_READ(c, batch, start); SB_READ(c, batch, start_subsets);
   return o;
 }
 #undef SB_READ
@@ -60,13 +64,13 @@ Rcpp::List as_list(const sparsebayes::FitResult& r) {
   Rcpp::IntegerVector path_it(r.path_iteration.begin(), r.path_iteration.end());
   Rcpp::List out = Rcpp::List::create(
       Rcpp::Named("relevant") = relevant, Rcpp::Named("mu") = r.mu, Rcpp::Named("Sigma") = r.Sigma,
-      Rcpp::Named("alpha") = r.alpha, Rcpp::Named("lambda") = r.lambda, Rcpp::Named("log_ml") = r.log_ml,
-      Rcpp::Named("log_posterior") = r.log_posterior, Rcpp::Named("noise_df") = r.noise_df,
-      Rcpp::Named("noise_scale") = r.noise_scale, Rcpp::Named("noise_outlier_share") = r.noise_outlier_share,
+      Rcpp::Named("alpha") = r.alpha, Rcpp::Named("lambda") = r.lambda, Rcpp::Named("log_evidence") = r.log_evidence,
+      Rcpp::Named("log_posterior") = r.log_posterior, Rcpp::Named("student_df") = r.student_df,
+      Rcpp::Named("student_scale") = r.student_scale, Rcpp::Named("student_outlier_share") = r.student_outlier_share,
       Rcpp::Named("outlier_probability") = r.outlier_probability, Rcpp::Named("fitted") = r.fitted,
       Rcpp::Named("iterations") = r.iterations, Rcpp::Named("converged") = r.converged,
       Rcpp::Named("jitter_events") = r.jitter_events, Rcpp::Named("mode_converged") = r.mode_converged,
-      Rcpp::Named("start_log_ml") = r.start_log_ml, Rcpp::Named("start_chosen") = r.start_chosen,
+      Rcpp::Named("start_log_evidence") = r.start_log_evidence, Rcpp::Named("start_chosen") = r.start_chosen,
       Rcpp::Named("trace") = Rcpp::List::create(Rcpp::Named("iteration") = tr_it, Rcpp::Named("logLik") = tr_ll,
                                                 Rcpp::Named("relevant") = tr_n, Rcpp::Named("noise") = tr_noise,
                                                 Rcpp::Named("action") = tr_action),

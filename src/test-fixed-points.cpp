@@ -148,8 +148,8 @@ context("solver fixed points (Gaussian, shared noise)") {
       const Eigen::LLT<MatrixXd> llt(C);
       const double log_det_C = 2.0 * MatrixXd(llt.matrixL()).diagonal().array().log().sum();
       const double direct = -0.5 * (n * std::log(2.0 * M_PI) + log_det_C + p.t.dot(llt.solve(p.t)));
-      expect_true(sbtest::near(f.log_ml, direct, 1e-8));
-      expect_true(sbtest::near(f.log_posterior, f.log_ml, 1e-12));  // no prior on the precisions
+      expect_true(sbtest::near(f.log_evidence, direct, 1e-8));
+      expect_true(sbtest::near(f.log_posterior, f.log_evidence, 1e-12));  // no prior on the precisions
 
       // each rule's own fixed point for the kept weights
       double worst = 0.0;
@@ -185,9 +185,9 @@ context("solver fixed points (Gaussian, shared noise)") {
 
   test_that("a fit that is not at its fixed point fails the check: the rules above can fail") {
     sparsebayes::SolverOptions o = sbtest::default_options("em");
-    o.max_iterations = 3;
-    o.warm_start = 0;
-    o.noise_every = 1;
+    o.loop.max_iterations = 3;
+    o.noise.warm_start = 0;
+    o.batch.noise_every = 1;
     const sparsebayes::FitResult f = sparsebayes::fit_model(p.Phi, p.t, "gaussian", o);
     expect_false(f.converged);
     const Kept u = kept_columns(p.Phi, f);
@@ -209,7 +209,7 @@ context("solver fixed points (Gaussian, shared noise)") {
       std::sort(a.begin(), a.end());
       std::sort(b.begin(), b.end());
       expect_true(a == b);
-      expect_true(std::abs(fast.log_ml - f.log_ml) <= 1e-4);
+      expect_true(std::abs(fast.log_evidence - f.log_evidence) <= 1e-4);
     }
   }
 
@@ -282,7 +282,7 @@ context("likelihood derivatives and the non-Gaussian modes") {
         expect_true(sbtest::relative_difference(f.Sigma, MatrixXd(H.inverse())) <= 1e-8);
         // the Laplace log evidence
         const double laplace = top + 0.5 * u.alpha.array().log().sum() - 0.5 * std::log(H.determinant());
-        expect_true(sbtest::near(f.log_ml, laplace, 1e-6));
+        expect_true(sbtest::near(f.log_evidence, laplace, 1e-6));
         // the kept precisions sit at the stationary point of that evidence
         // (W held): alpha_j = (1 - alpha_j Sigma_jj) / mu_j^2
         const MatrixXd Sigma = H.inverse();

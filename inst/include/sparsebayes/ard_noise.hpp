@@ -16,26 +16,29 @@ namespace sparsebayes {
 
 class ArdNoise {
  public:
-  ArdNoise(const SolverOptions& opt, const Likelihood& lik, const Eigen::VectorXd& y)
-      : opt_(opt),
-        fixed_(opt.noise_variance > 0.0 || !lik.gaussian()),
+  ArdNoise(const ProblemSpec& problem, const NoiseControl& noise, const BatchControl& batch, const Likelihood& lik,
+           const Eigen::VectorXd& y)
+      : problem_(problem),
+        noise_control_(noise),
+        batch_(batch),
+        fixed_(problem.noise_variance > 0.0 || !lik.gaussian()),
         gaussian_(lik.gaussian()),
-        bounds_(opt.lambda_min, opt.lambda_max),
-        student_(opt.student_df, outlier_class_range(opt, y), y) {
-    const double lam0 = opt.noise_variance > 0.0 ? opt.noise_variance : initial_noise_variance(y, opt);
-    lambda_ = Eigen::VectorXd::Constant(opt.per_sample ? y.size() : 1, lam0);
-    if (opt.per_sample && !fixed_ && opt.init_noise.size() == y.size()) lambda_ = opt.init_noise;
+        bounds_(noise.lambda_min, noise.lambda_max),
+        student_(noise.student_df, outlier_class_range(problem, noise, y), y) {
+    const double lam0 = problem.noise_variance > 0.0 ? problem.noise_variance : initial_noise_variance(y, problem, noise);
+    lambda_ = Eigen::VectorXd::Constant(problem.per_sample ? y.size() : 1, lam0);
+    if (problem.per_sample && !fixed_ && problem.init_noise.size() == y.size()) lambda_ = problem.init_noise;
   }
 
   const Eigen::VectorXd& lambda() const { return lambda_; }
   bool fixed() const { return fixed_; }
   bool due(int t) const {
-    return !fixed_ && t >= opt_.warm_start && (t - opt_.warm_start) % opt_.noise_every == 0;
+    return !fixed_ && t >= noise_control_.warm_start && (t - noise_control_.warm_start) % batch_.noise_every == 0;
   }
   // What the noise step at iteration t needs of the posterior.
-  int needs(int t) const { return due(t) && opt_.per_sample ? ArdPosterior::kRowStats : 0; }
+  int needs(int t) const { return due(t) && problem_.per_sample ? ArdPosterior::kRowStats : 0; }
   // Whether the update rule's own lambda step is the target (not under a Student-t prior).
-  bool rule_sets_target() const { return !opt_.student; }
+  bool rule_sets_target() const { return !problem_.student; }
   // The trace's noise column: mean(lambda), NaN without a noise.
   double trace_value() const { return gaussian_ ? lambda_.mean() : std::nan(""); }
 
@@ -43,7 +46,7 @@ class ArdNoise {
   // by eta (in log space, or linearly) within bounds that widen with the
   // residuals' robust scale. Returns the relative change of log lambda.
   double step(Eigen::VectorXd target, const ArdPosterior& post, double eta, bool linear) {
-    if (opt_.student) target = student_.targets(post.resid().cwiseAbs2() + post.q_row());
+    if (problem_.student) target = student_.targets(post.resid().cwiseAbs2() + post.q_row());
     bounds_.widen(post.resid());
     return damped_noise_step(lambda_, target, bounds_, eta, linear);
   }
@@ -57,7 +60,9 @@ class ArdNoise {
   }
 
  private:
-  const SolverOptions& opt_;  // the solver's, which outlives the noise model
+  const ProblemSpec& problem_;  // the solver's, which outlive the noise model
+  const NoiseControl& noise_control_;
+  const BatchControl& batch_;
   bool fixed_, gaussian_;
   Eigen::VectorXd lambda_;
   NoiseBounds bounds_;

@@ -45,13 +45,13 @@ class ArdPosterior {
   static constexpr int kColStats = 2;  // q_col: x_j' Pi_y x_j (and the full Sigma)
   static constexpr int kSigma = 4;     // the full Sigma (weight space)
 
-  // Phi diag(inv_scale) has unit-norm columns (see fit.hpp); Phi and opt outlive the posterior.
+  // Phi diag(inv_scale) has unit-norm columns (see fit.hpp); Phi and problem outlive the posterior.
   ArdPosterior(const Eigen::Ref<const Eigen::MatrixXd>& Phi, const Eigen::VectorXd& inv_scale, const Eigen::VectorXd& y,
-               const Likelihood& lik, const SolverOptions& opt)
-      : opt_(opt), lik_(lik), n_(Phi.rows()), d_(Phi.cols()), y_(y), Phi_(Phi) {
+               const Likelihood& lik, const ProblemSpec& problem)
+      : problem_(problem), lik_(lik), n_(Phi.rows()), d_(Phi.cols()), y_(y), Phi_(Phi) {
     // Unit-norm columns times sqrt(N): unit mean square (over the replicated rows
     // when prior weights count copies), the units of alpha_min, alpha_max and init_alpha.
-    const double root_n = std::sqrt(replicated_rows(opt_, n_));
+    const double root_n = std::sqrt(replicated_rows(problem_, n_));
     x_scale_ = Eigen::VectorXd::Zero(d_);
     for (Eigen::Index j = 0; j < d_; ++j) {
       if (Phi.col(j).squaredNorm() > 0.0) {
@@ -103,7 +103,7 @@ class ArdPosterior {
   void candidate_scores(const Columns& P, const Columns& active, const Eigen::VectorXd& alpha,
                         const Eigen::VectorXd& lambda, Eigen::VectorXd& s, Eigen::VectorXd& q) {
     const Eigen::Index S = active.size(), nP = P.size();
-    if (!opt_.per_sample && XtX_.size() > 0 && S <= n_) {  // shared noise, X'X cached: its blocks, O(S^2 (S + P))
+    if (!problem_.per_sample && XtX_.size() > 0 && S <= n_) {  // shared noise, X'X cached: its blocks, O(S^2 (S + P))
       const double w = 1.0 / lambda(0);
       Eigen::MatrixXd H(S, S), C(S, nP);
       Eigen::VectorXd b(S);
@@ -182,7 +182,7 @@ class ArdPosterior {
   }
 
  private:
-  const SolverOptions& opt_;
+  const ProblemSpec& problem_;
   Likelihood lik_;
   Eigen::Index n_, d_;
   Eigen::VectorXd y_;
@@ -222,17 +222,17 @@ class ArdPosterior {
   bool mode_converged_ = true;
 
   bool use_sample_space(const Columns& active) const {
-    if (opt_.objective == "primal") return true;
-    if (opt_.objective == "dual") return false;
+    if (problem_.objective == "primal") return true;
+    if (problem_.objective == "dual") return false;
     return static_cast<Eigen::Index>(active.size()) > n_;
   }
 
   Eigen::VectorXd inverse(const Eigen::VectorXd& lambda) const {
-    return opt_.per_sample ? Eigen::VectorXd(lambda.cwiseInverse()) : Eigen::VectorXd::Constant(n_, 1.0 / lambda(0));
+    return problem_.per_sample ? Eigen::VectorXd(lambda.cwiseInverse()) : Eigen::VectorXd::Constant(n_, 1.0 / lambda(0));
   }
 
   double log_det(const Eigen::VectorXd& lambda) const {
-    return opt_.per_sample ? lambda.array().log().sum() : n_ * std::log(lambda(0));
+    return problem_.per_sample ? lambda.array().log().sum() : n_ * std::log(lambda(0));
   }
 
   // X_a v read from the active columns in place, four per pass over the result.
@@ -254,14 +254,14 @@ class ArdPosterior {
     const Eigen::Index S = active.size();
     // Shared noise: A_ and b_ change only with the active set and the noise,
     // which EM holds fixed between noise updates (most iterations).
-    if (!opt_.per_sample && !lambda_changed_ && cache_cols_ == active) return;
+    if (!problem_.per_sample && !lambda_changed_ && cache_cols_ == active) return;
     // X'X of all d columns is cached only when it is small next to the data (d x d
     // may not fit when d > n): otherwise the products are formed over the active columns.
-    if (!opt_.per_sample && d_ > std::max<Eigen::Index>(n_, 4096)) {
+    if (!problem_.per_sample && d_ > std::max<Eigen::Index>(n_, 4096)) {
       const Eigen::MatrixXd& Xa = active_X(active);
       A_.noalias() = Xa.transpose() * Xa / lambda(0);
       b_.noalias() = Xa.transpose() * y_ / lambda(0);
-    } else if (!opt_.per_sample) {
+    } else if (!problem_.per_sample) {
       if (XtX_.size() == 0) {
         // Phi'Phi scaled by the column scales (X is never formed); its lower
         // triangle by column panels, half the flops of the general product
@@ -327,11 +327,11 @@ class ArdPosterior {
     diag_sigma_ = Linv.colwise().squaredNorm().transpose();
     if (need & (kColStats | kSigma)) Sigma_ = gram_matrix(Linv);
     // Shared noise needs no copy of the active columns (A_ comes from X'X).
-    if (opt_.per_sample) resid_ = y_ - active_X(active) * mu_;
+    if (problem_.per_sample) resid_ = y_ - active_X(active) * mu_;
     else resid_ = y_ - active_times(active, mu_);
     const double log_det_H = 2.0 * llt.matrixLLT().diagonal().array().log().sum();
     // y' Sigma_y^-1 y = r' L^-1 r + mu' G mu: no cancellation when lambda is tiny.
-    const double fit_term = opt_.per_sample ? (resid_.array().square() / lambda.array()).sum()
+    const double fit_term = problem_.per_sample ? (resid_.array().square() / lambda.array()).sum()
                                             : resid_.squaredNorm() / lambda(0);
     log_ml_ = log_evidence(log_det_H, alpha, mu_, log_det(lambda), fit_term, n_);
     if (need & kRowStats) q_row_ = ard_detail::row_norms_of_product(active_X(active), Linv);
@@ -348,7 +348,7 @@ class ArdPosterior {
     Eigen::VectorXd start(S);
     for (Eigen::Index k = 0; k < S; ++k) start(k) = mode_(active[k]);
     const Eigen::MatrixXd& Xa = active_X(active);
-    laplace_ = laplace_mode(lik_, Xa, y_, alpha, start, jitter_events_, opt_.case_weights, opt_.offset);
+    laplace_ = laplace_mode(lik_, Xa, y_, alpha, start, jitter_events_, problem_.case_weights, problem_.offset);
     mode_converged_ = laplace_.converged;
     mu_ = laplace_.post.mu;
     for (Eigen::Index k = 0; k < S; ++k) mode_(active[k]) = mu_(k);
@@ -367,7 +367,7 @@ class ArdPosterior {
     for_panels(n_, interrupt_panel(Xa.cols(), n_), [&](Eigen::Index j, Eigen::Index nb) {
       Sy.middleCols(j, nb).noalias() = Xa * (ginv.asDiagonal() * Xa.middleRows(j, nb).transpose());
     });
-    if (opt_.per_sample) Sy.diagonal() += lambda;
+    if (problem_.per_sample) Sy.diagonal() += lambda;
     else Sy.diagonal().array() += lambda(0);
     return robust_cholesky(Sy, jitter_events_);
   }
@@ -394,7 +394,7 @@ class ArdPosterior {
       // [Pi_y]_ii: the squared column norms of L^-1
       Eigen::MatrixXd Linv = llt.matrixL();
       invert_lower(Linv);
-      const Eigen::VectorXd lam = opt_.per_sample ? lambda : Eigen::VectorXd::Constant(n_, lambda(0));
+      const Eigen::VectorXd lam = problem_.per_sample ? lambda : Eigen::VectorXd::Constant(n_, lambda(0));
       q_row_ = lam - lam.cwiseAbs2().cwiseProduct(Linv.colwise().squaredNorm().transpose());
     }
     return llt;

@@ -25,7 +25,7 @@ namespace sparsebayes {
 class ArdRule {
  public:
   using Columns = ArdPosterior::Columns;
-  explicit ArdRule(const SolverOptions& opt) : opt_(opt) {}
+  ArdRule(const ProblemSpec& problem, const BatchControl& batch) : problem_(problem), batch_(batch) {}
   virtual ~ArdRule() = default;
   // What the step needs of the posterior beyond the noise model's (ArdPosterior::k*).
   virtual int needs() const { return 0; }
@@ -42,13 +42,14 @@ class ArdRule {
                     Eigen::VectorXd& alpha_new, Eigen::VectorXd& l_new) = 0;
 
  protected:
-  const SolverOptions& opt_;  // the solver's, which outlives the rule
+  const ProblemSpec& problem_;  // the solver's, which outlive the rule
+  const BatchControl& batch_;
 
   // sum_j (1 - alpha_j Sigma_jj): the effective number of parameters, = sum_i h_i.
   static double effective_parameters(const ArdPosterior& post, const Eigen::VectorXd& alpha) {
     return (1.0 - alpha.array() * post.diag_sigma().array()).sum();
   }
-  double replicated(const ArdPosterior& post) const { return replicated_rows(opt_, post.rows()); }
+  double replicated(const ArdPosterior& post) const { return replicated_rows(problem_, post.rows()); }
 };
 
 // em, mackay and irls2: fixed points in closed form.
@@ -76,15 +77,15 @@ class ClosedFormRule : public ArdRule {
  private:
   Eigen::VectorXd lambda_target(const ArdPosterior& post, const Eigen::VectorXd& alpha,
                                 const Eigen::VectorXd& lambda) const {
-    if (!opt_.per_sample) {
+    if (!problem_.per_sample) {
       const double rss = post.resid().squaredNorm();
       return Eigen::VectorXd::Constant(1, shared_lambda(rss, lambda(0), effective_parameters(post, alpha),
                                                         replicated(post)));
     }
     const Eigen::ArrayXd r2 = post.resid().array().square();
-    if (opt_.studentized) {
+    if (batch_.studentized) {
       const Eigen::ArrayXd h = (post.q_row().array() / lambda.array()).min(1.0 - 1e-12);
-      return (r2 / (1.0 - h).pow(opt_.studentized_power)).matrix();
+      return (r2 / (1.0 - h).pow(batch_.studentized_power)).matrix();
     }
     return sample_lambda(r2, lambda.array(), post.q_row().array()).matrix();
   }
@@ -164,7 +165,7 @@ class GradientRule : public ArdRule {
     if (m_lambda_.size() != lambda.size()) m_lambda_ = v_lambda_ = Eigen::VectorXd::Zero(lambda.size());
     // The step decays as 1 / sqrt(1 + t / 100) so that the iterates settle and the
     // relative-change rule can stop the run (a constant step keeps oscillating).
-    const double lr = opt_.learning_rate / std::sqrt(1.0 + t / 100.0);
+    const double lr = batch_.learning_rate / std::sqrt(1.0 + t / 100.0);
     const double c1 = 1.0 - std::pow(kB1, t + 1), c2 = 1.0 - std::pow(kB2, t + 1);
     const auto adam = [&](const Eigen::ArrayXd& grad, Eigen::VectorXd& m, Eigen::VectorXd& v,
                           const Eigen::VectorXd& x) -> Eigen::VectorXd {
@@ -180,7 +181,7 @@ class GradientRule : public ArdRule {
     }
     if (update_lambda) {
       Eigen::ArrayXd grad;
-      if (opt_.per_sample) {
+      if (problem_.per_sample) {
         grad = 0.5 * (1.0 - post.q_row().array() / lambda.array() - post.resid().array().square() / lambda.array());
       } else {
         grad = Eigen::ArrayXd::Constant(1, 0.5 * (replicated(post) - effective_parameters(post, alpha) -
@@ -210,11 +211,11 @@ class Irls1Rule : public ArdRule {
     const Eigen::Index S = active.size(), n = post.rows();
     const Eigen::VectorXd& y = post.y();
     const Eigen::MatrixXd& Xa = post.active_X(active);
-    const Eigen::VectorXd lam = opt_.per_sample ? lambda : Eigen::VectorXd::Constant(n, lambda(0));
+    const Eigen::VectorXd lam = problem_.per_sample ? lambda : Eigen::VectorXd::Constant(n, lambda(0));
     const Eigen::VectorXd W = lam.cwiseInverse();
     const Eigen::VectorXd w = post.q_col().cwiseMax(0.0).cwiseSqrt();
     const Eigen::VectorXd pii = ((lam - post.q_row()).cwiseMax(0.0).array() / lam.array().square()).matrix();
-    const Eigen::VectorXd v = opt_.per_sample ? Eigen::VectorXd(pii.cwiseSqrt()) : Eigen::VectorXd::Zero(n);
+    const Eigen::VectorXd v = problem_.per_sample ? Eigen::VectorXd(pii.cwiseSqrt()) : Eigen::VectorXd::Zero(n);
     if (cols_ != active) restart(post, active, Xa);
     const double rho = 2.0 * W.mean();
     // (I + X'X)^-1 rhs, through the smaller of the two factorisations.
@@ -224,7 +225,7 @@ class Irls1Rule : public ArdRule {
     };
     // ADMM on theta - a = 0, X theta + e - y = 0 (scaled duals u, s).
     const Eigen::VectorXd ka = 2.0 * w / rho;
-    for (int k = 0; k < opt_.admm_iterations; ++k) {
+    for (int k = 0; k < batch_.admm_iterations; ++k) {
       check_interrupt();
       theta_ = solve(a_ - u_ + Xa.transpose() * (y - e_ - s_));
       const Eigen::VectorXd Xth = Xa * theta_;
@@ -238,7 +239,7 @@ class Irls1Rule : public ArdRule {
       const double primal = std::sqrt((theta_ - a_).squaredNorm() + pr2.squaredNorm());
       const double dual = rho * std::sqrt((a_ - a_old).squaredNorm() + (e_ - e_old).squaredNorm());
       const double scale = std::max({theta_.norm(), y.norm(), 1e-12});
-      if (primal < opt_.admm_tolerance * scale && dual < opt_.admm_tolerance * scale) break;
+      if (primal < batch_.admm_tolerance * scale && dual < batch_.admm_tolerance * scale) break;
     }
     const Eigen::VectorXd& theta = a_;  // exact zeros where the l1 penalty bites
     if (update_alpha) {
@@ -246,7 +247,7 @@ class Irls1Rule : public ArdRule {
     }
     if (update_lambda) {
       const Eigen::VectorXd r = y - Xa * theta;
-      if (opt_.per_sample) {
+      if (problem_.per_sample) {
         for (Eigen::Index i = 0; i < n; ++i) l_new(i) = v(i) > 0.0 ? std::abs(r(i)) / v(i) : lambda(i);
       } else {
         // tr Pi_y over the replicated rows: each extra copy adds 1 / lambda.
@@ -294,14 +295,14 @@ class Irls1Rule : public ArdRule {
   }
 };
 
-// The rule of opt.method, chosen once per fit.
-inline std::unique_ptr<ArdRule> make_ard_rule(const SolverOptions& opt) {
-  switch (method_named(opt.method).rule) {
-    case Rule::em: return std::make_unique<EmRule>(opt);
-    case Rule::mackay: return std::make_unique<MackayRule>(opt);
-    case Rule::irls2: return std::make_unique<Irls2Rule>(opt);
-    case Rule::irls1: return std::make_unique<Irls1Rule>(opt);
-    case Rule::gradient: return std::make_unique<GradientRule>(opt);
+// The rule of problem.method, chosen once per fit.
+inline std::unique_ptr<ArdRule> make_ard_rule(const ProblemSpec& problem, const BatchControl& batch) {
+  switch (method_named(problem.method).rule) {
+    case Rule::em: return std::make_unique<EmRule>(problem, batch);
+    case Rule::mackay: return std::make_unique<MackayRule>(problem, batch);
+    case Rule::irls2: return std::make_unique<Irls2Rule>(problem, batch);
+    case Rule::irls1: return std::make_unique<Irls1Rule>(problem, batch);
+    case Rule::gradient: return std::make_unique<GradientRule>(problem, batch);
     case Rule::fast: break;
   }
   throw std::invalid_argument("JointArd runs the batch rules, not the fast solver");

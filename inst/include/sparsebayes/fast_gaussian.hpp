@@ -14,7 +14,7 @@ namespace sparsebayes {
 class SharedNoisePath : public FastPath {
  public:
   explicit SharedNoisePath(FastState& st)
-      : FastPath(st), fixed_(st.opt.noise_variance > 0.0), var_t_(target_variance(st.t, st.opt)) {}
+      : FastPath(st), fixed_(st.problem.noise_variance > 0.0), var_t_(target_variance(st.t, st.problem)) {}
 
   void start() override {
     st_.PhiT_t = (st_.Phi.transpose() * st_.t).cwiseProduct(st_.inv_scale);
@@ -38,8 +38,8 @@ class SharedNoisePath : public FastPath {
   }
 
   int noise_step(int it, int action) override {
-    const SolverOptions& o = st_.opt;
-    if (fixed_ || !(action == kTerminate || it <= o.noise_update_start || it % o.noise_update_frequency == 0))
+    const FastControl& f = st_.fast;
+    if (fixed_ || !(action == kTerminate || it <= f.noise_update_start || it % f.noise_update_frequency == 0))
       return action;
     if (update_noise(it, action)) {
       full_statistics();
@@ -64,7 +64,7 @@ class SharedNoisePath : public FastPath {
 
   void report(FitResult& res) const override {
     res.lambda = Eigen::VectorXd::Constant(1, 1.0 / st_.beta);
-    res.log_ml = st_.log_ml;
+    res.log_evidence = st_.log_ml;
   }
 
  protected:
@@ -73,11 +73,11 @@ class SharedNoisePath : public FastPath {
   virtual bool update_noise(int /*it*/, int /*action*/) {
     const double beta_old = st_.beta;
     update_beta();
-    return std::abs(std::log(st_.beta) - std::log(beta_old)) > st_.opt.min_delta_log_beta;
+    return std::abs(std::log(st_.beta) - std::log(beta_old)) > st_.fast.min_delta_log_beta;
   }
 
  private:
-  bool fixed_;    // the noise is held at opt.noise_variance
+  bool fixed_;    // the noise is held at problem.noise_variance
   double var_t_;  // var(t), for the bound on beta
 
   // A noise that comes out unusable is left as it was: on a nearly noiseless
@@ -85,15 +85,15 @@ class SharedNoisePath : public FastPath {
   // N (mlbench.peak, 240 rows: beta turned negative, then NaN, and the
   // Cholesky of the next posterior failed).
   void update_beta() {
-    const SolverOptions& o = st_.opt;
+    const FastControl& f = st_.fast;
+    const double c = st_.problem.smoothness;
     const double rss = (st_.t - st_.fitted()).squaredNorm();
     const double gamma_sum = (1.0 - st_.alpha.array() * st_.Sigma.diagonal().array()).sum();
-    const double N = replicated_rows(o, st_.n);
+    const double N = replicated_rows(st_.problem, st_.n);
     double b = (N - gamma_sum) / std::max(rss, 1e-300);
-    if (o.smoothness > 0.0)
-      b = 1.0 / smooth_noise_variance(N, rss, gamma_sum, st_.alpha, o.smoothness, o.noise_shape, o.noise_scale, 1.0 / b);
+    if (c > 0.0) b = 1.0 / smooth_noise_variance(N, rss, gamma_sum, st_.alpha, c, f.noise_shape, f.noise_scale, 1.0 / b);
     if (!(b > 0.0) || !std::isfinite(b)) return;
-    st_.beta = std::min(b, o.beta_max_factor / std::max(var_t_, 1e-300));
+    st_.beta = std::min(b, f.beta_max_factor / std::max(var_t_, 1e-300));
   }
 };
 
@@ -104,8 +104,8 @@ class SampleNoisePath : public SharedNoisePath {
  public:
   explicit SampleNoisePath(FastState& st)
       : SharedNoisePath(st),
-        bounds_(st.opt.lambda_min, st.opt.lambda_max),
-        student_(st.opt.student_df, outlier_class_range(st.opt, st.t), st.t) {}
+        bounds_(st.noise.lambda_min, st.noise.lambda_max),
+        student_(st.noise.student_df, outlier_class_range(st.problem, st.noise, st.t), st.t) {}
 
   double noise() const override { return on_ ? lambda_.mean() : SharedNoisePath::noise(); }
 
@@ -136,15 +136,15 @@ class SampleNoisePath : public SharedNoisePath {
       return;
     }
     res.lambda = lambda_;
-    res.log_ml = st_.objective;  // Student-t noise: the bound on log p(y | alpha, nu, s2), its evidence
+    res.log_evidence = st_.objective;  // Student-t noise: the bound on log p(y | alpha, nu, s2), its evidence
     student_.report(res);
   }
 
  protected:
   // Once on, the per-sample updates stay on.
   bool update_noise(int it, int action) override {
-    if (!on_ && it <= st_.opt.warm_start && action != kTerminate) return SharedNoisePath::update_noise(it, action);
-    return update_lambda() > st_.opt.tolerance;
+    if (!on_ && it <= st_.noise.warm_start && action != kTerminate) return SharedNoisePath::update_noise(it, action);
+    return update_lambda() > st_.loop.tolerance;
   }
 
  private:
@@ -166,7 +166,7 @@ class SampleNoisePath : public SharedNoisePath {
     bounds_.widen(r);
     const Eigen::VectorXd E = r.cwiseAbs2() + q;
     const double change =
-        damped_noise_step(lambda_, st_.opt.student ? student_.targets(E) : E, bounds_, st_.opt.damping_lambda);
+        damped_noise_step(lambda_, st_.problem.student ? student_.targets(E) : E, bounds_, st_.noise.damping_lambda);
     st_.B = lambda_.cwiseInverse();
     return change;
   }

@@ -21,7 +21,7 @@ class LaplacePath : public FastPath {
     // The first basis has the largest projection on the linearised targets,
     // its weight their least-squares fit.
     Eigen::VectorXd linear_t = lik_.linearised_targets(st_.t);
-    if (st_.opt.offset.size()) linear_t -= st_.opt.offset;
+    if (st_.problem.offset.size()) linear_t -= st_.problem.offset;
     const Eigen::VectorXd proj = (st_.Phi.transpose() * linear_t).cwiseProduct(st_.inv_scale);
     Eigen::Index first;
     proj.cwiseAbs().maxCoeff(&first);
@@ -53,8 +53,8 @@ class LaplacePath : public FastPath {
   Mode search() {
     Mode md;
     md.PhiU = st_.unit_columns();
-    md.lp = laplace_mode(lik_, md.PhiU, st_.t, st_.alpha, st_.mu, st_.jitter_events, st_.opt.case_weights,
-                         st_.opt.offset);
+    md.lp = laplace_mode(lik_, md.PhiU, st_.t, st_.alpha, st_.mu, st_.jitter_events, st_.problem.case_weights,
+                         st_.problem.offset);
     return md;
   }
 

@@ -32,10 +32,10 @@ class FastPath {
   virtual void statistics() = 0;
   // The log priors the solver climbs besides the evidence: the smoothness prior.
   virtual double log_prior() const {
-    return log_smoothness_prior(st_.alpha, st_.beta, st_.opt.smoothness, st_.opt.noise_shape, st_.opt.noise_scale);
+    return log_smoothness_prior(st_.alpha, st_.beta, st_.problem.smoothness, st_.fast.noise_shape, st_.fast.noise_scale);
   }
   // The noise and the evidence into the result.
-  virtual void report(FitResult& res) const { res.log_ml = st_.log_ml; }
+  virtual void report(FitResult& res) const { res.log_evidence = st_.log_ml; }
 
   void full_statistics() {
     statistics();

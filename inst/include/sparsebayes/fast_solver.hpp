@@ -19,8 +19,9 @@ namespace sparsebayes {
 class FastSolver {
  public:
   FastSolver(const Eigen::Ref<const Eigen::MatrixXd>& Phi, const Eigen::VectorXd& inv_scale,
-             const Eigen::VectorXd& t, const Likelihood& lik, const SolverOptions& opt)
-      : st_(Phi, inv_scale, t, opt), path_(make_path(st_, lik)) {}
+             const Eigen::VectorXd& t, const Likelihood& lik, const ProblemSpec& problem, const LoopControl& loop,
+             const NoiseControl& noise, const FastControl& fast)
+      : st_(Phi, inv_scale, t, problem, loop, noise, fast), path_(make_path(st_, lik)) {}
   // The path holds a reference to st_.
   FastSolver(const FastSolver&) = delete;
   FastSolver& operator=(const FastSolver&) = delete;
@@ -32,7 +33,7 @@ class FastSolver {
     FitResult res;
     int it = 0;
     bool converged = false;
-    while (it < st_.opt.max_iterations) {
+    while (it < st_.loop.max_iterations) {
       check_interrupt();
       ++it;
       const int action = path_->noise_step(it, path_->step(st_.select()));
@@ -43,7 +44,7 @@ class FastSolver {
         converged = true;
         break;
       }
-      if (std::chrono::duration<double>(clock::now() - start).count() > st_.opt.time_limit) break;
+      if (std::chrono::duration<double>(clock::now() - start).count() > st_.loop.time_limit) break;
     }
     path_->full_statistics();  // exact posterior and evidence at the end
     res.relevant = st_.used;
@@ -68,7 +69,7 @@ class FastSolver {
   static std::unique_ptr<FastPath> make_path(FastState& st, const Likelihood& lik) {
     if (lik.bounded_curvature()) return std::make_unique<BernoulliPath>(st, lik);
     if (!lik.gaussian()) return std::make_unique<PoissonPath>(st, lik);
-    if (st.opt.per_sample) return std::make_unique<SampleNoisePath>(st);
+    if (st.problem.per_sample) return std::make_unique<SampleNoisePath>(st);
     return std::make_unique<SharedNoisePath>(st);
   }
 };

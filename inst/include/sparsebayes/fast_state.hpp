@@ -71,9 +71,12 @@ struct FastUndoable {
 // A plain struct: the loop and the likelihood paths all work on this state.
 struct FastState : FastUndoable {
   FastState(const Eigen::Ref<const Eigen::MatrixXd>& Phi_, const Eigen::VectorXd& inv_scale_,
-            const Eigen::VectorXd& t_, const SolverOptions& opt_)
-      : Phi(Phi_), inv_scale(inv_scale_), t(t_), opt(opt_), n(Phi_.rows()), M(Phi_.cols()),
-        beta(1.0 / (opt_.noise_variance > 0.0 ? opt_.noise_variance : initial_noise_variance(t_, opt_))) {
+            const Eigen::VectorXd& t_, const ProblemSpec& problem_, const LoopControl& loop_,
+            const NoiseControl& noise_, const FastControl& fast_)
+      : Phi(Phi_), inv_scale(inv_scale_), t(t_), problem(problem_), loop(loop_), noise(noise_), fast(fast_),
+        n(Phi_.rows()), M(Phi_.cols()),
+        beta(1.0 / (problem_.noise_variance > 0.0 ? problem_.noise_variance
+                                                  : initial_noise_variance(t_, problem_, noise_))) {
     aligned_out.assign(M, 0);
     barred.assign(M, 0);
   }
@@ -81,7 +84,10 @@ struct FastState : FastUndoable {
   Eigen::Ref<const Eigen::MatrixXd> Phi;  // the caller's basis, not copied (see fit.hpp)
   Eigen::VectorXd inv_scale;              // 1 / column norms of Phi
   Eigen::VectorXd t;
-  SolverOptions opt;
+  ProblemSpec problem;  // the parts of SolverOptions the fast solver reads
+  LoopControl loop;
+  NoiseControl noise;
+  FastControl fast;
   Eigen::Index n, M;
   double beta;         // shared noise precision (the B = beta I of unweighted caches; the smoothness prior's)
   Eigen::VectorXd B;   // the weights inside the caches (empty: none)
@@ -172,7 +178,7 @@ struct FastState : FastUndoable {
     }
     // Each column's best alpha given the others (the smoothness prior's cubic
     // when c > 0) and the gain in the log posterior of moving it there.
-    const double c = opt.smoothness;
+    const double c = problem.smoothness;
     Eigen::VectorXd a_new(M), delta = Eigen::VectorXd::Zero(M);
     std::vector<int> act(M, kReestimate);
     std::vector<char> is_used(M, 0);
@@ -181,7 +187,7 @@ struct FastState : FastUndoable {
       const Eigen::Index m = used[k];
       is_used[m] = 1;
       if (barred[m]) continue;
-      a_new(m) = optimal_alpha(s(m), q(m), beta, c, opt.zero_factor);
+      a_new(m) = optimal_alpha(s(m), q(m), beta, c, fast.zero_factor);
       const double now = smooth_gain(alpha(k), s(m), q(m), beta, c);
       if (std::isfinite(a_new(m))) {
         delta(m) = smooth_gain(a_new(m), s(m), q(m), beta, c) - now;
@@ -193,14 +199,14 @@ struct FastState : FastUndoable {
     }
     for (Eigen::Index m = 0; m < M; ++m) {
       if (is_used[m] || aligned_out[m] || barred[m]) continue;
-      a_new(m) = optimal_alpha(s(m), q(m), beta, c, opt.zero_factor);
+      a_new(m) = optimal_alpha(s(m), q(m), beta, c, fast.zero_factor);
       if (!std::isfinite(a_new(m))) continue;
       any_add = true;
       act[m] = kAdd;
       delta(m) = smooth_gain(a_new(m), s(m), q(m), beta, c);
     }
-    if ((any_add && opt.priority_addition) || (any_delete && opt.priority_deletion)) {
-      const int keep = any_delete && opt.priority_deletion ? kDelete : kAdd;
+    if ((any_add && fast.priority_addition) || (any_delete && fast.priority_deletion)) {
+      const int keep = any_delete && fast.priority_deletion ? kDelete : kAdd;
       for (Eigen::Index m = 0; m < M; ++m)
         if (act[m] != keep) delta(m) = 0.0;
     }
@@ -211,7 +217,7 @@ struct FastState : FastUndoable {
     ch.alpha = a_new(ch.column);
     if (ch.action == kReestimate && !any_delete) {
       const double old_alpha = alpha(position_in_used(ch.column));
-      if (std::abs(std::log(ch.alpha) - std::log(old_alpha)) < opt.min_delta_log_alpha)
+      if (std::abs(std::log(ch.alpha) - std::log(old_alpha)) < fast.min_delta_log_alpha)
         return FastChoice{kTerminate, ch.column, ch.alpha, 0.0};
     }
     test_alignment(ch);
@@ -295,10 +301,10 @@ struct FastState : FastUndoable {
   // relevant one is barred (until that one leaves) and the step skipped.
   // Column norms are one, so unweighted cached inner products are the cosines.
   void test_alignment(FastChoice& ch) {
-    if (ch.action != kAdd || !opt.alignment_test) return;
+    if (ch.action != kAdd || !fast.alignment_test) return;
     bool aligned = false;
     for (std::size_t k = 0; k < used.size(); ++k) {
-      if ((weighted() ? cosine(ch.column, used[k]) : PhiT_PhiU(ch.column, k)) > opt.alignment_max) {
+      if ((weighted() ? cosine(ch.column, used[k]) : PhiT_PhiU(ch.column, k)) > fast.alignment_max) {
         aligned = true;
         aligned_pairs.emplace_back(ch.column, used[k]);
       }

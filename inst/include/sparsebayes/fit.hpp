@@ -1,6 +1,6 @@
 // The one entry of every fit, and the solver interface. A solver is a
 // function (or class) of
-//   (Phi, inv_scale, t, likelihood, SolverOptions, Progress) -> FitResult
+//   (Phi, inv_scale, t, likelihood, the parts of SolverOptions it reads, Progress) -> FitResult
 // working on the basis with columns scaled to unit norm, Phi diag(inv_scale)
 // (applied on the fly or copied, as the solver likes), so that its constants
 // are scale-free; fit_model() maps its result back to the columns as given.
@@ -23,29 +23,30 @@ namespace detail {
 
 // What every entry checks of the targets and options (fit_model, fit_wavelet).
 inline void check_options(const Eigen::Ref<const Eigen::VectorXd>& t, const Likelihood& lik, const SolverOptions& opt) {
+  const ProblemSpec& p = opt.problem;
   const Eigen::Index n = t.size();
   lik.validate(t);
-  const Method& method = method_named(opt.method);
+  const Method& method = method_named(p.method);
   if (!lik.gaussian() && !method.non_gaussian)
-    throw std::invalid_argument("method '" + opt.method + "' needs the gaussian family (binomial and poisson: " +
+    throw std::invalid_argument("method '" + p.method + "' needs the gaussian family (binomial and poisson: " +
                                 methods_supporting(&Method::non_gaussian) + ")");
-  if (opt.per_sample && (!lik.gaussian() || opt.smoothness > 0.0))
+  if (p.per_sample && (!lik.gaussian() || p.smoothness > 0.0))
     throw std::invalid_argument("per-sample noise needs the gaussian family and no smoothness prior");
-  if (opt.student && !opt.per_sample) throw std::invalid_argument("Student-t noise is per-sample noise");
-  if (opt.smoothness > 0.0 && (!lik.gaussian() || !method.smoothness))
+  if (p.student && !p.per_sample) throw std::invalid_argument("Student-t noise is per-sample noise");
+  if (p.smoothness > 0.0 && (!lik.gaussian() || !method.smoothness))
     throw std::invalid_argument("the smoothness prior needs the gaussian family and method " +
                                 methods_supporting(&Method::smoothness));
-  if (opt.studentized && (!opt.per_sample || opt.student || !method.studentized))
+  if (opt.batch.studentized && (!p.per_sample || p.student || !method.studentized))
     throw std::invalid_argument("the studentized noise update needs per-sample noise and method " +
                                 methods_supporting(&Method::studentized));
-  for (const Eigen::VectorXd* v : {&opt.case_weights, &opt.offset}) {
+  for (const Eigen::VectorXd* v : {&p.case_weights, &p.offset}) {
     if (v->size() == 0) continue;
     if (lik.gaussian())
       throw std::invalid_argument("gaussian case weights and offsets are applied to the targets, not in the solver");
     if (v->size() != n || !v->allFinite())
       throw std::invalid_argument("case weights and offsets need one finite value per observation");
   }
-  if (opt.case_weights.size() && (opt.case_weights.array() < 0.0).any())
+  if (p.case_weights.size() && (p.case_weights.array() < 0.0).any())
     throw std::invalid_argument("case weights must be non-negative");
 }
 
@@ -68,8 +69,9 @@ inline FitResult fit_model(const Eigen::Ref<const Eigen::MatrixXd>& Phi, const E
     if (!(scale(j) > 0.0)) scale(j) = 1.0;  // a zero column can never enter the model
   const Eigen::VectorXd inv_scale = scale.cwiseInverse();
 
-  FitResult r = method_named(opt.method).rule == Rule::fast ? FastSolver(Phi, inv_scale, t, lik, opt).run(progress)
-                                                             : fit_joint_ard(Phi, inv_scale, t, lik, opt, progress);
+  FitResult r = method_named(opt.problem.method).rule == Rule::fast
+                    ? FastSolver(Phi, inv_scale, t, lik, opt.problem, opt.loop, opt.noise, opt.fast).run(progress)
+                    : fit_joint_ard(Phi, inv_scale, t, lik, opt.problem, opt.loop, opt.noise, opt.batch, progress);
 
   weights_to_caller_units(r.relevant, scale, r.mu, r.Sigma, r.alpha);
   if (r.other) weights_to_caller_units(r.other->relevant, scale, r.other->mu, r.other->Sigma, r.other->alpha);
@@ -112,7 +114,7 @@ inline WaveletFit fit_wavelet(const Eigen::Ref<const Eigen::VectorXd>& t, const 
   const int J = wavelet_levels(n);
   GroupPrior prior;
   prior.learn = wp.learn;
-  prior.c = wp.level_smoothness.size() ? wp.level_smoothness : Eigen::VectorXd::Constant(J + 1, opt.smoothness);
+  prior.c = wp.level_smoothness.size() ? wp.level_smoothness : Eigen::VectorXd::Constant(J + 1, opt.problem.smoothness);
   if (prior.c.size() != J + 1) throw std::invalid_argument("a wavelet prior needs one constant per level");
   prior.group.resize(n);
   for (Eigen::Index m = 0; m < n; ++m) {  // coefficient m of level l sits in [2^l, 2^(l+1))
@@ -121,8 +123,8 @@ inline WaveletFit fit_wavelet(const Eigen::Ref<const Eigen::VectorXd>& t, const 
     prior.group[m] = g;
   }
   const Eigen::VectorXd z = dwt(t, family);
-  SolverOptions start = opt;
-  if (wp.learn && !(opt.noise_variance > 0.0)) {
+  ProblemSpec start = opt.problem;
+  if (wp.learn && !(start.noise_variance > 0.0)) {
     // Learned constants and the evidence's noise feed each other: a smaller
     // noise makes more coefficients relevant, which lowers the constants and
     // then the noise, down to interpolation. So the noise is held at the
@@ -133,7 +135,7 @@ inline WaveletFit fit_wavelet(const Eigen::Ref<const Eigen::VectorXd>& t, const 
     const double sd = median_in_place(finest) / 0.6745;
     if (sd > 0.0) start.noise_variance = sd * sd;
   }
-  OrthonormalFit of = orthonormal_solve(z, t.squaredNorm(), n, start, progress, prior);
+  OrthonormalFit of = orthonormal_solve(z, t.squaredNorm(), n, start, opt.loop, opt.noise, opt.fast, progress, prior);
   WaveletFit out;
   out.level_smoothness = of.group_smoothness;
   out.inclusion = of.inclusion;
@@ -144,7 +146,8 @@ inline WaveletFit fit_wavelet(const Eigen::Ref<const Eigen::VectorXd>& t, const 
     mean.resize(n);
     variance.resize(n);
     for (Eigen::Index m = 0; m < n; ++m) {
-      const CoefficientPosterior p = coefficient_posterior(z(m), of.beta, c(prior.group[m]), wp.learn, opt.zero_factor);
+      const CoefficientPosterior p =
+          coefficient_posterior(z(m), of.beta, c(prior.group[m]), wp.learn, opt.fast.zero_factor);
       mean(m) = p.kept ? p.mean : 0.0;
       variance(m) = p.kept ? p.variance : 0.0;
     }
@@ -157,7 +160,7 @@ inline WaveletFit fit_wavelet(const Eigen::Ref<const Eigen::VectorXd>& t, const 
     return out;
   }
   const auto rule = [&](double z, int level) {
-    const CoefficientPosterior p = coefficient_posterior(z, of.beta, c(level + 1), wp.learn, opt.zero_factor);
+    const CoefficientPosterior p = coefficient_posterior(z, of.beta, c(level + 1), wp.learn, opt.fast.zero_factor);
     return p.kept ? p.mean : 0.0;
   };
   out.fit.fitted = cycle_spin(t, family, rule);

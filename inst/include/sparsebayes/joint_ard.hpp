@@ -73,22 +73,29 @@ class JointArd {
  public:
   // Phi diag(inv_scale) has unit-norm columns (see fit.hpp).
   JointArd(const Eigen::Ref<const Eigen::MatrixXd>& Phi, const Eigen::VectorXd& inv_scale, const Eigen::VectorXd& y,
-           const Likelihood& lik, const SolverOptions& opt)
-      : opt_(opt), rule_(make_ard_rule(opt_)), noise_(opt_, lik, y), post_(Phi, inv_scale, y, lik, opt_) {
-    if (opt_.objective != "auto" && opt_.objective != "primal" && opt_.objective != "dual")
-      throw std::invalid_argument("unknown objective '" + opt_.objective + "'");
-    if (!(opt_.alpha_min > 0.0 && opt_.alpha_min < opt_.alpha_max && opt_.lambda_min > 0.0 &&
-          opt_.lambda_min < opt_.lambda_max))
+           const Likelihood& lik, const ProblemSpec& problem, const LoopControl& loop, const NoiseControl& noise,
+           const BatchControl& batch)
+      : problem_(problem),
+        loop_(loop),
+        noise_control_(noise),
+        batch_(batch),
+        rule_(make_ard_rule(problem_, batch_)),
+        noise_(problem_, noise_control_, batch_, lik, y),
+        post_(Phi, inv_scale, y, lik, problem_) {
+    if (problem_.objective != "auto" && problem_.objective != "primal" && problem_.objective != "dual")
+      throw std::invalid_argument("unknown objective '" + problem_.objective + "'");
+    if (!(batch_.alpha_min > 0.0 && batch_.alpha_min < batch_.alpha_max && noise_control_.lambda_min > 0.0 &&
+          noise_control_.lambda_min < noise_control_.lambda_max))
       throw std::invalid_argument("the clipping bounds must satisfy 0 < min < max");
-    if (opt_.schedule != "converge" && opt_.schedule != "paper")
-      throw std::invalid_argument("unknown schedule '" + opt_.schedule + "'");
+    if (batch_.schedule != "converge" && batch_.schedule != "paper")
+      throw std::invalid_argument("unknown schedule '" + batch_.schedule + "'");
     if (lik.gaussian() && !(sample_variance(y) > 0.0))
       throw std::invalid_argument("the response is constant; nothing to fit");
     active_ = post_.nonzero_columns();
     if (active_.empty()) throw std::invalid_argument("every feature column is zero");
-    alpha_ = Eigen::VectorXd::Constant(active_.size(), alpha_fixed_ ? opt_.fixed_alpha : opt_.init_alpha);
+    alpha_ = Eigen::VectorXd::Constant(active_.size(), alpha_fixed_ ? batch_.fixed_alpha : batch_.init_alpha);
   }
-  // The policies hold references to opt_.
+  // The policies hold references to the settings.
   JointArd(const JointArd&) = delete;
   JointArd& operator=(const JointArd&) = delete;
 
@@ -97,9 +104,9 @@ class JointArd {
     const auto start = clock::now();
     // Damping in log space (closed-form rules only; the paper's schedule damps
     // alpha itself), then clipping.
-    const bool damp = rule_->damped(), linear = opt_.schedule == "paper";
+    const bool damp = rule_->damped(), linear = batch_.schedule == "paper";
     ard_detail::PathRecorder path;
-    path.max_rows = opt_.path_max;
+    path.max_rows = batch_.path_max;
     FitResult res;
     int t = 0, calm = 0;
     bool converged = false;
@@ -110,7 +117,7 @@ class JointArd {
       // No pruning during the warm start and the first three noise updates:
       // with the noise still near its start value a precision may touch the
       // clip and must be free to come back.
-      const bool pruned = (t >= opt_.warm_start + 3 * opt_.noise_every || noise_.fixed()) && prune();
+      const bool pruned = (t >= noise_control_.warm_start + 3 * batch_.noise_every || noise_.fixed()) && prune();
       if (pruned) {
         calm = 0;
         posterior(t);  // exact for the reduced model
@@ -128,8 +135,8 @@ class JointArd {
       res.trace.push_back(row);
       path.record(t, full_alpha(), noise_.lambda());
       if (progress) progress(row);
-      if (converged || t >= opt_.max_iterations) break;
-      if (std::chrono::duration<double>(clock::now() - start).count() > opt_.time_limit) break;
+      if (converged || t >= loop_.max_iterations) break;
+      if (std::chrono::duration<double>(clock::now() - start).count() > loop_.time_limit) break;
 
       const bool update_lambda = noise_.due(t);
       Eigen::VectorXd alpha_new = alpha_, l_new = noise_.lambda();
@@ -138,15 +145,15 @@ class JointArd {
       const Eigen::VectorXd log_alpha_old = alpha_.array().log();
       for (Eigen::Index k = 0; k < alpha_new.size() && !alpha_fixed_; ++k) {
         const double a =
-            std::isfinite(alpha_new(k)) ? std::clamp(alpha_new(k), opt_.alpha_min, opt_.alpha_max) : opt_.alpha_max;
+            std::isfinite(alpha_new(k)) ? std::clamp(alpha_new(k), batch_.alpha_min, batch_.alpha_max) : batch_.alpha_max;
         double lg = std::log(a);
-        if (damp && linear) lg = std::log((1.0 - opt_.damping_alpha) * alpha_(k) + opt_.damping_alpha * a);
-        else if (damp) lg = (1.0 - opt_.damping_alpha) * log_alpha_old(k) + opt_.damping_alpha * lg;
+        if (damp && linear) lg = std::log((1.0 - batch_.damping_alpha) * alpha_(k) + batch_.damping_alpha * a);
+        else if (damp) lg = (1.0 - batch_.damping_alpha) * log_alpha_old(k) + batch_.damping_alpha * lg;
         alpha_new(k) = std::exp(lg);
       }
       if (update_lambda) {
         // Damped (closed-form rules only) and clipped, as every solver's noise step.
-        last_lambda_change = noise_.step(l_new, post_, damp ? opt_.damping_lambda : 1.0, linear);
+        last_lambda_change = noise_.step(l_new, post_, damp ? noise_control_.damping_lambda : 1.0, linear);
         post_.invalidate();
       }
       const Eigen::VectorXd log_alpha_new = alpha_new.array().log();
@@ -156,19 +163,19 @@ class JointArd {
               : 0.0;
       alpha_ = alpha_new;
       ++t;
-      const bool noise_settled = noise_.fixed() || t > opt_.warm_start;
+      const bool noise_settled = noise_.fixed() || t > noise_control_.warm_start;
       // The paper's schedule runs its whole budget: the budget is part of that estimator.
-      if (noise_settled && alpha_change < opt_.tolerance && last_lambda_change < opt_.tolerance && !linear) ++calm;
+      if (noise_settled && alpha_change < loop_.tolerance && last_lambda_change < loop_.tolerance && !linear) ++calm;
       else calm = 0;
-      converged = calm >= opt_.patience;
+      converged = calm >= batch_.patience;
     }
     res.Sigma = post_.final_covariance(active_, alpha_, noise_.lambda(), res.trace.size());
     res.relevant = active_;
     res.mu = post_.mu();
     res.alpha = full_alpha();
     noise_.report(res);
-    res.log_ml = log_ml();
-    res.log_posterior = res.log_ml;  // no prior on the precisions in the batch solvers
+    res.log_evidence = log_ml();
+    res.log_posterior = res.log_evidence;  // no prior on the precisions in the batch solvers
     res.fitted = post_.y() - post_.resid();
     res.iterations = t;
     res.converged = converged;
@@ -181,8 +188,12 @@ class JointArd {
 
  private:
   using Columns = ArdPosterior::Columns;
-  const SolverOptions opt_;
-  const bool alpha_fixed_ = opt_.fixed_alpha > 0.0;
+  // The parts of SolverOptions the batch solver reads (copies, which the policies reference).
+  const ProblemSpec problem_;
+  const LoopControl loop_;
+  const NoiseControl noise_control_;
+  const BatchControl batch_;
+  const bool alpha_fixed_ = batch_.fixed_alpha > 0.0;
   std::unique_ptr<ArdRule> rule_;
   ArdNoise noise_;
   ArdPosterior post_;
@@ -214,7 +225,7 @@ class JointArd {
       // still in. readmit() brings back any that the final model wants.
       const double cost = 0.5 * (mu(k) * mu(k) / diag_sigma(k) + std::log(alpha_(k) * diag_sigma(k)));
       const bool drop_raises = cost < 0.0 && 1.0 - alpha_(k) * diag_sigma(k) < kPruneShare;
-      if (!drop_raises && (alpha_(k) < 0.99 * opt_.alpha_max || cost > 1e-6)) {
+      if (!drop_raises && (alpha_(k) < 0.99 * batch_.alpha_max || cost > 1e-6)) {
         keep_cols.push_back(active_[k]);
         keep_alpha.push_back(alpha_(k));
       }
@@ -263,7 +274,7 @@ class JointArd {
       if (!(sk > 0.0) || !(theta > 0.0)) continue;
       if (0.5 * (theta / sk + std::log(sk / q2)) <= kReadmitGain) continue;
       const auto pos = std::lower_bound(cols.begin(), cols.end(), P[k]);
-      alphas.insert(alphas.begin() + (pos - cols.begin()), std::clamp(sk * sk / theta, opt_.alpha_min, opt_.alpha_max));
+      alphas.insert(alphas.begin() + (pos - cols.begin()), std::clamp(sk * sk / theta, batch_.alpha_min, batch_.alpha_max));
       cols.insert(pos, P[k]);
       ++readmissions_[P[k]];
       any = true;
@@ -288,7 +299,7 @@ class JointArd {
 
   // From unit mean-square columns to unit-norm ones: w sqrt(N), alpha / N (N rows, or replicated ones).
   void to_unit_norm(FitResult& r) const {
-    const double nn = replicated_rows(opt_, post_.rows());
+    const double nn = replicated_rows(problem_, post_.rows());
     r.mu *= std::sqrt(nn);
     r.Sigma *= nn;
     r.alpha /= nn;
@@ -310,30 +321,32 @@ class JointArd {
 // efficient as least squares on clean data. The optimum not returned is
 // kept in `other`, so that R can say how the two explain the data.
 inline FitResult fit_joint_ard(const Eigen::Ref<const Eigen::MatrixXd>& Phi, const Eigen::VectorXd& inv_scale,
-                               const Eigen::VectorXd& y, const Likelihood& lik, const SolverOptions& opt,
+                               const Eigen::VectorXd& y, const Likelihood& lik, const ProblemSpec& problem,
+                               const LoopControl& loop, const NoiseControl& noise, const BatchControl& batch,
                                const Progress& progress) {
-  if (opt.start != "plain" && opt.start != "best" && opt.start != "robust")
-    throw std::invalid_argument("unknown start '" + opt.start + "'");
-  FitResult plain = JointArd(Phi, inv_scale, y, lik, opt).run(progress);
+  if (batch.start != "plain" && batch.start != "best" && batch.start != "robust")
+    throw std::invalid_argument("unknown start '" + batch.start + "'");
+  FitResult plain = JointArd(Phi, inv_scale, y, lik, problem, loop, noise, batch).run(progress);
   // The paper's schedule stops early by design: an estimator of its own, from its own start.
-  if (opt.start == "plain" || !opt.per_sample || opt.noise_variance > 0.0 || opt.schedule == "paper") return plain;
+  if (batch.start == "plain" || !problem.per_sample || problem.noise_variance > 0.0 || batch.schedule == "paper")
+    return plain;
   const Eigen::MatrixXd X = robust_start_design(Phi, inv_scale);  // built once for both residuals
   if (X.size() == 0) return plain;  // too wide a basis for a high-breakdown start
-  const Eigen::VectorXd r = lts_residuals(X, y, opt.start_subsets);
+  const Eigen::VectorXd r = lts_residuals(X, y, batch.start_subsets);
   if (r.size() == 0) return plain;
   const double s2 = robust_start_variance(r, y);
   const Eigen::VectorXd rw = reweighted_residuals(X, y, r);
   if ((y - plain.fitted - rw).cwiseAbs().maxCoeff() <= 2.5 * std::sqrt(robust_start_variance(rw, y))) {
-    plain.start_log_ml = Eigen::Vector2d(plain.log_ml, std::nan(""));  // not run
+    plain.start_log_evidence = Eigen::Vector2d(plain.log_evidence, std::nan(""));  // not run
     return plain;
   }
-  SolverOptions robust_opt = opt;
-  robust_opt.init_noise = r.cwiseAbs2().cwiseMax(s2);
-  FitResult robust = JointArd(Phi, inv_scale, y, lik, robust_opt).run(progress);
-  const bool keep_robust = opt.start == "robust" || robust.log_ml > plain.log_ml;
+  ProblemSpec robust_start = problem;
+  robust_start.init_noise = r.cwiseAbs2().cwiseMax(s2);
+  FitResult robust = JointArd(Phi, inv_scale, y, lik, robust_start, loop, noise, batch).run(progress);
+  const bool keep_robust = batch.start == "robust" || robust.log_evidence > plain.log_evidence;
   FitResult& kept = keep_robust ? robust : plain;
   FitResult& other = keep_robust ? plain : robust;
-  kept.start_log_ml = Eigen::Vector2d(plain.log_ml, robust.log_ml);
+  kept.start_log_evidence = Eigen::Vector2d(plain.log_evidence, robust.log_evidence);
   kept.start_chosen = keep_robust ? 1 : 0;
   other.trace.clear();  // R reads its weights, noise and fitted values only
   other.path_iteration.clear();

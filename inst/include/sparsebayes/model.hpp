@@ -20,12 +20,13 @@ namespace sparsebayes {
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kLog2Pi = 1.8378770664093454836;
 
-// What a solver is asked to do: the problem (set by R's fitting routine) and
-// the control settings. Every setting has the name and the meaning of the R
-// setting of rvm_control()/ard_control(), which give every default: the
+// What a solver is asked to do, in parts by concern, each handed only to
+// the code that reads it. Every setting has the name and the meaning of the
+// R setting of rvm_control()/ard_control(), which give every default: the
 // fields have no defaults here, and the glue fills each of them.
-struct SolverOptions {
-  // The problem.
+
+// The problem (set by R's fitting routine, solver_problem()): every solver.
+struct ProblemSpec {
   std::string method;          // fast, mackay, em, irls2, irls1, gradient
   bool per_sample;             // one noise variance per sample (joint ARD) instead of one shared
   bool student;                //   with a Student-t prior on them (student_noise.hpp)
@@ -37,17 +38,27 @@ struct SolverOptions {
   Eigen::VectorXd case_weights;  // Bernoulli, Poisson: weights of the log-likelihood terms (empty: none)
   Eigen::VectorXd offset;        //   and an offset of the linear predictor (empty: none)
   Eigen::VectorXd init_noise;    // per-sample noise: starting variances (empty: init_lambda for all); set by fit_joint_ard()
-  // Every solver.
+};
+
+// When a solver stops: every solver.
+struct LoopControl {
   int max_iterations;
   double time_limit;           // seconds
   double tolerance;            // relative l_inf change of log alpha and log lambda at convergence
+};
+
+// The estimated noise: the fast and the batch solvers.
+struct NoiseControl {
   double init_lambda;          // initial noise variance, as a fraction of var(t)
   double lambda_min, lambda_max;  // noise bounds, as multiples of the residuals' squared MAD
   double damping_lambda;       // damping of log lambda, (0, 1]
   double student_df;           // > 0: the Student-t noise's degrees of freedom held there; <= 0: estimated
   bool outlier_class;          // Student-t noise: plus a class of rows uniform over the response's range
   int warm_start;              // iterations before the per-sample (batch: any) noise is re-estimated
-  // The fast solver (SparseBayes v2's constants).
+};
+
+// The fast solver (SparseBayes v2's constants) and its orthonormal shortcut.
+struct FastControl {
   double min_delta_log_alpha;  // re-estimation convergence
   double min_delta_log_beta;   // a larger noise change cancels termination
   bool priority_addition, priority_deletion;
@@ -57,12 +68,15 @@ struct SolverOptions {
   double alignment_max;
   double zero_factor;          // q^2 - s must exceed this to count as positive
   double noise_shape, noise_scale;  // inverse-gamma prior on the noise with the smoothness prior
-  // The batch solvers (joint ARD, App. D.1 of Timans et al.; MacKay).
+};
+
+// The batch solvers (joint ARD, App. D.1 of Timans et al.; MacKay).
+struct BatchControl {
   std::string schedule;        // "converge"; "paper": damping of alpha and lambda themselves, the whole budget run
   int patience;
   double alpha_min, alpha_max;  // clipping of the precisions (unit mean-square columns); alpha_max prunes
   double damping_alpha;
-  int noise_every;
+  int noise_every;             // iterations between noise updates after the warm start
   double init_alpha;
   double fixed_alpha;          // > 0: every precision held at this value
   bool studentized;            // lambda_i <- r_i^2 / (1 - h_i)^p
@@ -73,6 +87,15 @@ struct SolverOptions {
   int path_max;                // rows of the thinned alpha and lambda trajectories
   std::string start;           // per-sample noise: "plain", or also from the LTS start keeping the "best" or the "robust" one
   int start_subsets;           //   random elemental subsets of the LTS start
+};
+
+// All the parts, as the glue fills them and fit.hpp hands them out.
+struct SolverOptions {
+  ProblemSpec problem;
+  LoopControl loop;
+  NoiseControl noise;
+  FastControl fast;
+  BatchControl batch;
 };
 
 // One row of the per-iteration trace.
@@ -97,12 +120,13 @@ struct FitResult {
   Eigen::MatrixXd Sigma;               // posterior covariance of the relevant weights
   Eigen::VectorXd alpha;               // all M precisions; +inf for pruned columns
   Eigen::VectorXd lambda;              // noise variance: 1 (shared) or n (per sample); empty if none
-  double noise_df = std::nan("");      // Student-t noise: degrees of freedom nu and scale s2
-  double noise_scale = std::nan("");
-  double noise_outlier_share = std::nan("");  //   and the share eps of its outlier class,
-  Eigen::VectorXd outlier_probability;        //   each row's probability of belonging to it
-  double log_ml = 0.0;                 // log marginal likelihood (Laplace approximation if non-Gaussian)
-  double log_posterior = 0.0;          // log_ml plus the log priors (= log_ml without a prior)
+  double student_df = std::nan("");    // Student-t noise: degrees of freedom nu and scale s2
+  double student_scale = std::nan("");
+  double student_outlier_share = std::nan("");  //   and the share eps of its outlier class,
+  Eigen::VectorXd outlier_probability;          //   each row's probability of belonging to it
+  double log_evidence = 0.0;           // log marginal likelihood (Laplace approximation if non-Gaussian);
+                                       //   under Student-t noise its variational lower bound
+  double log_posterior = 0.0;          // log_evidence plus the log priors (= log_evidence without a prior)
   Eigen::VectorXd fitted;              // linear predictor Phi mu
   int iterations = 0;
   bool converged = false;
@@ -112,7 +136,7 @@ struct FitResult {
   std::vector<int> path_iteration;     // batch solvers: thinned trajectories of alpha and lambda
   Eigen::MatrixXd path_alpha;          // T x M
   Eigen::MatrixXd path_lambda;         // T x (n or 1)
-  Eigen::VectorXd start_log_ml;        // per-sample noise from two starts: the plain and the robust optimum (else empty)
+  Eigen::VectorXd start_log_evidence;  // per-sample noise from two starts: the plain and the robust optimum (else empty)
   int start_chosen = 0;                //   and which is returned (0 plain, 1 robust),
   std::shared_ptr<FitResult> other;    //   the optimum not returned (null when one start ran)
 };
@@ -125,20 +149,21 @@ inline double sample_variance(const Eigen::Ref<const Eigen::VectorXd>& t) {
 
 // N: the number of rows, or the sum of prior weights when they count
 // replicated rows (shared noise: rows scaled by sqrt(w) then act as w copies).
-inline double replicated_rows(const SolverOptions& opt, Eigen::Index n) {
-  return opt.n_effective > 0.0 ? opt.n_effective : static_cast<double>(n);
+inline double replicated_rows(const ProblemSpec& problem, Eigen::Index n) {
+  return problem.n_effective > 0.0 ? problem.n_effective : static_cast<double>(n);
 }
 
 // var(t), or with prior weights that of the replicated rows (given by R: rows
 // scaled by sqrt(w) do not show it), so that starting values and bounds see
 // an integer weight as copies of its row.
-inline double target_variance(const Eigen::Ref<const Eigen::VectorXd>& t, const SolverOptions& opt) {
-  return opt.target_variance > 0.0 ? opt.target_variance : sample_variance(t);
+inline double target_variance(const Eigen::Ref<const Eigen::VectorXd>& t, const ProblemSpec& problem) {
+  return problem.target_variance > 0.0 ? problem.target_variance : sample_variance(t);
 }
 
 // The starting noise variance: a fraction of var(t) (targets in standard units).
-inline double initial_noise_variance(const Eigen::Ref<const Eigen::VectorXd>& t, const SolverOptions& opt) {
-  return opt.init_lambda * std::max(target_variance(t, opt), 1e-12);
+inline double initial_noise_variance(const Eigen::Ref<const Eigen::VectorXd>& t, const ProblemSpec& problem,
+                                     const NoiseControl& noise) {
+  return noise.init_lambda * std::max(target_variance(t, problem), 1e-12);
 }
 
 // f(start, size) over the panels [start, start + size) of [0, total), each at
@@ -380,8 +405,8 @@ inline double robust_residual_variance(const Eigen::Ref<const Eigen::VectorXd>& 
 }
 
 // The range of the uniform outlier class of Student-t noise (0: no such class).
-inline double outlier_class_range(const SolverOptions& opt, const Eigen::VectorXd& y) {
-  return opt.student && opt.outlier_class ? y.maxCoeff() - y.minCoeff() : 0.0;
+inline double outlier_class_range(const ProblemSpec& problem, const NoiseControl& noise, const Eigen::VectorXd& y) {
+  return problem.student && noise.outlier_class ? y.maxCoeff() - y.minCoeff() : 0.0;
 }
 
 // The noise bounds [lambda_min s2_lo, lambda_max s2_hi], where s2_lo and s2_hi

@@ -25,7 +25,7 @@
 namespace sparsebayes {
 
 // The smoothness prior per group of columns. With `group` empty every
-// column takes SolverOptions::smoothness.
+// column takes ProblemSpec::smoothness.
 struct GroupPrior {
   std::vector<int> group;  // group of each column, 0 .. G - 1
   Eigen::VectorXd c;       // constant per group (the start when learned)
@@ -90,25 +90,26 @@ struct OrthonormalFit {
 };
 
 // z = Phi' t for orthonormal columns Phi (n x M, M <= n) and tt = t' t.
-inline OrthonormalFit orthonormal_solve(const Eigen::VectorXd& z, double tt, Eigen::Index n, const SolverOptions& opt,
+inline OrthonormalFit orthonormal_solve(const Eigen::VectorXd& z, double tt, Eigen::Index n, const ProblemSpec& problem,
+                                        const LoopControl& loop, const NoiseControl& noise, const FastControl& fast,
                                         const Progress& progress, const GroupPrior& prior = GroupPrior()) {
   using clock = std::chrono::steady_clock;
   const auto start = clock::now();
   const Eigen::Index M = z.size();
   const double N = static_cast<double>(n);
   const double var_t = std::max(tt / N, 1e-300);  // scale of the targets (they are standardised)
-  const bool noise_fixed = opt.noise_variance > 0.0;
+  const bool noise_fixed = problem.noise_variance > 0.0;
   const bool grouped = !prior.group.empty();
   if (grouped && static_cast<Eigen::Index>(prior.group.size()) != M)
     throw std::invalid_argument("the prior needs one group per column");
   const std::vector<int> group = grouped ? prior.group : std::vector<int>(M, 0);
-  Eigen::VectorXd group_c = grouped ? prior.c : Eigen::VectorXd::Constant(1, opt.smoothness);
+  Eigen::VectorXd group_c = grouped ? prior.c : Eigen::VectorXd::Constant(1, problem.smoothness);
   Eigen::VectorXd group_n = Eigen::VectorXd::Zero(group_c.size());
   for (int g : group) {
     if (g < 0 || g >= group_c.size()) throw std::invalid_argument("a column's group has no prior constant");
     group_n(g) += 1.0;
   }
-  double beta = 1.0 / (noise_fixed ? opt.noise_variance : opt.init_lambda * var_t);
+  double beta = 1.0 / (noise_fixed ? problem.noise_variance : noise.init_lambda * var_t);
   Eigen::VectorXd alpha(M), mu(M), sigma(M), c_col(M);
   OrthonormalFit out;
   FitResult& res = out.fit;
@@ -116,7 +117,7 @@ inline OrthonormalFit orthonormal_solve(const Eigen::VectorXd& z, double tt, Eig
   auto set_alpha = [&]() {
     for (Eigen::Index m = 0; m < M; ++m) {
       c_col(m) = group_c(group[m]);
-      alpha(m) = optimal_alpha(beta, beta * z(m), beta, c_col(m), opt.zero_factor);
+      alpha(m) = optimal_alpha(beta, beta * z(m), beta, c_col(m), fast.zero_factor);
     }
   };
   // Learned constants: the fixed point of c_g = cost(n_g, k_g(c_g)) reached
@@ -151,11 +152,11 @@ inline OrthonormalFit orthonormal_solve(const Eigen::VectorXd& z, double tt, Eig
       quad += z(m) * z(m) / ev;
     }
     log_ml = -0.5 * (N * kLog2Pi + log_det + quad);
-    log_post = log_ml + log_smoothness_prior(alpha, beta, c_col, opt.noise_shape, opt.noise_scale);
+    log_post = log_ml + log_smoothness_prior(alpha, beta, c_col, fast.noise_shape, fast.noise_scale);
   };
   bool converged = false;
   int it = 0;
-  while (it < opt.max_iterations) {
+  while (it < loop.max_iterations) {
     check_interrupt();
     ++it;
     evaluate();
@@ -177,21 +178,21 @@ inline OrthonormalFit orthonormal_solve(const Eigen::VectorXd& z, double tt, Eig
         }
       const Eigen::VectorXd a = Eigen::Map<const Eigen::VectorXd>(finite.data(), finite.size());
       const Eigen::VectorXd ac = Eigen::Map<const Eigen::VectorXd>(finite_c.data(), finite_c.size());
-      b = 1.0 / smooth_noise_variance(N, rss, gamma_sum, a, ac, opt.noise_shape, opt.noise_scale, 1.0 / b);
+      b = 1.0 / smooth_noise_variance(N, rss, gamma_sum, a, ac, fast.noise_shape, fast.noise_scale, 1.0 / b);
     }
-    b = std::min(b, opt.beta_max_factor / var_t);
+    b = std::min(b, fast.beta_max_factor / var_t);
     const double change = std::abs(std::log(b) - std::log(beta));
     beta = b;
-    if (change < opt.min_delta_log_beta) {
+    if (change < fast.min_delta_log_beta) {
       converged = true;
       break;
     }
-    if (std::chrono::duration<double>(clock::now() - start).count() > opt.time_limit) break;
+    if (std::chrono::duration<double>(clock::now() - start).count() > loop.time_limit) break;
   }
   evaluate();  // the posterior at the final beta
   std::vector<CoefficientPosterior> post;
   for (Eigen::Index m = 0; m < M; ++m) {
-    const CoefficientPosterior p = coefficient_posterior(z(m), beta, c_col(m), prior.learn, opt.zero_factor);
+    const CoefficientPosterior p = coefficient_posterior(z(m), beta, c_col(m), prior.learn, fast.zero_factor);
     alpha(m) = kInf;
     if (!p.kept) continue;
     alpha(m) = p.alpha;
@@ -209,7 +210,7 @@ inline OrthonormalFit orthonormal_solve(const Eigen::VectorXd& z, double tt, Eig
   }
   res.alpha = alpha;
   res.lambda = Eigen::VectorXd::Constant(1, 1.0 / beta);
-  res.log_ml = log_ml;
+  res.log_evidence = log_ml;
   res.log_posterior = log_post;
   res.iterations = it;
   res.converged = converged;

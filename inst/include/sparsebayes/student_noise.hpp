@@ -103,10 +103,10 @@ class StudentNoise {
   // The fitted (nu, s2) and the outlier class into a solver's result (once fitted).
   void report(FitResult& res) const {
     if (!started()) return;
-    res.noise_df = df_;
-    res.noise_scale = s2_;
+    res.student_df = df_;
+    res.student_scale = s2_;
     if (has_outlier_class()) {
-      res.noise_outlier_share = share_;
+      res.student_outlier_share = share_;
       res.outlier_probability = outlier_probability();
     }
   }
