@@ -242,8 +242,10 @@ ard_problem <- function(a) {
   prior <- a$prior
   control <- a$control
   prior_choice <- NULL
+  statistics <- NULL
   if (auto_prior_applies(prior, noise, if (a$method_given) method, control)) {
-    prior_choice <- choose_ard_prior(xs, y, wo, n_features, control)
+    statistics <- basis_statistics(xs, y, "shared", wo)  # the price's fits and the final fit share them
+    prior_choice <- choose_ard_prior(xs, y, wo, n_features, control, statistics)
     prior <- if (prior_choice$smoothness > 0) "auto" else "none"
   } else if (identical(prior, "auto")) {
     prior <- "none"
@@ -260,8 +262,6 @@ ard_problem <- function(a) {
   control$outlier_class <- control$outlier_class %||% TRUE
   check_noise_control(control, noise, method)
   if (smoothness > 0) control$noise_update_start <- 0L  # hold the starting noise for the first steps
-  statistics <- if (!per_sample_noise(noise)) prior_choice$statistics
-  if (!is.null(prior_choice)) prior_choice$statistics <- NULL
   structure(list(xs = xs, y = y, wo = wo, scaling = scaling, n_rows = n_rows, noise = noise, prior = prior,
                  smoothness = smoothness, prior_choice = prior_choice, solver = solver_spec(method, control, a$objective),
                  statistics = statistics),
@@ -311,7 +311,8 @@ auto_prior_applies <- function(prior, noise, method = NULL, control = NULL) {
 # is learned on the distinct rows, as every fit with shared noise is
 # (relative_weights()), so that copies, replicating weights and constant
 # weights choose the same c.
-choose_ard_prior <- function(xs, y, wo, d, control, max_fits = 6L) {
+choose_ard_prior <- function(xs, y, wo, d, control, statistics = basis_statistics(xs, y, "shared", wo),
+                             max_fits = 6L) {
   # n: the distinct rows of positive weight (relative_weights(), which the
   # fits below apply too)
   pooled <- relative_weights(xs, if (is.null(wo$offset)) y else y - wo$offset, wo$weights)
@@ -322,7 +323,6 @@ choose_ard_prior <- function(xs, y, wo, d, control, max_fits = 6L) {
   ctl <- solver_control(control, "fast", "ard_control")
   ctl$noise_update_start <- 0L
   candidate <- colnames(xs) != "(Intercept)"
-  statistics <- basis_statistics(xs, y, "shared", wo)  # every fit below, and the final one, share them
   c_value <- price(0)
   path <- data.frame(smoothness = numeric(0), kept = integer(0))
   for (i in seq_len(max_fits)) {
@@ -337,7 +337,7 @@ choose_ard_prior <- function(xs, y, wo, d, control, max_fits = 6L) {
     c_value <- next_value
   }
   list(smoothness = c_value, share = share, n_distinct = n, d = d,
-       kept = if (nrow(path)) path$kept[nrow(path)] else NA_integer_, path = path, statistics = statistics)
+       kept = if (nrow(path)) path$kept[nrow(path)] else NA_integer_, path = path)
 }
 
 # Effective parameters (and, with per-sample noise, samples set aside as

@@ -171,11 +171,15 @@ data_rows <- function(object) {
 #' @export
 hatvalues.sparsebayes <- function(model, ...) {
   check_dots_empty(...)
-  Phi <- training_design(model)
-  q <- rowSums((Phi %*% model$Sigma) * Phi)
-  h <- pmax(q, 0) / sample_noise(model)
+  h <- hat_diagonal(model)
   names(h) <- case_names(model)
   stats::naresid(model$na.action, h)
+}
+
+# x_i' Sigma x_i / lambda_i for the fitted cases, from the retained columns
+# Phi of the design (built from the kernel unless the caller has them).
+hat_diagonal <- function(model, Phi = training_design(model)) {
+  pmax(rowSums((Phi %*% model$Sigma) * Phi), 0) / sample_noise(model)
 }
 
 # Names of the training cases: the data's row names for formula fits (as

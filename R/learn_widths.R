@@ -511,8 +511,7 @@ fitted_response_variance <- function(y, wo, in_fit) {
 # yet) with the retained columns Phi of its design, weighted by the prior
 # weights (as loo_residuals(), without building the columns again).
 loo_mean_square <- function(fit, Phi = training_design(fit)) {
-  h <- pmax(rowSums((Phi %*% fit$Sigma) * Phi), 0) / sample_noise(fit)
-  r <- fit$residuals / (1 - h)
+  r <- fit$residuals / (1 - hat_diagonal(fit, Phi))
   w <- fit$prior.weights %||% rep(1, length(r))
   sum(w * r^2) / sum(w)
 }

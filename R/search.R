@@ -6,11 +6,11 @@
 
 # Runs run(candidate) for each candidate and keeps the best by score(result)
 # (`keep`: "max" or "min"; ties go to the first). With `catch`, a candidate
-# that fails is left out (its condition kept in `failed`), the warnings of
-# every run are muffled and only the kept one's are given again, once; the
-# search fails only if every candidate does, with the first one's error.
-# Returns the index of the best, all results (NULL where failed), their
-# scores (NA where failed) and the failures.
+# that fails is left out (marked in `failed`), the warnings of every run are
+# muffled and only the kept one's are given again, once; the search fails
+# only if every candidate does, with the first one's error. Returns the
+# index of the best, its result, all results (NULL where failed) and their
+# scores (NA where failed).
 best_of <- function(candidates, run, score, keep = c("max", "min"), catch = FALSE) {
   keep <- match.arg(keep)
   runs <- lapply(candidates, function(cand) if (catch) attempt(function() run(cand)) else list(value = run(cand)))
@@ -21,8 +21,7 @@ best_of <- function(candidates, run, score, keep = c("max", "min"), catch = FALS
   scores[!failed] <- vapply(results[!failed], score, numeric(1))
   best <- if (keep == "max") which.max(scores) else which.min(scores)
   for (msg in runs[[best]]$warnings) warning(msg, call. = FALSE)
-  list(best = best, result = results[[best]], results = results, scores = scores, failed = failed,
-       errors = lapply(runs[failed], `[[`, "error"))
+  list(best = best, result = results[[best]], results = results, scores = scores, failed = failed)
 }
 
 # The value of f() with its warnings muffled and their messages kept, or the

@@ -258,7 +258,7 @@ sparse_gp.default <- function(x, y, kernel = kernel_gaussian(), inducing = 50, a
   progress <- progressr::progressor(steps = 3L)
   learning <- gp_learning(p)
   progress(message = "starting values")
-  opt <- gp_optimise(learning, learning$start, optimize, restarts, progress)
+  opt <- gp_optimise(learning, optimize, restarts, progress)
   progress(message = sprintf("optimised on %d rows", nrow(learning$xs)))
   fit <- gp_fit(p, learning, opt, generic_call(match.call(), "sparse_gp"))
   progress(message = sprintf("posterior on %d rows", n))
@@ -577,9 +577,10 @@ gp_closure <- function(learning, fixed, est_noise, est_z, progress = NULL) {
 # L-BFGS-B from the start (and `restarts` random starts); the best optimum.
 # `learning`: the rows learned from (xs, r, their weights wt), the inducing
 # points Z, the kernel, approx, noise_given, the variance vy of r and the
-# control settings. start$log_width has one entry per width (one, or one
-# per input).
-gp_optimise <- function(learning, start, optimize, restarts, progress = NULL) {
+# control settings, and the `start` (start$log_width has one entry per
+# width: one, or one per input).
+gp_optimise <- function(learning, optimize, restarts, progress = NULL) {
+  start <- learning$start
   xs <- learning$xs
   Z <- learning$Z
   wt <- learning$wt
