@@ -13,6 +13,14 @@
     .Call(`_sparsebayes_sb_fit`, Phi, t, likelihood, problem, control)
 }
 
+.sb_statistics <- function(Phi, t) {
+    .Call(`_sparsebayes_sb_statistics`, Phi, t)
+}
+
+.sb_fit_statistics <- function(statistics, problem, control) {
+    .Call(`_sparsebayes_sb_fit_statistics`, statistics, problem, control)
+}
+
 .sb_methods <- function() {
     .Call(`_sparsebayes_sb_methods`)
 }

@@ -57,6 +57,31 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// sb_statistics
+Rcpp::List sb_statistics(Eigen::Map<Eigen::MatrixXd> Phi, Eigen::Map<Eigen::VectorXd> t);
+RcppExport SEXP _sparsebayes_sb_statistics(SEXP PhiSEXP, SEXP tSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type Phi(PhiSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type t(tSEXP);
+    rcpp_result_gen = Rcpp::wrap(sb_statistics(Phi, t));
+    return rcpp_result_gen;
+END_RCPP
+}
+// sb_fit_statistics
+Rcpp::List sb_fit_statistics(Rcpp::List statistics, Rcpp::List problem, Rcpp::List control);
+RcppExport SEXP _sparsebayes_sb_fit_statistics(SEXP statisticsSEXP, SEXP problemSEXP, SEXP controlSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::List >::type statistics(statisticsSEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type problem(problemSEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type control(controlSEXP);
+    rcpp_result_gen = Rcpp::wrap(sb_fit_statistics(statistics, problem, control));
+    return rcpp_result_gen;
+END_RCPP
+}
 // sb_methods
 Rcpp::DataFrame sb_methods();
 RcppExport SEXP _sparsebayes_sb_methods() {
@@ -276,6 +301,8 @@ static const R_CallMethodDef CallEntries[] = {
     {"_sparsebayes_sb_kernel_design", (DL_FUNC) &_sparsebayes_sb_kernel_design, 5},
     {"_sparsebayes_sb_kmeans_centres", (DL_FUNC) &_sparsebayes_sb_kmeans_centres, 6},
     {"_sparsebayes_sb_fit", (DL_FUNC) &_sparsebayes_sb_fit, 5},
+    {"_sparsebayes_sb_statistics", (DL_FUNC) &_sparsebayes_sb_statistics, 2},
+    {"_sparsebayes_sb_fit_statistics", (DL_FUNC) &_sparsebayes_sb_fit_statistics, 3},
     {"_sparsebayes_sb_methods", (DL_FUNC) &_sparsebayes_sb_methods, 0},
     {"_sparsebayes_sb_kernels", (DL_FUNC) &_sparsebayes_sb_kernels, 0},
     {"_sparsebayes_sb_laplace_mode", (DL_FUNC) &_sparsebayes_sb_laplace_mode, 4},
@@ -291,7 +318,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_sparsebayes_sb_gp_posterior", (DL_FUNC) &_sparsebayes_sb_gp_posterior, 9},
     {"_sparsebayes_sb_gp_predict", (DL_FUNC) &_sparsebayes_sb_gp_predict, 9},
     {"_sparsebayes_sb_laplace_gp_objective", (DL_FUNC) &_sparsebayes_sb_laplace_gp_objective, 7},
-    {"run_testthat_tests", (DL_FUNC) &run_testthat_tests, 1},
+    {"run_testthat_tests",                   (DL_FUNC) &run_testthat_tests,                    1},
     {NULL, NULL, 0}
 };
 

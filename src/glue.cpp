@@ -125,6 +125,32 @@ Rcpp::List sb_fit(Eigen::Map<Eigen::MatrixXd> Phi, Eigen::Map<Eigen::VectorXd> t
   return as_list(sparsebayes::fit_model(Phi, t, likelihood, opt, make_progress(setting<int>(control, "verbose"))));
 }
 
+// The statistics layer (statistics.hpp): the sums a gaussian fit with
+// shared noise reads from rows of the basis and targets (in standard units);
+// the sums of several blocks of rows add.
+// [[Rcpp::export(.sb_statistics)]]
+Rcpp::List sb_statistics(Eigen::Map<Eigen::MatrixXd> Phi, Eigen::Map<Eigen::VectorXd> t) {
+  RInterruptScope interrupts;
+  sparsebayes::GaussianStatistics s;
+  s.add_rows(Phi, t);
+  return Rcpp::List::create(Rcpp::Named("gram") = s.gram, Rcpp::Named("cross") = s.cross, Rcpp::Named("tt") = s.tt,
+                            Rcpp::Named("sum_t") = s.sum_t, Rcpp::Named("n") = static_cast<double>(s.n));
+}
+
+// A gaussian fit with shared noise from the statistics alone.
+// [[Rcpp::export(.sb_fit_statistics)]]
+Rcpp::List sb_fit_statistics(Rcpp::List statistics, Rcpp::List problem, Rcpp::List control) {
+  RInterruptScope interrupts;
+  sparsebayes::GaussianStatistics s;
+  s.gram = Rcpp::as<Eigen::MatrixXd>(statistics["gram"]);
+  s.cross = Rcpp::as<Eigen::VectorXd>(statistics["cross"]);
+  s.tt = Rcpp::as<double>(statistics["tt"]);
+  s.sum_t = Rcpp::as<double>(statistics["sum_t"]);
+  s.n = static_cast<Eigen::Index>(Rcpp::as<double>(statistics["n"]));
+  const sparsebayes::SolverOptions opt = as_options(problem, control);
+  return as_list(sparsebayes::fit_statistics(s, opt, make_progress(setting<int>(control, "verbose"))));
+}
+
 // The table of methods and what each supports (methods.hpp), for R's checks.
 // [[Rcpp::export(.sb_methods)]]
 Rcpp::DataFrame sb_methods() {

@@ -47,7 +47,7 @@ class ArdNoise {
   // residuals' robust scale. Returns the relative change of log lambda.
   double step(Eigen::VectorXd target, const ArdPosterior& post, double eta, bool linear) {
     if (problem_.student) target = student_.targets(post.resid().cwiseAbs2() + post.q_row());
-    bounds_.widen(post.resid());
+    bounds_.widen(post.residual_variance());
     return damped_noise_step(lambda_, target, bounds_, eta, linear);
   }
 

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "likelihood.hpp"
+#include "statistics.hpp"
 
 namespace sparsebayes {
 
@@ -45,16 +46,18 @@ class ArdPosterior {
   static constexpr int kColStats = 2;  // q_col: x_j' Pi_y x_j (and the full Sigma)
   static constexpr int kSigma = 4;     // the full Sigma (weight space)
 
-  // Phi diag(inv_scale) has unit-norm columns (see fit.hpp); Phi and problem outlive the posterior.
+  // Phi diag(inv_scale) has unit-norm columns (see fit.hpp); Phi, problem and stats outlive the posterior.
+  // With `stats` (shared noise; statistics.hpp), Phi and y have no rows.
   ArdPosterior(const Eigen::Ref<const Eigen::MatrixXd>& Phi, const Eigen::VectorXd& inv_scale, const Eigen::VectorXd& y,
-               const Likelihood& lik, const ProblemSpec& problem)
-      : problem_(problem), lik_(lik), n_(Phi.rows()), d_(Phi.cols()), y_(y), Phi_(Phi) {
+               const Likelihood& lik, const ProblemSpec& problem, const GaussianStatistics* stats = nullptr)
+      : problem_(problem), lik_(lik), stats_(stats), n_(stats ? stats->n : Phi.rows()),
+        d_(stats ? stats->cols() : Phi.cols()), y_(y), Phi_(Phi) {
     // Unit-norm columns times sqrt(N): unit mean square (over the replicated rows
     // when prior weights count copies), the units of alpha_min, alpha_max and init_alpha.
     const double root_n = std::sqrt(replicated_rows(problem_, n_));
     x_scale_ = Eigen::VectorXd::Zero(d_);
     for (Eigen::Index j = 0; j < d_; ++j) {
-      if (Phi.col(j).squaredNorm() > 0.0) {
+      if ((stats ? stats->gram(j, j) : Phi.col(j).squaredNorm()) > 0.0) {
         x_scale_(j) = inv_scale(j) * root_n;
         nonzero_.push_back(j);
       }  // else a zero column (scale 0) can never explain anything: pruned from the start
@@ -71,7 +74,11 @@ class ArdPosterior {
   double log_ml() const { return log_ml_; }  // without the Student-t noise's bound terms
   const Eigen::VectorXd& mu() const { return mu_; }
   const Eigen::VectorXd& diag_sigma() const { return diag_sigma_; }
-  const Eigen::VectorXd& resid() const { return resid_; }  // y - X_a mu (the linear predictor's residual)
+  const Eigen::VectorXd& resid() const { return resid_; }  // y - X_a mu (the linear predictor's residual; none from stats)
+  double rss() const { return stats_ ? rss_ : resid_.squaredNorm(); }
+  // The residuals' variance that the noise bounds follow: their squared MAD, or
+  // from the statistics alone their mean square.
+  double residual_variance() const { return stats_ ? rss_ / n_ : robust_residual_variance(resid_); }
   const Eigen::VectorXd& q_row() const { return q_row_; }
   const Eigen::VectorXd& q_col() const { return q_col_; }
   int& jitter_events() { return jitter_events_; }
@@ -184,6 +191,7 @@ class ArdPosterior {
  private:
   const ProblemSpec& problem_;
   Likelihood lik_;
+  const GaussianStatistics* stats_;
   Eigen::Index n_, d_;
   Eigen::VectorXd y_;
   Eigen::Ref<const Eigen::MatrixXd> Phi_;  // the caller's basis: it outlives the solver (see fit.hpp)
@@ -202,7 +210,7 @@ class ArdPosterior {
   Columns xa_cols_;
 
   // Posterior quantities of the current iterate.
-  double log_ml_ = 0.0;
+  double log_ml_ = 0.0, rss_ = 0.0;  // rss_: from the statistics only
   Eigen::VectorXd mu_, diag_sigma_, resid_;
   Eigen::VectorXd q_row_;  // x_i' Sigma x_i, when asked for
   Eigen::VectorXd q_col_;  // x_j' Pi_y x_j, when asked for
@@ -222,6 +230,7 @@ class ArdPosterior {
   bool mode_converged_ = true;
 
   bool use_sample_space(const Columns& active) const {
+    if (stats_) return false;
     if (problem_.objective == "primal") return true;
     if (problem_.objective == "dual") return false;
     return static_cast<Eigen::Index>(active.size()) > n_;
@@ -257,12 +266,15 @@ class ArdPosterior {
     if (!problem_.per_sample && !lambda_changed_ && cache_cols_ == active) return;
     // X'X of all d columns is cached only when it is small next to the data (d x d
     // may not fit when d > n): otherwise the products are formed over the active columns.
-    if (!problem_.per_sample && d_ > std::max<Eigen::Index>(n_, 4096)) {
+    if (!problem_.per_sample && !stats_ && d_ > std::max<Eigen::Index>(n_, 4096)) {
       const Eigen::MatrixXd& Xa = active_X(active);
       A_.noalias() = Xa.transpose() * Xa / lambda(0);
       b_.noalias() = Xa.transpose() * y_ / lambda(0);
     } else if (!problem_.per_sample) {
-      if (XtX_.size() == 0) {
+      if (XtX_.size() == 0 && stats_) {
+        XtX_ = x_scale_.asDiagonal() * stats_->gram * x_scale_.asDiagonal();
+        Xty_ = stats_->cross.cwiseProduct(x_scale_);
+      } else if (XtX_.size() == 0) {
         // Phi'Phi scaled by the column scales (X is never formed); its lower
         // triangle by column panels, half the flops of the general product
         // (this is the O(n d^2) cost of a shared-noise fit), then mirrored.
@@ -328,11 +340,12 @@ class ArdPosterior {
     if (need & (kColStats | kSigma)) Sigma_ = gram_matrix(Linv);
     // Shared noise needs no copy of the active columns (A_ comes from X'X).
     if (problem_.per_sample) resid_ = y_ - active_X(active) * mu_;
+    else if (stats_) rss_ = std::max(stats_->tt - lambda(0) * mu_.dot(2.0 * b_ - A_ * mu_), 0.0);  // its terms cancel near interpolation
     else resid_ = y_ - active_times(active, mu_);
     const double log_det_H = 2.0 * llt.matrixLLT().diagonal().array().log().sum();
     // y' Sigma_y^-1 y = r' L^-1 r + mu' G mu: no cancellation when lambda is tiny.
     const double fit_term = problem_.per_sample ? (resid_.array().square() / lambda.array()).sum()
-                                            : resid_.squaredNorm() / lambda(0);
+                                            : rss() / lambda(0);
     log_ml_ = log_evidence(log_det_H, alpha, mu_, log_det(lambda), fit_term, n_);
     if (need & kRowStats) q_row_ = ard_detail::row_norms_of_product(active_X(active), Linv);
     if (need & kColStats) q_col_ = (A_.array() * Sigma_.array()).rowwise().sum().matrix().cwiseProduct(alpha);

@@ -78,7 +78,7 @@ class ClosedFormRule : public ArdRule {
   Eigen::VectorXd lambda_target(const ArdPosterior& post, const Eigen::VectorXd& alpha,
                                 const Eigen::VectorXd& lambda) const {
     if (!problem_.per_sample) {
-      const double rss = post.resid().squaredNorm();
+      const double rss = post.rss();
       return Eigen::VectorXd::Constant(1, shared_lambda(rss, lambda(0), effective_parameters(post, alpha),
                                                         replicated(post)));
     }
@@ -185,7 +185,7 @@ class GradientRule : public ArdRule {
         grad = 0.5 * (1.0 - post.q_row().array() / lambda.array() - post.resid().array().square() / lambda.array());
       } else {
         grad = Eigen::ArrayXd::Constant(1, 0.5 * (replicated(post) - effective_parameters(post, alpha) -
-                                                  post.resid().squaredNorm() / lambda(0)));
+                                                  post.rss() / lambda(0)));
       }
       l_new = adam(grad, m_lambda_, v_lambda_, lambda);
     }

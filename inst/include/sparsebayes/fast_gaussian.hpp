@@ -18,10 +18,10 @@ class SharedNoisePath : public FastPath {
       : FastPath(st),
         fixed_(st.problem.noise_variance > 0.0),
         var_t_(target_variance(st.t, st.problem)),
-        tt_(st.t.squaredNorm()) {}
+        tt_(st.stats ? st.stats->tt : st.t.squaredNorm()) {}
 
   void start() override {
-    st_.PhiT_t = (st_.Phi.transpose() * st_.t).cwiseProduct(st_.inv_scale);
+    st_.PhiT_t = (st_.stats ? st_.stats->cross : Eigen::VectorXd(st_.Phi.transpose() * st_.t)).cwiseProduct(st_.inv_scale);
     // The first basis has the largest projection on the targets, with
     // alpha = s^2 / (q^2 - s) for a unit-norm column alone in the model.
     Eigen::Index first;
@@ -83,7 +83,7 @@ class SharedNoisePath : public FastPath {
       double rss = tt_;
       for (std::size_t k = 0; k < st_.used.size(); ++k)
         rss -= st_.mu(k) * (2.0 * st_.PhiT_t(st_.used[k]) - st_.PhiT_PhiU.row(st_.used[k]).dot(st_.mu));
-      if (rss > kCancellationLimit * tt_) return rss;
+      if (rss > kCancellationLimit * tt_ || st_.stats) return std::max(rss, 0.0);  // no rows to ask
     }
     return (st_.t - st_.fitted()).squaredNorm();
   }
@@ -185,7 +185,7 @@ class SampleNoisePath : public SharedNoisePath {
     const Eigen::MatrixXd PhiU = st_.unit_columns();
     const Eigen::VectorXd r = st_.t - st_.fitted();
     const Eigen::VectorXd q = ((PhiU * st_.Sigma).array() * PhiU.array()).rowwise().sum().matrix();
-    bounds_.widen(r);
+    bounds_.widen(robust_residual_variance(r));
     const Eigen::VectorXd E = r.cwiseAbs2() + q;
     const double change =
         damped_noise_step(lambda_, st_.problem.student ? student_.targets(E) : E, bounds_, st_.noise.damping_lambda);

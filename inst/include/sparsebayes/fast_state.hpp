@@ -14,6 +14,7 @@
 
 #include "model.hpp"
 #include "smoothness.hpp"
+#include "statistics.hpp"
 
 namespace sparsebayes {
 
@@ -72,9 +73,9 @@ struct FastUndoable {
 struct FastState : FastUndoable {
   FastState(const Eigen::Ref<const Eigen::MatrixXd>& Phi_, const Eigen::VectorXd& inv_scale_,
             const Eigen::VectorXd& t_, const ProblemSpec& problem_, const LoopControl& loop_,
-            const NoiseControl& noise_, const FastControl& fast_)
-      : Phi(Phi_), inv_scale(inv_scale_), t(t_), problem(problem_), loop(loop_), noise(noise_), fast(fast_),
-        n(Phi_.rows()), M(Phi_.cols()),
+            const NoiseControl& noise_, const FastControl& fast_, const GaussianStatistics* stats_ = nullptr)
+      : Phi(Phi_), inv_scale(inv_scale_), t(t_), stats(stats_), problem(problem_), loop(loop_), noise(noise_),
+        fast(fast_), n(stats_ ? stats_->n : Phi_.rows()), M(stats_ ? stats_->cols() : Phi_.cols()),
         beta(1.0 / (problem_.noise_variance > 0.0 ? problem_.noise_variance
                                                   : initial_noise_variance(t_, problem_, noise_))) {
     aligned_out.assign(M, 0);
@@ -84,6 +85,8 @@ struct FastState : FastUndoable {
   Eigen::Ref<const Eigen::MatrixXd> Phi;  // the caller's basis, not copied (see fit.hpp)
   Eigen::VectorXd inv_scale;              // 1 / column norms of Phi
   Eigen::VectorXd t;
+  // Shared noise from the statistics alone (statistics.hpp): Phi and t have no rows.
+  const GaussianStatistics* stats;
   ProblemSpec problem;  // the parts of SolverOptions the fast solver reads
   LoopControl loop;
   NoiseControl noise;
@@ -99,8 +102,9 @@ struct FastState : FastUndoable {
 
   bool weighted() const { return B.size() > 0; }
 
+  // Phi mu (empty from the statistics alone).
   Eigen::VectorXd fitted() const {
-    Eigen::VectorXd y = Eigen::VectorXd::Zero(n);
+    Eigen::VectorXd y = Eigen::VectorXd::Zero(Phi.rows());
     for (std::size_t k = 0; k < used.size(); ++k) y += (mu(k) * inv_scale(used[k])) * Phi.col(used[k]);
     return y;
   }
@@ -108,19 +112,22 @@ struct FastState : FastUndoable {
   // The relevant columns at unit norm, n x S.
   Eigen::MatrixXd unit_columns() const {
     const Eigen::Index S = used.size();
-    Eigen::MatrixXd PhiU(n, S);
+    Eigen::MatrixXd PhiU(Phi.rows(), S);
     for (Eigen::Index k = 0; k < S; ++k) PhiU.col(k) = Phi.col(used[k]) * inv_scale(used[k]);
     return PhiU;
   }
 
-  // B-weighted inner products of every unit-norm column with unit-norm column m: O(n M).
+  // B-weighted inner products of every unit-norm column with unit-norm column m: O(n M)
+  // from the rows, O(M) from the statistics.
   Eigen::VectorXd cross(Eigen::Index m) const {
+    if (stats) return stats->gram.col(m).cwiseProduct(inv_scale) * inv_scale(m);
     if (weighted()) return (Phi.transpose() * B.cwiseProduct(Phi.col(m))).cwiseProduct(inv_scale) * inv_scale(m);
     return (Phi.transpose() * Phi.col(m)).cwiseProduct(inv_scale) * inv_scale(m);
   }
 
   // Cosine of unit-norm columns m and k (the alignment test).
   double cosine(Eigen::Index m, Eigen::Index k) const {
+    if (stats) return stats->gram(m, k) * inv_scale(m) * inv_scale(k);
     return Phi.col(m).dot(Phi.col(k)) * inv_scale(m) * inv_scale(k);
   }
 

@@ -80,6 +80,43 @@ inline FitResult fit_model(const Eigen::Ref<const Eigen::MatrixXd>& Phi, const E
   return r;
 }
 
+// A gaussian fit with shared noise from its statistics alone (statistics.hpp:
+// the sums of a pass over rows in standard units, in chunks or not), by the
+// fast solver or a batch rule that reads no row statistics. The same fit as
+// fit_model() on those rows, up to rounding, without fitted values (there
+// are no rows to give them). Where the batch noise bounds follow the
+// residuals' squared MAD, here they follow their mean square.
+inline FitResult fit_statistics(const GaussianStatistics& stats, const SolverOptions& opt,
+                                const Progress& progress = nullptr) {
+  const ProblemSpec& p = opt.problem;
+  const bool fast = method_named(p.method).rule == Rule::fast;
+  if (p.per_sample) throw std::invalid_argument("a fit from statistics needs shared noise");
+  if (!fast && (make_ard_rule(p, opt.batch)->needs() & ArdPosterior::kRowStats))
+    throw std::invalid_argument("method '" + p.method + "' reads the rows; a fit from statistics needs another");
+  if (!fast && p.objective == "primal")
+    throw std::invalid_argument("a fit from statistics has no sample space (objective 'primal')");
+  if (stats.gram.rows() != stats.gram.cols() || stats.cross.size() != stats.cols())
+    throw std::invalid_argument("the statistics' Gram matrix and cross products do not match");
+  if (stats.n < 2) throw std::invalid_argument("at least two observations are needed");
+  if (stats.cols() < 1) throw std::invalid_argument("the basis has no columns");
+  if (!stats.gram.allFinite() || !stats.cross.allFinite() || !std::isfinite(stats.tt))
+    throw std::invalid_argument("the statistics contain NA, NaN or infinite values");
+  Eigen::VectorXd scale = stats.gram.diagonal().cwiseMax(0.0).cwiseSqrt();
+  for (Eigen::Index j = 0; j < scale.size(); ++j)
+    if (!(scale(j) > 0.0)) scale(j) = 1.0;  // a zero column can never enter the model
+  ProblemSpec problem = p;
+  if (!(problem.target_variance > 0.0)) problem.target_variance = stats.target_variance();
+  const Eigen::MatrixXd no_rows(0, stats.cols());
+  const Likelihood lik = Likelihood::from_name("gaussian");
+  const Eigen::VectorXd no_t, inv_scale = scale.cwiseInverse();
+  FitResult r = fast ? FastSolver(no_rows, inv_scale, no_t, lik, problem, opt.loop, opt.noise, opt.fast, &stats).run(progress)
+                     : JointArd(no_rows, inv_scale, no_t, lik, problem, opt.loop, opt.noise, opt.batch, &stats).run(progress);
+  weights_to_caller_units(r.relevant, scale, r.mu, r.Sigma, r.alpha);
+  for (Eigen::Index k = 0; k < r.path_alpha.rows(); ++k)
+    r.path_alpha.row(k) = r.path_alpha.row(k).cwiseProduct(scale.cwiseAbs2().transpose());
+  return r;
+}
+
 // The prior of a wavelet fit: the smoothness constant per level (the
 // scaling coefficient, then the detail levels coarse to fine; empty: the
 // options' constant for all), learned when asked (with the fit averaged

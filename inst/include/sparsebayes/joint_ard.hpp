@@ -71,17 +71,18 @@ struct PathRecorder {
 
 class JointArd {
  public:
-  // Phi diag(inv_scale) has unit-norm columns (see fit.hpp).
+  // Phi diag(inv_scale) has unit-norm columns (see fit.hpp); with `stats`
+  // (shared noise, statistics.hpp) Phi and y have no rows.
   JointArd(const Eigen::Ref<const Eigen::MatrixXd>& Phi, const Eigen::VectorXd& inv_scale, const Eigen::VectorXd& y,
            const Likelihood& lik, const ProblemSpec& problem, const LoopControl& loop, const NoiseControl& noise,
-           const BatchControl& batch)
+           const BatchControl& batch, const GaussianStatistics* stats = nullptr)
       : problem_(problem),
         loop_(loop),
         noise_control_(noise),
         batch_(batch),
         rule_(make_ard_rule(problem_, batch_)),
         noise_(problem_, noise_control_, batch_, lik, y),
-        post_(Phi, inv_scale, y, lik, problem_) {
+        post_(Phi, inv_scale, y, lik, problem_, stats) {
     if (problem_.objective != "auto" && problem_.objective != "primal" && problem_.objective != "dual")
       throw std::invalid_argument("unknown objective '" + problem_.objective + "'");
     if (!(batch_.alpha_min > 0.0 && batch_.alpha_min < batch_.alpha_max && noise_control_.lambda_min > 0.0 &&
@@ -89,7 +90,7 @@ class JointArd {
       throw std::invalid_argument("the clipping bounds must satisfy 0 < min < max");
     if (batch_.schedule != "converge" && batch_.schedule != "paper")
       throw std::invalid_argument("unknown schedule '" + batch_.schedule + "'");
-    if (lik.gaussian() && !(sample_variance(y) > 0.0))
+    if (lik.gaussian() && !((stats ? stats->target_variance() : sample_variance(y)) > 0.0))
       throw std::invalid_argument("the response is constant; nothing to fit");
     active_ = post_.nonzero_columns();
     if (active_.empty()) throw std::invalid_argument("every feature column is zero");

@@ -416,8 +416,7 @@ inline double outlier_class_range(const ProblemSpec& problem, const NoiseControl
 class NoiseBounds {
  public:
   NoiseBounds(double min_factor, double max_factor) : min_factor_(min_factor), max_factor_(max_factor) {}
-  void widen(const Eigen::Ref<const Eigen::VectorXd>& residuals) {
-    const double s2 = robust_residual_variance(residuals);
+  void widen(double s2) {  // the residuals' variance (robust_residual_variance(), or their mean square)
     if (!(lo_ > 0.0) || s2 < lo_) lo_ = s2;
     if (s2 > hi_) hi_ = s2;
   }

@@ -1,0 +1,52 @@
+// The statistics layer (DESIGN, "the stages"): what a Gaussian fit with
+// shared noise reads from its data. Given Phi'Phi, Phi't, t't, sum(t) and
+// the number of rows, the fast solver and the batch rules EM and MacKay
+// need no row of Phi: these sums add over chunks of rows, so data that do
+// not fit in memory are fitted in one pass over them. Per-sample and
+// Student-t noise, the IRLS and gradient rules and the Laplace steps read
+// the rows.
+// Pure C++17 + Eigen: no R headers.
+#pragma once
+
+#include <Eigen/Dense>
+
+#include "model.hpp"
+
+namespace sparsebayes {
+
+struct GaussianStatistics {
+  Eigen::MatrixXd gram;   // Phi' Phi, M x M
+  Eigen::VectorXd cross;  // Phi' t
+  double tt = 0.0;        // t' t
+  double sum_t = 0.0;     // sum of t
+  Eigen::Index n = 0;     // rows
+
+  Eigen::Index cols() const { return gram.cols(); }
+
+  // var(t) with n - 1 in the denominator, as sample_variance() of the rows.
+  double target_variance() const {
+    if (n < 2) return 0.0;
+    return std::max(tt - sum_t * sum_t / static_cast<double>(n), 0.0) / (n - 1.0);
+  }
+
+  // Adds a block of rows (Phi: rows x M, t: rows), by row panels with an
+  // interrupt check between them.
+  void add_rows(const Eigen::Ref<const Eigen::MatrixXd>& Phi, const Eigen::Ref<const Eigen::VectorXd>& t) {
+    if (gram.size() == 0) {
+      gram = Eigen::MatrixXd::Zero(Phi.cols(), Phi.cols());
+      cross = Eigen::VectorXd::Zero(Phi.cols());
+    }
+    if (Phi.cols() != gram.cols() || Phi.rows() != t.size())
+      throw std::invalid_argument("a block of rows does not match the statistics' columns or targets");
+    for_panels(Phi.rows(), interrupt_panel(Phi.cols(), Phi.cols()), [&](Eigen::Index i, Eigen::Index nb) {
+      gram.selfadjointView<Eigen::Lower>().rankUpdate(Phi.middleRows(i, nb).transpose());
+    });
+    gram.triangularView<Eigen::StrictlyUpper>() = gram.transpose();
+    cross.noalias() += Phi.transpose() * t;
+    tt += t.squaredNorm();
+    sum_t += t.sum();
+    n += Phi.rows();
+  }
+};
+
+}  // namespace sparsebayes
