@@ -270,7 +270,7 @@ plot_width_search <- function(x, legend = TRUE, main = NULL, xlab = NULL, ylab =
   floor <- ok & ws$noise_at_floor %in% TRUE  # recorded, never chosen
   chosen <- fit_kernels(first_class_model(x))[[1L]]$width
   heuristic <- attr(ws, "heuristic")
-  what <- attr(ws, "objective") %||% "log evidence"
+  what <- search_criterion(ws)
   labels <- if (legend) c(sprintf("widths tried (%d)", sum(ok)), if (any(floor)) "noise at its floor",
                           sprintf("chosen %s", format(chosen, digits = 3)),
                           sprintf("median heuristic %s", format(heuristic, digits = 3)))

@@ -146,8 +146,8 @@
 #'   \item{converged, iterations, message}{[stats::optim()]'s convergence
 #'     (code 0), its `counts` (function and gradient evaluations) and its
 #'     message.}
-#'   \item{restart_values}{the objective reached from each start (on the
-#'     rows learned on).}
+#'   \item{restart_values}{the log marginal likelihood (VFE: its lower bound)
+#'     reached from each start (on the rows learned on).}
 #'   \item{subsample}{the number of rows the hyperparameters and inducing
 #'     points were learned on, when fewer than n (see Many rows); else
 #'     `NULL`.}

@@ -28,7 +28,7 @@ T setting(const Rcpp::List& list, const char* name) {
 sparsebayes::SolverOptions as_options(const Rcpp::List& p, const Rcpp::List& c) {
   sparsebayes::SolverOptions o;
   SB_READ(p, problem, method); SB_READ(p, problem, per_sample); SB_READ(p, problem, student);
-  SB_READ(p, problem, objective); SB_READ(p, problem, smoothness); SB_READ(p, problem, noise_variance);
+  SB_READ(p, problem, gradient_form); SB_READ(p, problem, smoothness); SB_READ(p, problem, noise_variance);
   SB_READ(p, problem, n_effective); SB_READ(p, problem, target_variance); SB_READ(p, problem, case_weights);
   SB_READ(p, problem, offset);
   SB_READ(c, loop, max_iterations); SB_READ(c, loop, time_limit); SB_READ(c, loop, tolerance);

@@ -310,6 +310,8 @@ test_that("methods return the documented shapes", {
   expect_true(all(pr$fit[, "upr"] - pr$fit[, "lwr"] > ci[, "upr"] - ci[, "lwr"]))
   expect_output(print(fit), "VFE")
   expect_output(print(summary(fit)), "Hyperparameters")
+  expect_identical(summary(fit)$criterion, "ELBO")
+  expect_identical(summary(fit)$objective, "ELBO")  # the former name, kept for one release
   expect_output(print(sparse_gp_control()), "maxit")
   pdf(NULL)
   on.exit(grDevices::dev.off())

@@ -82,8 +82,8 @@ class JointArd {
         rule_(make_ard_rule(problem_, batch_)),
         noise_(problem_, noise_control_, batch_, lik, y),
         post_(Phi, inv_scale, y, lik, problem_) {
-    if (problem_.objective != "auto" && problem_.objective != "primal" && problem_.objective != "dual")
-      throw std::invalid_argument("unknown objective '" + problem_.objective + "'");
+    if (problem_.gradient_form != "auto" && problem_.gradient_form != "primal" && problem_.gradient_form != "dual")
+      throw std::invalid_argument("unknown gradient form '" + problem_.gradient_form + "'");
     if (!(batch_.alpha_min > 0.0 && batch_.alpha_min < batch_.alpha_max && noise_control_.lambda_min > 0.0 &&
           noise_control_.lambda_min < noise_control_.lambda_max))
       throw std::invalid_argument("the clipping bounds must satisfy 0 < min < max");
