@@ -147,8 +147,10 @@
 #'     class (`NA` for rows of weight 0; `NULL` without the class).}
 #'   \item{fitted.values, residuals}{at the training inputs.}
 #'   \item{logLik}{log marginal likelihood `log p(y | gamma, lambda)`.}
-#'   \item{trace}{data frame per iteration: `iteration`, `logLik`,
-#'     `relevant`, `noise` (mean of `lambda`).}
+#'   \item{trace}{data frame per iteration: `iteration`, `log_posterior`
+#'     (what the solver maximised, as `log_posterior` above), `relevant`,
+#'     `noise` (mean of `lambda`) and `action`; `logLik`, the former name
+#'     of `log_posterior`, is kept as a copy for one release.}
 #'   \item{path}{list of `iteration`, `alpha` (T x d) and `lambda` (T x n, or
 #'     T x 1), thinned to at most `path_max` rows; `NULL` if none kept.}
 #'   \item{restarts}{per-sample noise fitted from two starts (see

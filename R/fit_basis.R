@@ -144,8 +144,9 @@ model_fields <- function(res, y, names, family, method, noise, control) {
   eta <- as.numeric(res$fitted)
   fitted <- if (has_noise(family)) eta else family$linkinv(eta)
   tr <- res$trace
-  trace <- data.frame(iteration = tr$iteration, logLik = tr$logLik, relevant = tr$relevant, noise = tr$noise,
-                      action = factor(action_names[tr$action + 1L], levels = action_names))
+  trace <- data.frame(iteration = tr$iteration, log_posterior = tr$log_posterior, relevant = tr$relevant, noise = tr$noise,
+                      action = factor(action_names[tr$action + 1L], levels = action_names),
+                      logLik = tr$log_posterior)  # the former name of log_posterior, kept for one release
   path <- NULL
   if (length(res$path$iteration)) {
     path <- res$path

@@ -200,7 +200,9 @@
 #'     `predict()` use; the other fields describe the unshifted fit.}
 #'   \item{logLik}{log marginal likelihood at the optimum (its Laplace
 #'     approximation for binomial and poisson fits).}
-#'   \item{trace}{data frame per iteration: `logLik`, `relevant`, `noise`
+#'   \item{trace}{data frame per iteration: `log_posterior` (what the solver
+#'     maximised, as `log_posterior` above; `logLik`, its former name, is
+#'     kept as a copy for one release), `relevant`, `noise`
 #'     (variance) and `action` (`"rejected"`: a binomial or poisson step of
 #'     `"fast"`, or a binomial batch of steps at fixed curvature, undone
 #'     because the evidence at the new posterior mode fell; `"mode search"`:

@@ -101,7 +101,7 @@ struct SolverOptions {
 // One row of the per-iteration trace.
 struct TraceRow {
   int iteration;
-  double log_ml;
+  double log_posterior;   // what the solver climbs (FitResult::log_posterior at this iteration)
   int n_relevant;
   double noise_variance;  // mean(lambda) with per-sample noise
   int action;             // see Action
