@@ -61,8 +61,8 @@
     .Call(`_sparsebayes_sb_scale_columns`, x, center, scale, intercept)
 }
 
-.sb_gp_objective <- function(kernel, noise, x, r, z, case_weights, approx, jitter, gradient, workspace = NULL, threads = 1L) {
-    .Call(`_sparsebayes_sb_gp_objective`, kernel, noise, x, r, z, case_weights, approx, jitter, gradient, workspace, threads)
+.sb_gp_objective <- function(kernel, noise, x, r, z, case_weights, settings, workspace = NULL) {
+    .Call(`_sparsebayes_sb_gp_objective`, kernel, noise, x, r, z, case_weights, settings, workspace)
 }
 
 .sb_gp_workspace <- function() {

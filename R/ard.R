@@ -6,7 +6,7 @@
 #' one per sample (`noise = "sample"`). The precisions and variances maximise
 #' the marginal likelihood `log p(y | gamma, lambda)`, so irrelevant features
 #' are pruned (`gamma_j -> Inf`) and outlying samples down-weighted (large
-#' `lambda_i`) by one objective.
+#' `lambda_i`) by the same marginal likelihood.
 #'
 #' @param x A numeric matrix of features (or a data frame of numbers, or a
 #'   vector); or a formula for the formula method.
@@ -55,10 +55,11 @@
 #'   settings, and records no `path`. The batch rules compute the
 #'   posterior in the d x d weight space or the n x n sample space,
 #'   whichever is smaller.
-#' @param objective `method = "gradient"` only: `"primal"` evaluates the
-#'   objective and its gradient through the n x n covariance `Sigma_y`
+#' @param gradient_form `method = "gradient"` only: `"primal"` evaluates the
+#'   log evidence and its gradient through the n x n covariance `Sigma_y`
 #'   (Eq. 3), `"dual"` through the d x d posterior `Sigma_theta` (Eq. 4).
 #'   Both give the same values; the dual is faster when d < n.
+#' @param objective Deprecated: the former name of `gradient_form`.
 #' @param prior Prior on the precisions: `"none"` (the flat hyperprior of
 #'   the paper), or the smoothness prior `p(alpha | sigma^2) ~ exp(-c DF)`
 #'   of [rvm()], a price of `c` nats per effective parameter, with `"RIC"`
@@ -118,8 +119,9 @@
 #' @param ... Passed from the formula method to the default method.
 #' @return An object of class `c("sb_ard", "sparsebayes")`, a list with
 #'   \item{call}{the matched call.}
-#'   \item{method, objective, prior, noise, family}{the solver, the objective
-#'     form (`NA` unless gradient), the prior as resolved (`"none"`,
+#'   \item{method, gradient_form, prior, noise, family}{the solver, the
+#'     gradient rule's form (`NA` for the other solvers; `objective`, its
+#'     former name, is kept as a deprecated copy), the prior as resolved (`"none"`,
 #'     `"RIC"`, ..., the number given, or `"auto"` when that chose a price
 #'     above 0), the noise model and
 #'     [stats::gaussian()].}
@@ -145,8 +147,10 @@
 #'     class (`NA` for rows of weight 0; `NULL` without the class).}
 #'   \item{fitted.values, residuals}{at the training inputs.}
 #'   \item{logLik}{log marginal likelihood `log p(y | gamma, lambda)`.}
-#'   \item{trace}{data frame per iteration: `iteration`, `logLik`,
-#'     `relevant`, `noise` (mean of `lambda`).}
+#'   \item{trace}{data frame per iteration: `iteration`, `log_posterior`
+#'     (what the solver maximised, as `log_posterior` above), `relevant`,
+#'     `noise` (mean of `lambda`) and `action`; `logLik`, the former name
+#'     of `log_posterior`, is kept as a copy for one release.}
 #'   \item{path}{list of `iteration`, `alpha` (T x d) and `lambda` (T x n, or
 #'     T x 1), thinned to at most `path_max` rows; `NULL` if none kept.}
 #'   \item{restarts}{per-sample noise fitted from two starts (see
@@ -195,12 +199,14 @@ ard.formula <- function(formula, data, subset, weights, na.action, offset, ...) 
 #' @export
 ard.default <- function(x, y, intercept = TRUE, scale = TRUE, noise = c("shared", "sample", "student"),
                         method = c("em", "mackay", "irls2", "irls1", "gradient", "fast"),
-                        objective = c("primal", "dual"), prior = "auto", control = NULL,
-                        weights = NULL, offset = NULL, ...) {
+                        gradient_form = c("primal", "dual"), prior = "auto", control = NULL,
+                        weights = NULL, offset = NULL, objective = NULL, ...) {
   check_dots_empty(...)
   method_given <- !missing(method)
+  old <- deprecated_objective(objective, "ard")
+  gradient_form <- if (!is.null(old) && missing(gradient_form)) old else match_arg(gradient_form)
   p <- ard_problem(list(x = x, y = y, intercept = intercept, scale = scale, noise = match_arg(noise),
-                        method = match_arg(method), method_given = method_given, objective = match_arg(objective),
+                        method = match_arg(method), method_given = method_given, gradient_form = gradient_form,
                         prior = prior, control = control, weights = weights, offset = offset))
   res <- fit_basis(p$xs, p$y, stats::gaussian(), p$solver, p$noise, p$smoothness, p$wo, statistics = p$statistics)
   ard_fit(p, res, generic_call(match.call(), "ard"))
@@ -263,7 +269,7 @@ ard_problem <- function(a) {
   check_noise_control(control, noise, method)
   if (smoothness > 0) control$noise_update_start <- 0L  # hold the starting noise for the first steps
   structure(list(xs = xs, y = y, wo = wo, scaling = scaling, n_rows = n_rows, noise = noise, prior = prior,
-                 smoothness = smoothness, prior_choice = prior_choice, solver = solver_spec(method, control, a$objective),
+                 smoothness = smoothness, prior_choice = prior_choice, solver = solver_spec(method, control, a$gradient_form),
                  statistics = statistics),
             class = "sb_problem")
 }
@@ -276,7 +282,8 @@ ard_fit <- function(p, res, call) {
   fit$prior <- p$prior
   fit$smoothness <- p$smoothness
   fit$prior_choice <- p$prior_choice
-  fit$objective <- fit_objective(p$solver)
+  fit$gradient_form <- fit_gradient_form(p$solver)
+  fit$objective <- fit$gradient_form  # deprecated copy under the former name, for one release
   fit$x <- p$xs
   fit$scaling <- p$scaling
   fit$intercept <- "(Intercept)" %in% colnames(p$xs)

@@ -29,7 +29,7 @@ fit_basis <- function(Phi, y, family, solver, noise = "shared", smoothness = 0, 
   n <- length(y)
   if (gaussian && !per_sample_noise(noise) && is.null(control$noise_variance)) check_rows_of_weight(weights)
   st <- if (gaussian) statistics %||% basis_statistics(Phi, y, noise, wo, rows)
-  problem <- solver_problem(solver$method, noise, solver$objective, smoothness,
+  problem <- solver_problem(solver$method, noise, solver$gradient_form, smoothness,
                             noise_variance = if (gaussian) standard_noise_variance(control$noise_variance, st) else -1,
                             n_effective = if (gaussian) st$n_effective else -1,
                             target_variance = if (gaussian) st$target_variance else -1,
@@ -61,14 +61,25 @@ basis_statistics <- function(Phi, y, noise, wo, rows = Phi) {
   standard_units(Phi, y, wo$weights, wo$offset, robust = per_sample_noise(noise), rows = rows)
 }
 
-# A solver specification: the method and its own settings (`objective` is
-# the gradient rule's primal or dual form, "auto" for every other rule).
-solver_spec <- function(method, control, objective = "auto") {
-  list(method = method, objective = if (method == "gradient") objective else "auto", control = control)
+# A solver specification: the method and its own settings (`gradient_form`
+# is the gradient rule's primal or dual form, "auto" for every other rule).
+solver_spec <- function(method, control, gradient_form = "auto") {
+  list(method = method, gradient_form = if (method == "gradient") gradient_form else "auto", control = control)
 }
 
-# The form of the objective a fit records: the gradient rule's, NA for the others.
-fit_objective <- function(solver) if (identical(solver$objective, "auto")) NA_character_ else solver$objective
+# The gradient rule's form a fit records: "primal" or "dual", NA for the other rules.
+fit_gradient_form <- function(solver) {
+  if (identical(solver$gradient_form, "auto")) NA_character_ else solver$gradient_form
+}
+
+# `objective =`, the former name of `gradient_form =` in ard() and rvm()
+# (`objective` names only what an optimiser minimises): a deprecation
+# warning and the form it gives; NULL when not given.
+deprecated_objective <- function(objective, fun) {
+  if (is.null(objective)) return(NULL)
+  warning(sprintf("`objective` is deprecated in %s(); use `gradient_form`.", fun), call. = FALSE)
+  match_arg(objective, c("primal", "dual"), "objective")
+}
 
 # The O(N) path on a single orthonormal wavelet basis, a gaussian fit with
 # shared noise: the response on its grid (`wavelet$order` sorts the rows),
@@ -111,9 +122,10 @@ fit_wavelet_path <- function(y, offset, control, smoothness, wavelet) {
 # Binomial and poisson fits take case weights of the log-likelihood and an
 # offset of the linear predictor; gaussian ones have them applied to the
 # targets by standard_units().
-solver_problem <- function(method, noise = "shared", objective = "auto", smoothness = 0, noise_variance = -1,
+solver_problem <- function(method, noise = "shared", gradient_form = "auto", smoothness = 0, noise_variance = -1,
                            n_effective = -1, target_variance = -1, case_weights = NULL, offset = NULL) {
-  list(method = method, per_sample = per_sample_noise(noise), student = student_noise(noise), objective = objective,
+  list(method = method, per_sample = per_sample_noise(noise), student = student_noise(noise),
+       gradient_form = gradient_form,
        smoothness = smoothness, noise_variance = noise_variance, n_effective = n_effective,
        target_variance = target_variance, case_weights = case_weights %||% numeric(0),
        offset = offset %||% numeric(0))
@@ -132,8 +144,9 @@ model_fields <- function(res, y, names, family, method, noise, control) {
   eta <- as.numeric(res$fitted)
   fitted <- if (has_noise(family)) eta else family$linkinv(eta)
   tr <- res$trace
-  trace <- data.frame(iteration = tr$iteration, logLik = tr$logLik, relevant = tr$relevant, noise = tr$noise,
-                      action = factor(action_names[tr$action + 1L], levels = action_names))
+  trace <- data.frame(iteration = tr$iteration, log_posterior = tr$log_posterior, relevant = tr$relevant, noise = tr$noise,
+                      action = factor(action_names[tr$action + 1L], levels = action_names),
+                      logLik = tr$log_posterior)  # the former name of log_posterior, kept for one release
   path <- NULL
   if (length(res$path$iteration)) {
     path <- res$path

@@ -297,8 +297,8 @@ gaussian_outputs <- function(xs, targets, weights, control) {
          log_units = n_rows * log(scale),
          evaluate = function(log_widths, par, k_of) {
            k <- k_of(log_widths, exp(par[1L]))
-           res <- .sb_gp_objective(unclass(k), exp(par[2L]), xs, u$r, matrix(0, 0, ncol(xs)), wt, "exact",
-                                   control$jitter, TRUE, workspace)
+           res <- .sb_gp_objective(unclass(k), exp(par[2L]), xs, u$r, matrix(0, 0, ncol(xs)), wt,
+                                   gp_settings("exact", control$jitter, TRUE), workspace)
            list(value = res$value, gradient = res$gradient)
          },
          natural = function(par) list(variance = exp(par[1L]) * scale^2, noise = exp(par[2L]) * scale^2),

@@ -62,8 +62,8 @@ plot.sb_rvm <- function(x, which = c("fit", "components", "shrinkage", "relevanc
   else if (which == "outlier_map") plot_outlier_map(x, legend = legend, ...)
   else if (which == "width") plot_width_search(x, legend = legend, ...)
   else if (which == "inputs") plot_input_relevance(x, ...)
-  else if (p == 1L && likelihood_of(family)$classes) plot_probability(x, n_grid, legend = legend, ...)
-  else if (p == 1L) plot_curve(x, level, n_grid, legend = legend, ...)
+  else if (p == 1L && likelihood_of(family)$classes) plot_probability(x, curve_view(level, n_grid, legend), ...)
+  else if (p == 1L) plot_curve(x, curve_view(level, n_grid, legend), ...)
   else if (p == 2L && likelihood_of(family)$classes) plot_classes(x, legend = legend, ...)
   else plot_diagnostics(x, ...)
   invisible(x)
@@ -136,15 +136,21 @@ plot_shrinkage <- function(x, legend = TRUE, main = NULL, xlab = NULL, ylab = NU
               pt.cex = cex[1L])
 }
 
-plot_curve <- function(x, level, n_grid, legend = TRUE, main = NULL, xlab = NULL, ylab = NULL, ylim = NULL,
-                       col = "grey40", pch = 16, cex = 0.6, ...) {
+# What a one-input view draws besides the user's graphical parameters: the
+# band's coverage `level`, the `n_grid` points of the curve and whether to
+# draw the `legend`.
+curve_view <- function(level, n_grid, legend) list(level = level, n_grid = n_grid, legend = legend)
+
+plot_curve <- function(x, view, main = NULL, xlab = NULL, ylab = NULL, ylim = NULL, col = "grey40", pch = 16, cex = 0.6,
+                       ...) {
+  level <- view$level
   xin <- x$x[, 1L]
-  grid <- seq(min(xin), max(xin), length.out = n_grid)
+  grid <- seq(min(xin), max(xin), length.out = view$n_grid)
   gaussian <- has_noise(x$family)
   band <- if (gaussian) "prediction" else "confidence"
   pr <- predict(x, matrix_newdata(x, grid), interval = band, level = level)
   rv <- relevance_points(x)
-  labels <- if (legend) c(if (gaussian) "predictive mean" else "fitted rate",
+  labels <- if (view$legend) c(if (gaussian) "predictive mean" else "fitted rate",
                           sprintf("%g%% %s band", 100 * level, band),
                           "data",
                           if (length(rv$x)) sprintf("relevance vectors (%d)", length(rv$x)))
@@ -188,13 +194,13 @@ matrix_newdata <- function(x, grid) {
   as.data.frame(grid)
 }
 
-plot_probability <- function(x, n_grid, legend = TRUE, main = NULL, xlab = NULL, ylab = NULL, ylim = NULL,
-                             col = "grey40", pch = 16, cex = 0.6, ...) {
+plot_probability <- function(x, view, main = NULL, xlab = NULL, ylab = NULL, ylim = NULL, col = "grey40", pch = 16,
+                             cex = 0.6, ...) {
   xin <- x$x[, 1L]
-  grid <- seq(min(xin), max(xin), length.out = n_grid)
+  grid <- seq(min(xin), max(xin), length.out = view$n_grid)
   p <- predict(x, matrix_newdata(x, grid), type = "response")
   rv <- relevance_points(x)
-  labels <- if (legend) c(sprintf("P(%s)", x$levels[2L]), sprintf("data (0 = %s, 1 = %s)", x$levels[1L], x$levels[2L]),
+  labels <- if (view$legend) c(sprintf("P(%s)", x$levels[2L]), sprintf("data (0 = %s, 1 = %s)", x$levels[1L], x$levels[2L]),
                           if (length(rv$x)) sprintf("relevance vectors (%d)", length(rv$x)))
   ylim <- legend_space(ylim %||% c(0, 1), labels)
   main <- main %||% sprintf("RVM classifier: probability of class %s", x$levels[2L])
@@ -264,7 +270,7 @@ plot_width_search <- function(x, legend = TRUE, main = NULL, xlab = NULL, ylab =
   floor <- ok & ws$noise_at_floor %in% TRUE  # recorded, never chosen
   chosen <- fit_kernels(first_class_model(x))[[1L]]$width
   heuristic <- attr(ws, "heuristic")
-  what <- attr(ws, "objective") %||% "log evidence"
+  what <- search_criterion(ws)
   labels <- if (legend) c(sprintf("widths tried (%d)", sum(ok)), if (any(floor)) "noise at its floor",
                           sprintf("chosen %s", format(chosen, digits = 3)),
                           sprintf("median heuristic %s", format(heuristic, digits = 3)))

@@ -166,8 +166,10 @@ plot_trajectory <- function(x, highlight = NULL, main = NULL, xlab = NULL, ylab 
                         else sprintf("one line per sample (%d)", ncol(s_path)))
 }
 
+# `cex` (default: the sizing by leverage) comes with the other graphical
+# parameters in `...`.
 plot_leverage <- function(x, highlight = NULL, legend = TRUE, main = NULL, xlab = NULL, ylab = NULL, ylim = NULL,
-                          col = NULL, pch = 16, cex = NULL, ...) {
+                          col = NULL, pch = 16, ...) {
   check_single_model(x)
   if (!has_noise(x$family)) stop("which = \"leverage\" needs a gaussian fit.", call. = FALSE)
   n <- length(x$y)
@@ -184,11 +186,13 @@ plot_leverage <- function(x, highlight = NULL, legend = TRUE, main = NULL, xlab 
   main <- main %||% "Noise variance of each sample against its leave-one-out residual"
   op <- graphics::par(cex.main = title_cex(main))
   on.exit(graphics::par(op), add = TRUE)
-  graphics::plot(floor_at(loo2), floor_at(lambda), log = "xy", pch = pch, col = cols,
-                 cex = cex %||% (0.5 + 2.5 * sqrt(h / max(h, 1e-12))),
-                 xlab = xlab %||% "squared leave-one-out residual (r / (1 - h))^2 (log scale)",
-                 ylab = ylab %||% "noise variance lambda (log scale)", ylim = ylim,
-                 main = main, ...)
+  scatter <- function(..., cex = NULL)
+    graphics::plot(floor_at(loo2), floor_at(lambda), log = "xy", pch = pch, col = cols,
+                   cex = cex %||% (0.5 + 2.5 * sqrt(h / max(h, 1e-12))),
+                   xlab = xlab %||% "squared leave-one-out residual (r / (1 - h))^2 (log scale)",
+                   ylab = ylab %||% "noise variance lambda (log scale)", ylim = ylim,
+                   main = main, ...)
+  scatter(...)
   usr <- 10^graphics::par("usr")
   ends <- c(max(usr[1L], usr[3L]), min(usr[2L], attr(ylim, "data_top")))  # equality, below the legend
   if (ends[2L] > ends[1L]) graphics::segments(ends[1L], ends[1L], ends[2L], ends[2L], lty = 2, col = "grey50")
@@ -204,8 +208,9 @@ plot_leverage <- function(x, highlight = NULL, legend = TRUE, main = NULL, xlab 
 # residuals in units of the inliers' noise sd against the robust distance
 # of the inputs, with the cut-offs of outliers() and the kinds of row they
 # separate; the rows outside both cut-offs are labelled with their names.
+# `cex` (default 1) comes with the other graphical parameters in `...`.
 plot_outlier_map <- function(x, highlight = NULL, legend = TRUE, main = NULL, xlab = NULL, ylab = NULL, ylim = NULL,
-                             col = NULL, pch = 16, cex = 1, ...) {
+                             col = NULL, pch = 16, ...) {
   check_single_model(x)
   if (!has_noise(x$family)) stop("which = \"outlier_map\" needs a gaussian fit.", call. = FALSE)
   highlight <- check_highlight(highlight, length(x$y))
@@ -219,9 +224,11 @@ plot_outlier_map <- function(x, highlight = NULL, legend = TRUE, main = NULL, xl
   main <- main %||% "Outlier map: residuals against robust distances"
   op <- graphics::par(cex.main = title_cex(main))
   on.exit(graphics::par(op), add = TRUE)
-  graphics::plot(map$distance[shown], map$std_residual[shown], pch = pch, col = cols, cex = cex, ylim = ylim,
-                 xlab = xlab %||% "robust distance of the inputs", main = main,
-                 ylab = ylab %||% "residual / inliers' noise sd", ...)
+  scatter <- function(..., cex = 1)
+    graphics::plot(map$distance[shown], map$std_residual[shown], pch = pch, col = cols, cex = cex, ylim = ylim,
+                   xlab = xlab %||% "robust distance of the inputs", main = main,
+                   ylab = ylab %||% "residual / inliers' noise sd", ...)
+  scatter(...)
   graphics::abline(h = c(-1, 1) * cut[["residual"]], v = cut[["distance"]], lty = 2, col = "grey50")
   flagged <- which(shown & map$type != "regular")
   if (length(flagged))

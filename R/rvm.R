@@ -71,8 +71,9 @@
 #'   [ard()] (every solver; `lambda_i = (nu s^2 + E_i) / (nu + 1)` with
 #'   `E_i = r_i^2 + phi_i' Sigma phi_i`, and `nu`, `s^2` by maximum
 #'   likelihood), which keeps inliers at a common level at the optimum.
-#' @param objective `method = "gradient"`: `"primal"` or `"dual"` form of
-#'   the objective (see [ard()]).
+#' @param gradient_form `method = "gradient"`: `"primal"` or `"dual"` form
+#'   of the log evidence and its gradient (see [ard()]).
+#' @param objective Deprecated: the former name of `gradient_form`.
 #' @param family `NULL` (the default: [stats::gaussian()] for a numeric
 #'   response, [stats::binomial()] for a factor or logical one),
 #'   `gaussian()`, `binomial()` or `poisson()` (canonical links), or their
@@ -158,12 +159,14 @@
 #'     mean square `loo_mse` (`NA` elsewhere).}
 #'   \item{width_search}{fits with `width = "evidence"` (see [kernels]):
 #'     a data frame of every width tried, in increasing order, with the
-#'     objective maximised, `logLik` (the log evidence; the log posterior
+#'     criterion maximised, `logLik` (the log evidence; the log posterior
 #'     with a smoothness prior; for a multiclass fit, stored in the
 #'     multiclass object, the sum over its classes, which share the width),
 #'     the number of `relevant` basis functions and whether the fit
 #'     `converged`; attributes `heuristic` (the median-heuristic width the
-#'     grid is centred on) and `objective`. `plot(fit, which = "width")`
+#'     grid is centred on) and `criterion` (`"log evidence"` or `"log
+#'     posterior"`; `objective`, its former name, is kept for one release).
+#'     `plot(fit, which = "width")`
 #'     draws it. `NULL` for other fits.}
 #'   \item{method, prior, noise, family}{the solver, the prior as given,
 #'     the noise model and the family object.}
@@ -197,7 +200,9 @@
 #'     `predict()` use; the other fields describe the unshifted fit.}
 #'   \item{logLik}{log marginal likelihood at the optimum (its Laplace
 #'     approximation for binomial and poisson fits).}
-#'   \item{trace}{data frame per iteration: `logLik`, `relevant`, `noise`
+#'   \item{trace}{data frame per iteration: `log_posterior` (what the solver
+#'     maximised, as `log_posterior` above; `logLik`, its former name, is
+#'     kept as a copy for one release), `relevant`, `noise`
 #'     (variance) and `action` (`"rejected"`: a binomial or poisson step of
 #'     `"fast"`, or a binomial batch of steps at fixed curvature, undone
 #'     because the evidence at the new posterior mode fell; `"mode search"`:
@@ -247,14 +252,16 @@ rvm.formula <- function(formula, data, subset, weights, na.action, offset, ...) 
 #' @export
 rvm.default <- function(x = NULL, y, kernel = "gaussian", bias = TRUE, scale = TRUE, family = NULL,
                         prior = "auto", method = c("fast", "mackay", "em", "irls2", "irls1", "gradient"),
-                        noise = c("shared", "sample", "student"), objective = c("primal", "dual"), basis = NULL,
-                        centres = NULL, control = NULL, weights = NULL, offset = NULL, ...) {
+                        noise = c("shared", "sample", "student"), gradient_form = c("primal", "dual"),
+                        basis = NULL, centres = NULL, control = NULL, weights = NULL, offset = NULL, objective = NULL,
+                        ...) {
   method <- match_arg(method)
   noise <- match_arg(noise)
-  objective <- match_arg(objective)
+  old <- deprecated_objective(objective, "rvm")
+  gradient_form <- if (!is.null(old) && missing(gradient_form)) old else match_arg(gradient_form)
   check_dots_empty(...)
   problem <- rvm_problem(list(x = x, y = y, kernel = kernel, bias = bias, scale = scale, family = family, prior = prior,
-                              method = method, noise = noise, objective = objective, basis = basis, centres = centres,
+                              method = method, noise = noise, gradient_form = gradient_form, basis = basis, centres = centres,
                               control = control, weights = weights, offset = offset))
   call <- generic_call(match.call(), "rvm")
   if (any(vapply(problem$kernels, is_evidence_width, logical(1))))  # a width chosen by the evidence
@@ -364,7 +371,7 @@ rvm_problem <- function(a) {
   structure(list(x = x, xs = xs, y = y, scaling = scaling, in_fit = in_fit, n = n, wo = wo,
                  kernels = kernels, learn_default = learn_default, bias = bias, centres = centres, Phi = Phi,
                  shortcut = shortcut, family = family, noise = noise, prior = prior, level_prior = level_prior,
-                 smoothness = smoothness, solver = solver_spec(method, control, a$objective)),
+                 smoothness = smoothness, solver = solver_spec(method, control, a$gradient_form)),
             class = "sb_problem")
 }
 
@@ -442,8 +449,9 @@ fit_rvm <- function(p, call, design = rvm_design(p)) {
       relevance_index <- unique(parts$index[is_kernel_part])
     }
     fit <- c(list(call = call, kernel = kernel), core,
-             list(objective = fit_objective(p$solver), bias = p$bias,
+             list(gradient_form = fit_gradient_form(p$solver), bias = p$bias,
                   relevance_index = relevance_index, x = p$x, scaling = p$scaling, centres = p$centres))
+    fit$objective <- fit$gradient_form  # deprecated copy under the former name, for one release
     fit$prior <- if (!is.null(p$level_prior)) p$level_prior$label else if (is.character(p$prior)) p$prior
                  else p$smoothness
     fit$smoothness <- if (is.null(res$level_smoothness)) p$smoothness else res$level_smoothness

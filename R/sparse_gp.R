@@ -146,8 +146,8 @@
 #'   \item{converged, iterations, message}{[stats::optim()]'s convergence
 #'     (code 0), its `counts` (function and gradient evaluations) and its
 #'     message.}
-#'   \item{restart_values}{the objective reached from each start (on the
-#'     rows learned on).}
+#'   \item{restart_values}{the log marginal likelihood (VFE: its lower bound)
+#'     reached from each start (on the rows learned on).}
 #'   \item{subsample}{the number of rows the hyperparameters and inducing
 #'     points were learned on, when fewer than n (see Many rows); else
 #'     `NULL`.}
@@ -538,6 +538,12 @@ kmeans_inducing <- function(xs, m) {
   centres
 }
 
+# The settings of one .sb_gp_objective() evaluation: the approximation, the
+# jitter of K_uu, whether the gradient is wanted and the threads over rows.
+gp_settings <- function(approx, jitter, gradient, threads = 1L) {
+  list(approx = approx, jitter = jitter, gradient = gradient, threads = as.integer(threads))
+}
+
 # Objective and gradient over theta = (log widths (one, or one per input),
 # log variance, [log noise], [vec(Z)]): one C++ call per new theta, cached
 # so that optim's fn and gr share it.
@@ -550,7 +556,7 @@ gp_closure <- function(learning, fixed, est_noise, est_z, progress = NULL) {
   evaluations <- 0L
   nw <- length(kernel$width)
   workspace <- if (approx == "exact") .sb_gp_workspace()  # the n x n buffers, reused by every evaluation
-  threads <- kernel_threads()
+  settings <- gp_settings(approx, learning$control$jitter, TRUE, kernel_threads())
   unpack <- function(theta) {
     k <- kernel
     k$width <- exp(theta[seq_len(nw)])
@@ -562,8 +568,7 @@ gp_closure <- function(learning, fixed, est_noise, est_z, progress = NULL) {
   fns <- shared_fn_gr(function(theta) {
     p <- unpack(theta)
     zz <- if (is.null(p$Z)) matrix(0, 0, ncol(xs)) else p$Z
-    res <- .sb_gp_objective(unclass(p$kernel), p$noise, xs, learning$r, zz, learning$wt, approx,
-                            learning$control$jitter, TRUE, workspace, threads)
+    res <- .sb_gp_objective(unclass(p$kernel), p$noise, xs, learning$r, zz, learning$wt, settings, workspace)
     jitter_events <<- jitter_events + res$jitter_events
     evaluations <<- evaluations + 1L
     if (!is.null(progress))
@@ -597,7 +602,7 @@ gp_optimise <- function(learning, optimize, restarts, progress = NULL) {
   if (optimize == "none") {
     p <- fns$unpack(theta0)
     value <- .sb_gp_objective(unclass(p$kernel), p$noise, xs, learning$r, if (is.null(Z)) matrix(0, 0, ncol(xs)) else Z,
-                              wt, approx, control$jitter, FALSE)$value
+                              wt, gp_settings(approx, control$jitter, FALSE))$value
     return(list(par = p, value = value, converged = TRUE, counts = c(`function` = 1L, gradient = 0L),
                 message = "no optimisation (optimize = \"none\")", restart_values = value,
                 jitter_events = 0L, noise_estimated = FALSE))

@@ -84,8 +84,9 @@ subsample_label <- function(subsample) if (is.null(subsample)) "" else sprintf("
 #' @return `summary.sb_sparse_gp` returns an object of class
 #'   `"summary.sb_sparse_gp"`: a list with `call`, `title`, `approx`,
 #'   `optimize`, `n`, `m`, `hyperparameters` (the named vector of
-#'   [coef.sb_sparse_gp()]), `sigma` (noise sd), `logLik`, `objective` (what was
-#'   maximised: `"ELBO"` or `"log marginal likelihood"`), `converged`,
+#'   [coef.sb_sparse_gp()]), `sigma` (noise sd), `logLik`, `criterion` (what was
+#'   maximised: `"ELBO"` or `"log marginal likelihood"`; `objective`, its
+#'   former name, is kept for one release), `converged`,
 #'   `iterations`, `message`, `subsample` (the number of rows the
 #'   hyperparameters were learned on, or `NULL` for all), `restarts` (log
 #'   marginal likelihoods reached from each start), `jitter_events`, `rmse`,
@@ -99,10 +100,11 @@ subsample_label <- function(subsample) if (is.null(subsample)) "" else sprintf("
 #' @export
 summary.sb_sparse_gp <- function(object, ...) {
   y <- object$y
+  criterion <- if (object$approx == "VFE") "ELBO" else "log marginal likelihood"
   structure(list(call = object$call, title = gp_title(object), approx = object$approx,
                  optimize = object$optimize, n = stats::nobs(object), m = object$m, hyperparameters = coef(object),
                  sigma = sqrt(object$noise_variance), logLik = object$logLik,
-                 objective = if (object$approx == "VFE") "ELBO" else "log marginal likelihood",
+                 criterion = criterion, objective = criterion,  # objective: the former name, for one release
                  converged = object$converged, iterations = object$iterations, message = object$message,
                  subsample = object$subsample, restarts = object$restart_values, jitter_events = object$jitter_events,
                  rmse = sqrt(mean(object$residuals^2)),
@@ -123,7 +125,7 @@ print.summary.sb_sparse_gp <- function(x, digits = max(3L, getOption("digits") -
   cat(sprintf("Training RMSE:      %s   (R-squared %s)\n", format(x$rmse, digits = digits),
               format(x$r_squared, digits = digits)))
   cat(sprintf("Effective df:       %s\n", format(x$edf, digits = digits)))
-  cat(sprintf("%-20s%s\n", paste0(if (x$objective == "ELBO") "ELBO" else "Log marginal lik.", ":"),
+  cat(sprintf("%-20s%s\n", paste0(if (x$criterion == "ELBO") "ELBO" else "Log marginal lik.", ":"),
               format(x$logLik, digits = digits + 2L)))
   if (x$optimize == "none") {
     cat("Optimisation:       none\n")

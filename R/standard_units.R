@@ -245,7 +245,7 @@ caller_units <- function(res, st, Phi) {
   if (!is.null(res$log_posterior)) res$log_posterior <- res$log_posterior + jacobian + replicate_term(final_noise)
   res$start_log_evidence <- res$start_log_evidence + st$log_jacobian  # per-sample noise: no replicate term
   res$trace$noise <- res$trace$noise * v
-  res$trace$logLik <- res$trace$logLik + jacobian + replicate_term(res$trace$noise)
+  res$trace$log_posterior <- res$trace$log_posterior + jacobian + replicate_term(res$trace$noise)
   if (!is.null(res$path) && length(res$path$iteration)) {
     res$path$alpha <- res$path$alpha / v
     res$path$lambda <- res$path$lambda * v

@@ -26,11 +26,11 @@ width_search_tol <- 0.01
 
 is_evidence_width <- function(kernel) identical(kernel$width, "evidence")
 
-# The objective of the search for a fit (or the sum over the one-against-
+# The criterion of the search for a fit (or the sum over the one-against-
 # the-rest models of a multiclass fit, which share one width): the log
 # evidence, or with a smoothness prior the log posterior the solver
 # maximised. Both are densities of the same response at every width.
-width_objective <- function(fit) {
+width_criterion <- function(fit) {
   models <- if (inherits(fit, "sb_rvm_multiclass")) fit$models else list(fit)
   sum(vapply(models, function(m) if (any(m$smoothness > 0)) m$log_posterior else m$logLik, numeric(1)))
 }
@@ -63,7 +63,7 @@ rvm_width_search <- function(problem, call) {
   best <- NULL
   best_value <- -Inf
   best_warnings <- character(0)
-  # The objective at exp(log_width), -Inf where the fit failed or its noise
+  # The criterion at exp(log_width), -Inf where the fit failed or its noise
   # is at the floor.
   evaluate <- function(log_width) {
     width <- exp(log_width)
@@ -74,16 +74,16 @@ rvm_width_search <- function(problem, call) {
     run <- attempt(function() fit_rvm(at_width, call))  # R/search.R
     if (!is.null(run$error)) {
       if (!length(tried)) stop(run$error)  # the first fit's errors are the user's
-      tried[[length(tried) + 1L]] <<- list(width = width, objective = NA_real_, value = -Inf, relevant = NA_integer_,
+      tried[[length(tried) + 1L]] <<- list(width = width, criterion = NA_real_, value = -Inf, relevant = NA_integer_,
                                           converged = NA, floor = NA, error = conditionMessage(run$error))
       return(-Inf)
     }
     fit <- run$value
-    objective <- width_objective(fit)
+    criterion <- width_criterion(fit)
     floor <- noise_at_floor(fit)
-    value <- if (floor) -Inf else objective
+    value <- if (floor) -Inf else criterion
     models <- if (inherits(fit, "sb_rvm_multiclass")) fit$models else list(fit)
-    tried[[length(tried) + 1L]] <<- list(width = width, objective = objective, value = value,
+    tried[[length(tried) + 1L]] <<- list(width = width, criterion = criterion, value = value,
                                         relevant = sum(vapply(models, function(m) length(m$relevant), integer(1))),
                                         converged = all(vapply(models, `[[`, logical(1), "converged")),
                                         floor = floor, error = NA_character_)
@@ -136,7 +136,7 @@ rvm_width_search <- function(problem, call) {
   stats::optimize(function(lw) max(evaluate(lw), -.Machine$double.xmax), bracket, maximum = TRUE,
                   tol = width_search_tol)
   table <- data.frame(width = vapply(tried, `[[`, numeric(1), "width"),
-                      logLik = vapply(tried, `[[`, numeric(1), "objective"),
+                      logLik = vapply(tried, `[[`, numeric(1), "criterion"),
                       relevant = vapply(tried, function(r) as.integer(r$relevant), integer(1)),
                       converged = vapply(tried, function(r) as.logical(r$converged), logical(1)),
                       noise_at_floor = vapply(tried, function(r) as.logical(r$floor), logical(1)))
@@ -144,7 +144,8 @@ rvm_width_search <- function(problem, call) {
   rownames(table) <- NULL
   attr(table, "heuristic") <- heuristic
   first <- first_class_model(best)
-  attr(table, "objective") <- if (any(first$smoothness > 0)) "log posterior" else "log evidence"
+  attr(table, "criterion") <- if (any(first$smoothness > 0)) "log posterior" else "log evidence"
+  attr(table, "objective") <- attr(table, "criterion")  # the attribute's former name, kept for one release
   failed <- Filter(function(r) !is.na(r$error), tried)
   if (length(failed))
     warning(sprintf("the fit failed at %d of the %d widths tried in the evidence search (first: %s); they were skipped.",
@@ -170,8 +171,13 @@ rvm_width_search <- function(problem, call) {
   best
 }
 
+# What the width search table `ws` calls logLik: "log evidence" or "log
+# posterior" (fits made before its attribute was named "criterion" have
+# "objective", and the oldest neither).
+search_criterion <- function(ws) attr(ws, "criterion") %||% attr(ws, "objective") %||% "log evidence"
+
 # One line on the width search of a fit for summary(): how many widths were
-# tried over which range, and the objective at the chosen width and at the
+# tried over which range, and the criterion at the chosen width and at the
 # median heuristic (NULL for a fit without a search).
 width_search_label <- function(object, digits = 4L) {
   ws <- object$width_search
@@ -180,7 +186,7 @@ width_search_label <- function(object, digits = 4L) {
   h <- attr(ws, "heuristic")
   at <- function(w) ws$logLik[which.min(abs(log(ws$width / w)))]
   sprintf("%d widths from %s to %s; %s %s at %s (%s at the median heuristic %s)", nrow(ws),
-          format(min(ws$width), digits = 3), format(max(ws$width), digits = 3), attr(ws, "objective"),
+          format(min(ws$width), digits = 3), format(max(ws$width), digits = 3), search_criterion(ws),
           format(at(chosen), digits = digits + 2L), format(chosen, digits = digits), format(at(h), digits = digits + 2L),
           format(h, digits = digits))
 }

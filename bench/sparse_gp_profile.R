@@ -22,8 +22,9 @@ for (threads in 1:2) {
   k <- unclass(fit$kernel)
   each <- function(gradient) {
     median(vapply(1:5, function(i) system.time(
-      sparsebayes:::.sb_gp_objective(k, fit$noise_variance, xs, y - mean(y), fit$inducing_scaled, numeric(0), "VFE", 1e-6,
-                                     gradient, NULL, threads))[["elapsed"]], numeric(1)))
+      sparsebayes:::.sb_gp_objective(k, fit$noise_variance, xs, y - mean(y), fit$inducing_scaled, numeric(0),
+                                     sparsebayes:::gp_settings("VFE", 1e-6, gradient, threads)))[["elapsed"]],
+      numeric(1)))
   }
   rows[[threads]] <- data.frame(threads = threads, fit_cpu = t[["user.self"]] + t[["sys.self"]],
                                 fit_wall = t[["elapsed"]],

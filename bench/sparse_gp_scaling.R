@@ -41,7 +41,8 @@ for (n in ns) {
   xs <- scale(d$x, fit$scaling$center, fit$scaling$scale)
   k <- unclass(fit$kernel)
   t1 <- stats::median(vapply(1:5, function(i) system.time(
-    sparsebayes:::.sb_gp_objective(k, fit$noise_variance, xs, d$y - mean(d$y), fit$inducing_scaled, numeric(0), "VFE", 1e-6, TRUE))[["elapsed"]],
+    sparsebayes:::.sb_gp_objective(k, fit$noise_variance, xs, d$y - mean(d$y), fit$inducing_scaled, numeric(0),
+                                   sparsebayes:::gp_settings("VFE", 1e-6, TRUE)))[["elapsed"]],
     numeric(1)))
   rows[[length(rows) + 1L]] <- data.frame(n = n, fit = "one VFE objective + gradient", seconds = t1,
                                           evaluations = 1L, us_per_n = 1e6 * t1 / n, us_per_n_eval = 1e6 * t1 / n)

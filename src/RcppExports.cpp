@@ -209,8 +209,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // sb_gp_objective
-Rcpp::List sb_gp_objective(Rcpp::List kernel, double noise, Eigen::Map<Eigen::MatrixXd> x, Eigen::Map<Eigen::VectorXd> r, Eigen::Map<Eigen::MatrixXd> z, Eigen::Map<Eigen::VectorXd> case_weights, std::string approx, double jitter, bool gradient, SEXP workspace, int threads);
-RcppExport SEXP _sparsebayes_sb_gp_objective(SEXP kernelSEXP, SEXP noiseSEXP, SEXP xSEXP, SEXP rSEXP, SEXP zSEXP, SEXP case_weightsSEXP, SEXP approxSEXP, SEXP jitterSEXP, SEXP gradientSEXP, SEXP workspaceSEXP, SEXP threadsSEXP) {
+Rcpp::List sb_gp_objective(Rcpp::List kernel, double noise, Eigen::Map<Eigen::MatrixXd> x, Eigen::Map<Eigen::VectorXd> r, Eigen::Map<Eigen::MatrixXd> z, Eigen::Map<Eigen::VectorXd> case_weights, Rcpp::List settings, SEXP workspace);
+RcppExport SEXP _sparsebayes_sb_gp_objective(SEXP kernelSEXP, SEXP noiseSEXP, SEXP xSEXP, SEXP rSEXP, SEXP zSEXP, SEXP case_weightsSEXP, SEXP settingsSEXP, SEXP workspaceSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -220,12 +220,9 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type r(rSEXP);
     Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type z(zSEXP);
     Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type case_weights(case_weightsSEXP);
-    Rcpp::traits::input_parameter< std::string >::type approx(approxSEXP);
-    Rcpp::traits::input_parameter< double >::type jitter(jitterSEXP);
-    Rcpp::traits::input_parameter< bool >::type gradient(gradientSEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type settings(settingsSEXP);
     Rcpp::traits::input_parameter< SEXP >::type workspace(workspaceSEXP);
-    Rcpp::traits::input_parameter< int >::type threads(threadsSEXP);
-    rcpp_result_gen = Rcpp::wrap(sb_gp_objective(kernel, noise, x, r, z, case_weights, approx, jitter, gradient, workspace, threads));
+    rcpp_result_gen = Rcpp::wrap(sb_gp_objective(kernel, noise, x, r, z, case_weights, settings, workspace));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -313,12 +310,12 @@ static const R_CallMethodDef CallEntries[] = {
     {"_sparsebayes_sb_all_finite", (DL_FUNC) &_sparsebayes_sb_all_finite, 1},
     {"_sparsebayes_sb_column_moments", (DL_FUNC) &_sparsebayes_sb_column_moments, 1},
     {"_sparsebayes_sb_scale_columns", (DL_FUNC) &_sparsebayes_sb_scale_columns, 4},
-    {"_sparsebayes_sb_gp_objective", (DL_FUNC) &_sparsebayes_sb_gp_objective, 11},
+    {"_sparsebayes_sb_gp_objective", (DL_FUNC) &_sparsebayes_sb_gp_objective, 8},
     {"_sparsebayes_sb_gp_workspace", (DL_FUNC) &_sparsebayes_sb_gp_workspace, 0},
     {"_sparsebayes_sb_gp_posterior", (DL_FUNC) &_sparsebayes_sb_gp_posterior, 9},
     {"_sparsebayes_sb_gp_predict", (DL_FUNC) &_sparsebayes_sb_gp_predict, 9},
     {"_sparsebayes_sb_laplace_gp_objective", (DL_FUNC) &_sparsebayes_sb_laplace_gp_objective, 7},
-    {"run_testthat_tests",                   (DL_FUNC) &run_testthat_tests,                    1},
+    {"run_testthat_tests", (DL_FUNC) &run_testthat_tests, 1},
     {NULL, NULL, 0}
 };
 

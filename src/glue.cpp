@@ -28,7 +28,7 @@ T setting(const Rcpp::List& list, const char* name) {
 sparsebayes::SolverOptions as_options(const Rcpp::List& p, const Rcpp::List& c) {
   sparsebayes::SolverOptions o;
   SB_READ(p, problem, method); SB_READ(p, problem, per_sample); SB_READ(p, problem, student);
-  SB_READ(p, problem, objective); SB_READ(p, problem, smoothness); SB_READ(p, problem, noise_variance);
+  SB_READ(p, problem, gradient_form); SB_READ(p, problem, smoothness); SB_READ(p, problem, noise_variance);
   SB_READ(p, problem, n_effective); SB_READ(p, problem, target_variance); SB_READ(p, problem, case_weights);
   SB_READ(p, problem, offset);
   SB_READ(c, loop, max_iterations); SB_READ(c, loop, time_limit); SB_READ(c, loop, tolerance);
@@ -52,11 +52,11 @@ Rcpp::List as_list(const sparsebayes::FitResult& r) {
   Rcpp::IntegerVector relevant(r.relevant.size());
   for (std::size_t k = 0; k < r.relevant.size(); ++k) relevant[k] = static_cast<int>(r.relevant[k]) + 1;
   const std::size_t T = r.trace.size();
-  Rcpp::NumericVector tr_ll(T), tr_noise(T);
+  Rcpp::NumericVector tr_lp(T), tr_noise(T);
   Rcpp::IntegerVector tr_it(T), tr_n(T), tr_action(T);
   for (std::size_t i = 0; i < T; ++i) {
     tr_it[i] = r.trace[i].iteration;
-    tr_ll[i] = r.trace[i].log_ml;
+    tr_lp[i] = r.trace[i].log_posterior;
     tr_n[i] = r.trace[i].n_relevant;
     tr_noise[i] = r.trace[i].noise_variance;
     tr_action[i] = r.trace[i].action;
@@ -71,7 +71,7 @@ Rcpp::List as_list(const sparsebayes::FitResult& r) {
       Rcpp::Named("iterations") = r.iterations, Rcpp::Named("converged") = r.converged,
       Rcpp::Named("jitter_events") = r.jitter_events, Rcpp::Named("mode_converged") = r.mode_converged,
       Rcpp::Named("start_log_evidence") = r.start_log_evidence, Rcpp::Named("start_chosen") = r.start_chosen,
-      Rcpp::Named("trace") = Rcpp::List::create(Rcpp::Named("iteration") = tr_it, Rcpp::Named("logLik") = tr_ll,
+      Rcpp::Named("trace") = Rcpp::List::create(Rcpp::Named("iteration") = tr_it, Rcpp::Named("log_posterior") = tr_lp,
                                                 Rcpp::Named("relevant") = tr_n, Rcpp::Named("noise") = tr_noise,
                                                 Rcpp::Named("action") = tr_action),
       Rcpp::Named("path") = Rcpp::List::create(Rcpp::Named("iteration") = path_it,
@@ -85,7 +85,7 @@ sparsebayes::Progress make_progress(int verbose) {
   if (verbose <= 0) return nullptr;
   return [verbose](const sparsebayes::TraceRow& row) {
     if (row.iteration <= 1 || row.iteration % verbose == 0)
-      Rprintf("iteration %5d  log objective %.6g  relevant %d  noise sd %.4g\n", row.iteration, row.log_ml,
+      Rprintf("iteration %5d  log posterior %.6g  relevant %d  noise sd %.4g\n", row.iteration, row.log_posterior,
               row.n_relevant, std::sqrt(row.noise_variance));
   };
 }

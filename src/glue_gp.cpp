@@ -11,17 +11,33 @@
 
 // [[Rcpp::depends(RcppEigen)]]
 
+namespace {
+
+// One entry of a settings list, read by its name.
+template <typename T>
+T gp_setting(const Rcpp::List& list, const char* name) {
+  if (!list.containsElementNamed(name)) Rcpp::stop("internal: the GP settings lack '%s'", name);
+  return Rcpp::as<T>(list[name]);
+}
+
+}  // namespace
+
 // Objective (negative log marginal likelihood or negative VFE bound) and,
-// with gradient = TRUE, its derivatives c(log widths (one, or one per
+// with settings$gradient = TRUE, its derivatives c(log widths (one, or one per
 // input), log variance, log noise, vec(inducing)) in one call, so optim's fn and gr share it.
-// workspace: NULL or a .sb_gp_workspace() that successive calls share;
-// threads: OpenMP threads over blocks of rows (same result for any number).
+// settings (R's gp_settings()): approx, jitter, gradient and threads (OpenMP
+// threads over blocks of rows; same result for any number);
+// workspace: NULL or a .sb_gp_workspace() that successive calls share.
 // [[Rcpp::export(.sb_gp_objective)]]
 Rcpp::List sb_gp_objective(Rcpp::List kernel, double noise, Eigen::Map<Eigen::MatrixXd> x,
                            Eigen::Map<Eigen::VectorXd> r, Eigen::Map<Eigen::MatrixXd> z,
-                           Eigen::Map<Eigen::VectorXd> case_weights, std::string approx, double jitter, bool gradient,
-                           SEXP workspace = R_NilValue, int threads = 1) {
+                           Eigen::Map<Eigen::VectorXd> case_weights, Rcpp::List settings,
+                           SEXP workspace = R_NilValue) {
   RInterruptScope interrupts;
+  const std::string approx = gp_setting<std::string>(settings, "approx");
+  const double jitter = gp_setting<double>(settings, "jitter");
+  const bool gradient = gp_setting<bool>(settings, "gradient");
+  const int threads = gp_setting<int>(settings, "threads");
   sparsebayes::GPWorkspace* buffers =
       Rf_isNull(workspace) ? nullptr : Rcpp::XPtr<sparsebayes::GPWorkspace>(workspace).checked_get();
   const sparsebayes::GPObjective o =

@@ -25,7 +25,7 @@ inline sparsebayes::SolverOptions default_options(const std::string& method) {
   o.problem.method = method;
   o.problem.per_sample = false;
   o.problem.student = false;
-  o.problem.objective = "auto";
+  o.problem.gradient_form = "auto";
   o.problem.smoothness = 0.0;
   o.problem.noise_variance = -1.0;
   o.problem.n_effective = -1.0;

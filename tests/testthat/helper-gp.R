@@ -37,7 +37,7 @@ cpp_gp_objective <- function(x, r, z, width, variance, noise, approx, jitter = 1
                              weights = numeric(0)) {
   k <- unclass(sparsebayes::kernel_gaussian(width, variance))
   if (is.null(z)) z <- matrix(0, 0, ncol(x))
-  sparsebayes:::.sb_gp_objective(k, noise, x, r, z, weights, approx, jitter, gradient)
+  sparsebayes:::.sb_gp_objective(k, noise, x, r, z, weights, sparsebayes:::gp_settings(approx, jitter, gradient))
 }
 
 # The objective of a fitted model with any stationary kernel, densely, from

@@ -128,7 +128,7 @@ test_that("bad input gives clear errors", {
   y <- d$y
   expect_error(ard(X, y, noise = "each"), "`noise` must be one of")
   expect_error(ard(X, y, method = "slow"), "`method` must be one of")
-  expect_error(ard(X, y, objective = "both"), "`objective` must be one of")
+  expect_error(ard(X, y, gradient_form = "both"), "`gradient_form` must be one of")
   expect_error(ard(X, y, prior = "BIC", method = "em"), "`prior` needs method = \"fast\"")
   expect_error(ard(X, y, prior = "RIC", noise = "sample"), "`prior` needs noise = \"shared\"")
   expect_error(ard(X, y, prior = "flat"), "`prior` must be \"auto\", \"none\"")

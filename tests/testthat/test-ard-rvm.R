@@ -62,7 +62,8 @@ test_that("rvm() runs every joint ARD solver and returns the contract's fields",
     expect_length(fit$lambda, 50)
     expect_length(fit$alpha, 51)
     expect_equal(fit$n_basis, 51)
-    expect_true(all(c("iteration", "logLik", "relevant", "noise") %in% names(fit$trace)))
+    expect_true(all(c("iteration", "log_posterior", "relevant", "noise") %in% names(fit$trace)))
+    expect_identical(fit$trace$logLik, fit$trace$log_posterior)  # the former name, kept for one release
     expect_equal(dim(fit$path$lambda)[2], 50)
     expect_equal(fit$relevant, sort(fit$relevant))
     expect_true(all(is.finite(predict(fit, c(-1, 0, 1), interval = "prediction"))))

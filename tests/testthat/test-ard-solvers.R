@@ -28,14 +28,43 @@ test_that("irls1 and gradient reach the evidence of MacKay at shared noise", {
   expect_true(all(c("v1", "v2", "v3") %in% names(i1$weights)))
 })
 
-test_that("primal and dual objectives give the same gradient fit", {
+test_that("the primal and dual gradient forms give the same fit", {
   d <- linear_data(40, 23)
   ctl <- ard_control(max_iterations = 150, warm_start = 5)
-  p <- suppressWarnings(ard(d$X, d$y, method = "gradient", objective = "primal", noise = "sample", control = ctl))
-  q <- suppressWarnings(ard(d$X, d$y, method = "gradient", objective = "dual", noise = "sample", control = ctl))
+  p <- suppressWarnings(ard(d$X, d$y, method = "gradient", gradient_form = "primal", noise = "sample", control = ctl))
+  q <- suppressWarnings(ard(d$X, d$y, method = "gradient", gradient_form = "dual", noise = "sample", control = ctl))
   expect_equal(p$logLik, q$logLik, tolerance = 1e-8)
   expect_equal(p$lambda, q$lambda, tolerance = 1e-6)
-  expect_identical(p$objective, "primal")
+  expect_identical(p$gradient_form, "primal")
+})
+
+test_that("the deprecated `objective =` of ard() and rvm() warns and fits as `gradient_form =`", {
+  warnings_of <- function(expr) {  # the value and every warning (a short fit may also not converge)
+    w <- character(0)
+    value <- withCallingHandlers(expr, warning = function(c) {
+      w <<- c(w, conditionMessage(c))
+      invokeRestart("muffleWarning")
+    })
+    list(value = value, warnings = w)
+  }
+  d <- linear_data(40, 23)
+  ctl <- ard_control(max_iterations = 30, warm_start = 5)
+  new <- warnings_of(ard(d$X, d$y, method = "gradient", gradient_form = "dual", control = ctl))
+  old <- warnings_of(ard(d$X, d$y, method = "gradient", objective = "dual", control = ctl))
+  expect_false(any(grepl("deprecated", new$warnings)))
+  expect_match(old$warnings, "`objective` is deprecated in ard\\(\\); use `gradient_form`", all = FALSE)
+  old$value$call <- new$value$call
+  expect_identical(old$value, new$value)
+  expect_identical(new$value$gradient_form, "dual")
+  expect_identical(new$value$objective, "dual")  # the former field, kept for one release
+  expect_error(suppressWarnings(ard(d$X, d$y, objective = "both")), "`objective` must be one of")
+  x <- d$X[, 1:2]
+  new <- warnings_of(rvm(x, d$y, kernel = kernel_gaussian(1), method = "gradient", gradient_form = "dual"))
+  old <- warnings_of(rvm(x, d$y, kernel = kernel_gaussian(1), method = "gradient", objective = "dual"))
+  expect_match(old$warnings, "`objective` is deprecated in rvm\\(\\); use `gradient_form`", all = FALSE)
+  old$value$call <- new$value$call
+  expect_identical(old$value, new$value)
+  expect_identical(new$value$objective, "dual")
 })
 
 test_that("with gamma -> 0 and shared noise the fit, noise and leverage are lm's", {
@@ -68,11 +97,11 @@ test_that("undamped EM never decreases the log evidence", {
   d <- outlier_data(seed = 5)
   for (noise in c("shared", "sample")) {
     fit <- ard(d$X, d$y, noise = noise, method = "em", control = ard_control(warm_start = 5, noise_every = 2))
-    expect_true(all(diff(fit$trace$logLik) >= -1e-6 * abs(fit$logLik)), info = noise)
+    expect_true(all(diff(fit$trace$log_posterior) >= -1e-6 * abs(fit$logLik)), info = noise)
   }
   # damping in log space keeps EM monotone as well
   fit <- ard(d$X, d$y, noise = "sample", control = ard_control(damping_alpha = 0.5, damping_lambda = 0.3))
-  expect_true(all(diff(fit$trace$logLik) >= -1e-6 * abs(fit$logLik)))
+  expect_true(all(diff(fit$trace$log_posterior) >= -1e-6 * abs(fit$logLik)))
 })
 
 test_that("per-sample noise finds the injected outliers and improves the evidence", {

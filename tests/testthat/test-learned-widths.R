@@ -17,7 +17,8 @@ test_that("GP gradients match finite differences for every kernel, approximation
     objective <- function(t, gradient = FALSE) {
       k <- unclass(sparsebayes:::kernel_constructors[[type]](exp(t[seq_len(nw)]), exp(t[nw + 1L])))
       zt <- if (approx == "exact") matrix(0, 0, 3) else matrix(t[-seq_len(nw + 2L)], 5, 3)
-      sparsebayes:::.sb_gp_objective(k, exp(t[nw + 2L]), x, r, zt, numeric(0), approx, 1e-6, gradient)
+      sparsebayes:::.sb_gp_objective(k, exp(t[nw + 2L]), x, r, zt, numeric(0),
+                                     sparsebayes:::gp_settings(approx, 1e-6, gradient))
     }
     t0 <- c(log(c(0.8, 1.3, 2)[seq_len(nw)]), log(1.2), log(0.05), if (approx != "exact") as.vector(z))
     analytic <- objective(t0, TRUE)$gradient

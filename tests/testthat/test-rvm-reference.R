@@ -65,8 +65,8 @@ test_that("at the optimum every retained alpha is at its stationary point", {
 test_that("each fast-solver step never lowers the log evidence", {
   d <- sinc_data(150, 0.2, 6)
   fit <- rvm(d$x, d$y, kernel = kernel_gaussian(2), scale = FALSE)
-  expect_true(all(diff(fit$trace$logLik) > -1e-8))
-  expect_equal(tail(fit$trace$logLik, 1), fit$logLik, tolerance = 1e-8)
+  expect_true(all(diff(fit$trace$log_posterior) > -1e-8))
+  expect_equal(tail(fit$trace$log_posterior, 1), fit$logLik, tolerance = 1e-8)
 })
 
 test_that("fast and MacKay solvers reach the same log evidence on small problems", {

@@ -75,11 +75,12 @@ test_that("the exact GP's blocked inverse gives the dense gradient and leverages
     r <- d$y - mean(d$y)
     k <- unclass(kernel)
     none <- matrix(0, 0, 2)
+    exact_value <- sparsebayes:::gp_settings("exact", 0, FALSE)
     f <- function(t) {
       kt <- k
       kt$width <- exp(t[seq_along(k$width)])
       kt$variance <- exp(t[length(k$width) + 1])
-      sparsebayes:::.sb_gp_objective(kt, exp(t[length(t)]), d$x, r, none, numeric(0), "exact", 0, FALSE)$value
+      sparsebayes:::.sb_gp_objective(kt, exp(t[length(t)]), d$x, r, none, numeric(0), exact_value)$value
     }
     th <- c(log(k$width), log(k$variance), log(0.05))
     fd <- vapply(seq_along(th), function(i) {
@@ -87,9 +88,10 @@ test_that("the exact GP's blocked inverse gives the dense gradient and leverages
       (f(replace(th, i, th[i] + h)) - f(replace(th, i, th[i] - h))) / (2 * h)
     }, numeric(1))
     ws <- sparsebayes:::.sb_gp_workspace()
-    small <- sparsebayes:::.sb_gp_objective(k, 0.05, d$x[1:70, ], r[1:70], none, numeric(0), "exact", 0, TRUE, ws)
-    g <- sparsebayes:::.sb_gp_objective(k, 0.05, d$x, r, none, numeric(0), "exact", 0, TRUE)
-    again <- sparsebayes:::.sb_gp_objective(k, 0.05, d$x, r, none, numeric(0), "exact", 0, TRUE, ws)
+    exact_gradient <- sparsebayes:::gp_settings("exact", 0, TRUE)
+    small <- sparsebayes:::.sb_gp_objective(k, 0.05, d$x[1:70, ], r[1:70], none, numeric(0), exact_gradient, ws)
+    g <- sparsebayes:::.sb_gp_objective(k, 0.05, d$x, r, none, numeric(0), exact_gradient)
+    again <- sparsebayes:::.sb_gp_objective(k, 0.05, d$x, r, none, numeric(0), exact_gradient, ws)
     expect_equal(g$gradient, fd, tolerance = 1e-6, info = kernel$type)
     expect_identical(again, g)
     S <- kernel_matrix(kernel, d$x, d$x) + diag(0.05, 150)
@@ -308,6 +310,8 @@ test_that("methods return the documented shapes", {
   expect_true(all(pr$fit[, "upr"] - pr$fit[, "lwr"] > ci[, "upr"] - ci[, "lwr"]))
   expect_output(print(fit), "VFE")
   expect_output(print(summary(fit)), "Hyperparameters")
+  expect_identical(summary(fit)$criterion, "ELBO")
+  expect_identical(summary(fit)$objective, "ELBO")  # the former name, kept for one release
   expect_output(print(sparse_gp_control()), "maxit")
   pdf(NULL)
   on.exit(grDevices::dev.off())
@@ -613,8 +617,8 @@ test_that("objective, gradient, posterior and predictions are identical for 1 an
   r <- d$y - mean(d$y)
   for (approx in c("VFE", "FITC")) {
     for (wt in list(numeric(0), w)) {
-      one <- sparsebayes:::.sb_gp_objective(k, 0.05, d$x, r, z, wt, approx, 1e-6, TRUE, NULL, 1L)
-      two <- sparsebayes:::.sb_gp_objective(k, 0.05, d$x, r, z, wt, approx, 1e-6, TRUE, NULL, 2L)
+      one <- sparsebayes:::.sb_gp_objective(k, 0.05, d$x, r, z, wt, sparsebayes:::gp_settings(approx, 1e-6, TRUE, 1L))
+      two <- sparsebayes:::.sb_gp_objective(k, 0.05, d$x, r, z, wt, sparsebayes:::gp_settings(approx, 1e-6, TRUE, 2L))
       expect_identical(one, two, info = approx)
       one <- sparsebayes:::.sb_gp_posterior(k, 0.05, d$x, r, z, wt, approx, 1e-6, 1L)
       two <- sparsebayes:::.sb_gp_posterior(k, 0.05, d$x, r, z, wt, approx, 1e-6, 2L)

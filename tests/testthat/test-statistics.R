@@ -73,7 +73,7 @@ test_that("a fit from statistics says what it cannot do", {
   settings <- ns$core_settings(rvm_control())
   expect_error(ns$.sb_fit_statistics(s, ns$solver_problem("fast", noise = "sample"), settings), "shared noise")
   expect_error(ns$.sb_fit_statistics(s, ns$solver_problem("irls1"), ns$core_settings(ard_control())), "reads the rows")
-  expect_error(ns$.sb_fit_statistics(s, ns$solver_problem("gradient", objective = "primal"), ns$core_settings(ard_control())),
+  expect_error(ns$.sb_fit_statistics(s, ns$solver_problem("gradient", gradient_form = "primal"), ns$core_settings(ard_control())),
                "sample space")
   bad <- s
   bad$cross <- bad$cross[-1]

@@ -10,7 +10,8 @@ test_that("the chosen width maximises the evidence and is reproduced by a fixed-
   expect_false(is.unsorted(ws$width, strictly = TRUE))
   expect_gte(nrow(ws), 10L)
   expect_equal(attr(ws, "heuristic"), sparsebayes:::default_width(scale(d$x)), tolerance = 1e-12)
-  expect_identical(attr(ws, "objective"), "log evidence")
+  expect_identical(attr(ws, "criterion"), "log evidence")
+  expect_identical(attr(ws, "objective"), "log evidence")  # the former name, kept for one release
   expect_identical(fit$kernel$width_rule, "evidence")
   # the best point of the curve, and no worse than its neighbours at +-10%
   expect_true(w %in% ws$width)
@@ -50,7 +51,7 @@ test_that("update() searches again, and a smoothness prior searches on the log p
   again <- update(fit)
   expect_equal(again$kernel$width, fit$kernel$width, tolerance = 1e-12)
   bic <- update(fit, prior = "BIC")
-  expect_identical(attr(bic$width_search, "objective"), "log posterior")
+  expect_identical(attr(bic$width_search, "criterion"), "log posterior")
   expect_equal(bic$log_posterior, max(bic$width_search$logLik))
   fixed <- rvm(accel ~ times, data = MASS::mcycle, kernel = kernel_gaussian(bic$kernel$width), prior = "BIC")
   expect_equal(fixed$log_posterior, bic$log_posterior, tolerance = 1e-10)

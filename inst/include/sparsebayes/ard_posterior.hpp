@@ -231,8 +231,8 @@ class ArdPosterior {
 
   bool use_sample_space(const Columns& active) const {
     if (stats_) return false;
-    if (problem_.objective == "primal") return true;
-    if (problem_.objective == "dual") return false;
+    if (problem_.gradient_form == "primal") return true;
+    if (problem_.gradient_form == "dual") return false;
     return static_cast<Eigen::Index>(active.size()) > n_;
   }
 

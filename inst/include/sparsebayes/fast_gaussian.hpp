@@ -36,7 +36,7 @@ class SharedNoisePath : public FastPath {
   int step(const FastChoice& ch) override {
     if (ch.changes_model()) {
       st_.apply(ch);
-      st_.objective += ch.gain;
+      st_.log_posterior += ch.gain;
     }
     return ch.action;
   }
@@ -158,7 +158,7 @@ class SampleNoisePath : public SharedNoisePath {
       return;
     }
     res.lambda = lambda_;
-    res.log_evidence = st_.objective;  // Student-t noise: the bound on log p(y | alpha, nu, s2), its evidence
+    res.log_evidence = st_.log_posterior;  // Student-t noise: the bound on log p(y | alpha, nu, s2), its evidence
     student_.report(res);
   }
 

@@ -58,10 +58,10 @@ class LaplacePath : public FastPath {
     return md;
   }
 
-  // The evidence and the objective at the Laplace approximation lp.
+  // The evidence and the log posterior at the Laplace approximation lp.
   void adopt_evidence(const LaplacePosterior& lp) {
     st_.log_ml = laplace_log_evidence(lp, st_.alpha);
-    st_.objective = st_.log_ml + log_prior();
+    st_.log_posterior = st_.log_ml + log_prior();
   }
 
   // The posterior and evidence become those of mode_.
@@ -105,7 +105,7 @@ class LaplacePath : public FastPath {
   // whether the action stands.
   bool keep_checked_action(const FastChoice& ch, const FastState::Snapshot& saved, double realised) {
     const Eigen::Index m = ch.column;
-    const bool fell = evidence_fell(realised, saved.objective);
+    const bool fell = evidence_fell(realised, saved.log_posterior);
     if (fell && (ch.action != kDelete || fell_once_[m])) {
       st_.restore(saved);
       st_.barred[m] = 1;
@@ -131,7 +131,7 @@ class PoissonPath : public LaplacePath {
     st_.change_alpha(ch);
     mode_ = search();
     adopt_mode();
-    if (!keep_checked_action(ch, saved, st_.objective)) {
+    if (!keep_checked_action(ch, saved, st_.log_posterior)) {
       mode_.reset();  // the mode of the undone action
       return kRejected;
     }
@@ -210,7 +210,7 @@ class BernoulliPath : public LaplacePath {
     }
     st_.apply(ch);
     mode_.reset();
-    st_.objective += ch.gain;  // realised at the next mode
+    st_.log_posterior += ch.gain;  // realised at the next mode
     stats_ = Stats::fixed;
     if (ch.action != kReestimate) std::fill(st_.barred.begin(), st_.barred.end(), 0);
     if (++steps_ >= kBatch && !end_batch()) return kRejected;
@@ -226,7 +226,7 @@ class BernoulliPath : public LaplacePath {
     steps_ = 0;
     mode_ = search();
     adopt_evidence(mode_->lp);
-    if (evidence_fell(st_.objective, batch_start_.objective)) {
+    if (evidence_fell(st_.log_posterior, batch_start_.log_posterior)) {
       st_.restore(batch_start_);
       stats_ = batch_start_stats_;
       mode_.reset();
@@ -269,7 +269,7 @@ class BernoulliPath : public LaplacePath {
       mode_ = std::move(found);
       st_.mode_converged = mode_->lp.converged;
       st_.log_ml = log_ml;
-      st_.objective = realised;
+      st_.log_posterior = realised;
       stats_ = Stats::fixed;  // mu, Sigma, S, Q: fixed-curvature values
     }
     if (steps_ == 0) {

@@ -39,7 +39,7 @@ class FastPath {
 
   void full_statistics() {
     statistics();
-    st_.objective = st_.log_ml + log_prior();
+    st_.log_posterior = st_.log_ml + log_prior();
   }
 
  protected:

@@ -1,6 +1,6 @@
 // The fast sequential marginal-likelihood solver (Tipping & Faul 2003,
 // SparseBayes v2): one basis function is added, re-estimated or deleted per
-// iteration, chosen by the largest increase of the objective. The loop is
+// iteration, chosen by the largest increase of the log posterior. The loop is
 // written once; the state and the updates every likelihood shares are in
 // fast_state.hpp, and what differs (the posterior, S and Q, the noise, how an
 // action is carried out and checked) in the path chosen at construction:
@@ -37,7 +37,7 @@ class FastSolver {
       check_interrupt();
       ++it;
       const int action = path_->noise_step(it, path_->step(st_.select()));
-      const TraceRow row{it, st_.objective, static_cast<int>(st_.used.size()), path_->noise(), action};
+      const TraceRow row{it, st_.log_posterior, static_cast<int>(st_.used.size()), path_->noise(), action};
       res.trace.push_back(row);
       if (progress) progress(row);
       if (action == kTerminate) {
@@ -53,7 +53,7 @@ class FastSolver {
     res.alpha = Eigen::VectorXd::Constant(st_.M, kInf);
     for (std::size_t k = 0; k < st_.used.size(); ++k) res.alpha(st_.used[k]) = st_.alpha(k);
     path_->report(res);
-    res.log_posterior = st_.objective;
+    res.log_posterior = st_.log_posterior;
     res.fitted = st_.fitted();
     res.mode_converged = st_.mode_converged;
     res.iterations = it;

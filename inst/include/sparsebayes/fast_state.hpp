@@ -44,7 +44,7 @@ inline void remove_entry(Eigen::VectorXd& v, Eigen::Index k) {
 }  // namespace detail
 
 // The action chosen for one iteration: its column, the column's new alpha
-// and the predicted gain in the objective.
+// and the predicted gain in the log posterior.
 struct FastChoice {
   int action = kTerminate;
   Eigen::Index column = -1;
@@ -56,7 +56,7 @@ struct FastChoice {
 // What an action (or a batch of them) changes: a copy of it undoes them.
 struct FastUndoable {
   double log_ml = 0.0;      // log p(t | alpha, noise), exact after the path's statistics()
-  double objective = 0.0;   // what the solver climbs: log_ml plus the log priors
+  double log_posterior = 0.0;  // what the solver climbs: log_ml plus the log priors
   std::vector<Eigen::Index> used;  // relevant columns
   Eigen::VectorXd alpha, mu;       // per relevant column
   Eigen::MatrixXd Sigma;
@@ -164,7 +164,7 @@ struct FastState : FastUndoable {
     S_in = phi_B_phi - (CS.array() * PhiT_PhiU.array()).rowwise().sum().matrix();
   }
 
-  // The action with the largest gain in the objective.
+  // The action with the largest gain in the log posterior.
   FastChoice select() {
     const Eigen::Index S = used.size();
     Eigen::VectorXd s = S_in, q = Q_in;

@@ -93,8 +93,8 @@ inline FitResult fit_statistics(const GaussianStatistics& stats, const SolverOpt
   if (p.per_sample) throw std::invalid_argument("a fit from statistics needs shared noise");
   if (!fast && (make_ard_rule(p, opt.batch)->needs() & ArdPosterior::kRowStats))
     throw std::invalid_argument("method '" + p.method + "' reads the rows; a fit from statistics needs another");
-  if (!fast && p.objective == "primal")
-    throw std::invalid_argument("a fit from statistics has no sample space (objective 'primal')");
+  if (!fast && p.gradient_form == "primal")
+    throw std::invalid_argument("a fit from statistics has no sample space (gradient form 'primal')");
   if (stats.gram.rows() != stats.gram.cols() || stats.cross.size() != stats.cols())
     throw std::invalid_argument("the statistics' Gram matrix and cross products do not match");
   if (stats.n < 2) throw std::invalid_argument("at least two observations are needed");

@@ -83,8 +83,8 @@ class JointArd {
         rule_(make_ard_rule(problem_, batch_)),
         noise_(problem_, noise_control_, batch_, lik, y),
         post_(Phi, inv_scale, y, lik, problem_, stats) {
-    if (problem_.objective != "auto" && problem_.objective != "primal" && problem_.objective != "dual")
-      throw std::invalid_argument("unknown objective '" + problem_.objective + "'");
+    if (problem_.gradient_form != "auto" && problem_.gradient_form != "primal" && problem_.gradient_form != "dual")
+      throw std::invalid_argument("unknown gradient form '" + problem_.gradient_form + "'");
     if (!(batch_.alpha_min > 0.0 && batch_.alpha_min < batch_.alpha_max && noise_control_.lambda_min > 0.0 &&
           noise_control_.lambda_min < noise_control_.lambda_max))
       throw std::invalid_argument("the clipping bounds must satisfy 0 < min < max");
@@ -132,7 +132,7 @@ class JointArd {
         calm = 0;
         posterior(t);
       }
-      const TraceRow row{t, log_ml(), static_cast<int>(active_.size()), noise_.trace_value(), kReestimate};
+      const TraceRow row{t, log_evidence(), static_cast<int>(active_.size()), noise_.trace_value(), kReestimate};
       res.trace.push_back(row);
       path.record(t, full_alpha(), noise_.lambda());
       if (progress) progress(row);
@@ -175,7 +175,7 @@ class JointArd {
     res.mu = post_.mu();
     res.alpha = full_alpha();
     noise_.report(res);
-    res.log_evidence = log_ml();
+    res.log_evidence = log_evidence();
     res.log_posterior = res.log_evidence;  // no prior on the precisions in the batch solvers
     res.fitted = post_.y() - post_.resid();
     res.iterations = t;
@@ -202,7 +202,9 @@ class JointArd {
   Eigen::VectorXd alpha_;  // alpha per active column
 
   void posterior(int t) { post_.update(active_, alpha_, noise_.lambda(), noise_.needs(t) | rule_->needs()); }
-  double log_ml() const { return post_.log_ml() + noise_.log_bound_terms(); }
+  // The log evidence: the posterior's log_ml() plus, under Student-t noise,
+  // the bound terms that make it the variational bound (FitResult::log_evidence).
+  double log_evidence() const { return post_.log_ml() + noise_.log_bound_terms(); }
 
   // Drops columns whose alpha reached the upper clip, from the current
   // posterior; never the last one.

@@ -57,7 +57,7 @@ class Likelihood {
   // log p(t | f) of the non-Gaussian likelihoods, summed over observations,
   // each weighted by its case weight (an integer weight counts an
   // observation that many times); without_constants leaves out the terms
-  // free of f (Poisson's -log t!), so that objective differences keep their
+  // free of f (Poisson's -log t!), so that log joint differences keep their
   // precision at large counts.
   double log_likelihood(const Eigen::VectorXd& t, const Eigen::VectorXd& f,
                         const Eigen::VectorXd& case_weights = Eigen::VectorXd(), bool without_constants = false) const {
@@ -109,7 +109,7 @@ struct LaplacePosterior {
 // down to 1/2^8 (SparseBayes v2's constants) and accepts only an increase of
 // the penalised log posterior. The mode counts as found only at a stationary
 // point: gradient norm below 1e-6 per weight, or a Newton decrement g' H^-1 g
-// below 1e-14 of the objective's magnitude. Case weights multiply each
+// below 1e-14 of the log joint's magnitude. Case weights multiply each
 // observation's log-likelihood and the offset is added to the linear
 // predictor Phi_u w (empty vectors: none).
 inline LaplacePosterior laplace_mode(const Likelihood& lik, const Eigen::MatrixXd& PhiU, const Eigen::VectorXd& t,
@@ -118,7 +118,8 @@ inline LaplacePosterior laplace_mode(const Likelihood& lik, const Eigen::MatrixX
                                      const Eigen::VectorXd& offset = Eigen::VectorXd()) {
   const Eigen::Index S = PhiU.cols();
   const Eigen::VectorXd cw = case_weights.size() ? case_weights : Eigen::VectorXd::Ones(t.size());
-  auto objective = [&](const Eigen::VectorXd& wv, Eigen::VectorXd& f) {
+  // The penalised log posterior: log p(t | w) + log p(w | alpha) up to a constant.
+  auto log_joint = [&](const Eigen::VectorXd& wv, Eigen::VectorXd& f) {
     f = PhiU * wv;
     if (offset.size()) f += offset;
     const double v = lik.log_likelihood(t, f, case_weights, true) - 0.5 * (alpha.array() * wv.array().square()).sum();
@@ -134,24 +135,24 @@ inline LaplacePosterior laplace_mode(const Likelihood& lik, const Eigen::MatrixX
   };
   LaplacePosterior lp;
   Eigen::VectorXd f;
-  double obj = objective(w, f);
+  double lj = log_joint(w, f);
   Eigen::LLT<Eigen::MatrixXd> llt;
-  if (!(obj > -kInf) || (w.array() == 0.0).all()) {
+  if (!(lj > -kInf) || (w.array() == 0.0).all()) {
     // Penalised least squares of the linearised targets on the current basis.
     const Eigen::MatrixXd G = precision(cw);
     Eigen::VectorXd z = lik.linearised_targets(t);
     if (offset.size()) z -= offset;
     const Eigen::VectorXd w_ls = robust_cholesky(G, jitter_events).solve(PhiU.transpose() * cw.cwiseProduct(z));
     Eigen::VectorXd f_ls;
-    const double obj_ls = objective(w_ls, f_ls);
-    if (w_ls.allFinite() && obj_ls > obj) {
+    const double lj_ls = log_joint(w_ls, f_ls);
+    if (w_ls.allFinite() && lj_ls > lj) {
       w = w_ls;
       f = f_ls;
-      obj = obj_ls;
+      lj = lj_ls;
     }
   }
   auto stationary = [&](const Eigen::VectorXd& g, const Eigen::VectorXd& delta) {
-    return g.norm() / static_cast<double>(S) < 1e-6 || g.dot(delta) < 1e-14 * (1.0 + std::abs(obj));
+    return g.norm() / static_cast<double>(S) < 1e-6 || g.dot(delta) < 1e-14 * (1.0 + std::abs(lj));
   };
   lp.converged = false;
   // Every exit from the loop leaves y, b and llt evaluated at the final w.
@@ -173,19 +174,19 @@ inline LaplacePosterior laplace_mode(const Likelihood& lik, const Eigen::MatrixX
     for (double step = 1.0; step >= 1.0 / 256.0; step *= 0.5) {
       Eigen::VectorXd f_new;
       const Eigen::VectorXd w_new = w + step * delta;
-      const double obj_new = objective(w_new, f_new);
-      if (obj_new > obj) {
+      const double lj_new = log_joint(w_new, f_new);
+      if (lj_new > lj) {
         w = w_new;
         f = f_new;
-        obj = obj_new;
+        lj = lj_new;
         improved = true;
         break;
       }
     }
     if (!improved) {
       // No ascent along the Newton direction: the mode to round-off if the
-      // predicted increase is at the objective's rounding level.
-      lp.converged = g.dot(delta) < 1e-8 * (1.0 + std::abs(obj));
+      // predicted increase is at the log joint's rounding level.
+      lp.converged = g.dot(delta) < 1e-8 * (1.0 + std::abs(lj));
       break;
     }
   }

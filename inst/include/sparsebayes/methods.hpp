@@ -25,7 +25,7 @@ struct Method {
 
 // The rules that need only the posterior mean and variances of the weights
 // run on a Laplace posterior as on a Gaussian one; irls1 (an ADMM on the
-// Gaussian objective) and gradient (its analytic gradient) do not.
+// Gaussian evidence) and gradient (its analytic gradient) do not.
 inline constexpr Method kMethods[] = {
     {"fast", Rule::fast, true, true, false},        {"em", Rule::em, true, false, true},
     {"mackay", Rule::mackay, true, false, true},    {"irls2", Rule::irls2, true, false, true},

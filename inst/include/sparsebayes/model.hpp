@@ -30,7 +30,7 @@ struct ProblemSpec {
   std::string method;          // fast, mackay, em, irls2, irls1, gradient
   bool per_sample;             // one noise variance per sample (joint ARD) instead of one shared
   bool student;                //   with a Student-t prior on them (student_noise.hpp)
-  std::string objective;       // batch posterior: auto, primal (n x n), dual (d x d)
+  std::string gradient_form;   // batch posterior's space: auto (the smaller), primal (n x n), dual (d x d)
   double smoothness;           // c of the smoothness prior; 0 = none
   double noise_variance;       // > 0: noise variance held at this value; <= 0: estimated
   double n_effective;          // > 0: the N of the shared noise update (sum of prior weights)
@@ -101,7 +101,7 @@ struct SolverOptions {
 // One row of the per-iteration trace.
 struct TraceRow {
   int iteration;
-  double log_ml;
+  double log_posterior;   // what the solver climbs (FitResult::log_posterior at this iteration)
   int n_relevant;
   double noise_variance;  // mean(lambda) with per-sample noise
   int action;             // see Action
@@ -250,8 +250,8 @@ inline bool jittered_cholesky(const Eigen::MatrixXd& M, double base, double scal
 }
 
 // The same into `factor`, whose storage is reused (the lower triangle holds
-// the factor of M + diag(d) + j scale I, the strict upper one is scratch): an
-// objective evaluated 100 times keeps its n x n buffers, whose fresh pages
+// the factor of M + diag(d) + j scale I, the strict upper one is scratch): a
+// GP objective evaluated 100 times keeps its n x n buffers, whose fresh pages
 // cost more than the factorisation on small problems.
 inline bool jittered_cholesky(const Eigen::Ref<const Eigen::MatrixXd>& M, const Eigen::VectorXd& d, double base,
                               double scale, int attempts, Eigen::MatrixXd& factor, int& events, double& used) {
