@@ -271,25 +271,16 @@ class ArdPosterior {
       A_.noalias() = Xa.transpose() * Xa / lambda(0);
       b_.noalias() = Xa.transpose() * y_ / lambda(0);
     } else if (!problem_.per_sample) {
-      if (XtX_.size() == 0 && stats_) {
-        XtX_ = x_scale_.asDiagonal() * stats_->gram * x_scale_.asDiagonal();
-        Xty_ = stats_->cross.cwiseProduct(x_scale_);
-      } else if (XtX_.size() == 0) {
-        // Phi'Phi scaled by the column scales (X is never formed); its lower
-        // triangle by column panels, half the flops of the general product
-        // (this is the O(n d^2) cost of a shared-noise fit), then mirrored.
-        XtX_.resize(d_, d_);  // every entry is written below (a zero fill of fresh memory would not see an interrupt)
-        for_panels(d_, interrupt_panel(n_, d_), [&](Eigen::Index j, Eigen::Index nb) {
-          XtX_.block(j, j, d_ - j, nb).noalias() = Phi_.middleCols(j, d_ - j).transpose() * Phi_.middleCols(j, nb);
-        });
-        for (Eigen::Index j = 0; j < d_; ++j) {
-          check_interrupt();
-          XtX_.col(j).tail(d_ - j) = XtX_.col(j).tail(d_ - j).cwiseProduct(x_scale_.tail(d_ - j)) * x_scale_(j);
-          // j = 0 mirrors nothing; skipping it also spares Eigen's debug-mode aliasing
-          // check, which sees two empty blocks at the same address.
-          if (j > 0) XtX_.col(j).head(j) = XtX_.row(j).head(j).transpose();
-        }
-        Xty_.noalias() = x_scale_.asDiagonal() * (Phi_.transpose() * y_);
+      if (XtX_.size() == 0) {
+        // Phi'Phi and Phi'y of all columns: the statistics given, or those of the
+        // rows (statistics.hpp; the O(n d^2) cost of a shared-noise fit), scaled
+        // in place by the column scales.
+        GaussianStatistics own;
+        if (!stats_) own.add_rows(Phi_, y_);
+        Xty_ = (stats_ ? stats_->cross : own.cross).cwiseProduct(x_scale_);
+        XtX_ = stats_ ? stats_->gram : std::move(own.gram);
+        XtX_.array().colwise() *= x_scale_.array();
+        XtX_.array().rowwise() *= x_scale_.transpose().array();
       }
       A_.resize(S, S);
       b_.resize(S);

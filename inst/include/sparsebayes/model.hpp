@@ -288,12 +288,17 @@ inline Eigen::Index interrupt_panel(Eigen::Index rows, Eigen::Index cols) {
   return std::max<Eigen::Index>(32, static_cast<Eigen::Index>(5e8 / per_col));
 }
 
-// A' A, by column panels with an interrupt check between them.
+// A' A: its lower triangle by column panels, half the flops of the general
+// product, with an interrupt check between them, then mirrored.
 inline Eigen::MatrixXd gram_matrix(const Eigen::Ref<const Eigen::MatrixXd>& A) {
   const Eigen::Index S = A.cols();
-  Eigen::MatrixXd G(S, S);
-  for_panels(S, interrupt_panel(A.rows(), S),
-             [&](Eigen::Index j, Eigen::Index nb) { G.middleCols(j, nb).noalias() = A.transpose() * A.middleCols(j, nb); });
+  Eigen::MatrixXd G(S, S);  // every entry is written below (a zero fill of fresh memory would not see an interrupt)
+  for_panels(S, interrupt_panel(A.rows(), S), [&](Eigen::Index j, Eigen::Index nb) {
+    G.block(j, j, S - j, nb).noalias() = A.middleCols(j, S - j).transpose() * A.middleCols(j, nb);
+  });
+  // From column 1: column 0 mirrors nothing, and Eigen's debug-mode aliasing
+  // check would see two empty blocks at the same address.
+  for (Eigen::Index j = 1; j < S; ++j) G.col(j).head(j) = G.row(j).head(j).transpose();
   return G;
 }
 

@@ -29,20 +29,17 @@ struct GaussianStatistics {
     return std::max(tt - sum_t * sum_t / static_cast<double>(n), 0.0) / (n - 1.0);
   }
 
-  // Adds a block of rows (Phi: rows x M, t: rows), by row panels with an
-  // interrupt check between them.
+  // Adds a block of rows (Phi: rows x M, t: rows).
   void add_rows(const Eigen::Ref<const Eigen::MatrixXd>& Phi, const Eigen::Ref<const Eigen::VectorXd>& t) {
-    if (gram.size() == 0) {
-      gram = Eigen::MatrixXd::Zero(Phi.cols(), Phi.cols());
-      cross = Eigen::VectorXd::Zero(Phi.cols());
-    }
-    if (Phi.cols() != gram.cols() || Phi.rows() != t.size())
+    if ((gram.size() > 0 && Phi.cols() != gram.cols()) || Phi.rows() != t.size())
       throw std::invalid_argument("a block of rows does not match the statistics' columns or targets");
-    for_panels(Phi.rows(), interrupt_panel(Phi.cols(), Phi.cols()), [&](Eigen::Index i, Eigen::Index nb) {
-      gram.selfadjointView<Eigen::Lower>().rankUpdate(Phi.middleRows(i, nb).transpose());
-    });
-    gram.triangularView<Eigen::StrictlyUpper>() = gram.transpose();
-    cross.noalias() += Phi.transpose() * t;
+    if (gram.size() == 0) {
+      gram = gram_matrix(Phi);
+      cross = Phi.transpose() * t;
+    } else {
+      gram += gram_matrix(Phi);
+      cross.noalias() += Phi.transpose() * t;
+    }
     tt += t.squaredNorm();
     sum_t += t.sum();
     n += Phi.rows();
