@@ -1,5 +1,9 @@
 # sparsebayes_caret(): custom model lists for caret::train().
 
+# caret's dependencies ask for the system's time zone when they load; a
+# container without systemd answers with a warning that is not ours.
+if (!nzchar(Sys.getenv("TZ"))) withr::local_envvar(TZ = "UTC", .local_envir = testthat::teardown_env())
+
 caret_boston <- function(n = 150) {
   data("BostonHousing", package = "mlbench", envir = environment())
   d <- BostonHousing[seq_len(n), c("crim", "rm", "age", "dis", "tax", "ptratio", "lstat", "medv")]
