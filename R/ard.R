@@ -42,7 +42,8 @@
 #'   a Student-t row far out in the inputs keeps its pull on the fit
 #'   through its leverage, a row of that class has none (`lambda` is then
 #'   the t class's variance over `1 - outlier_probability`).
-#' @param method The update rules (App. B.7 and C of the paper): `"em"`
+#' @param method The update rules, a name of the core's table of methods
+#'   (partially matched; App. B.7 and C of the paper): `"em"`
 #'   (Alg. 1, monotone; the default unless a `prior` is used), `"mackay"` (Alg. 2, fixed point), `"irls2"` (Alg. 3,
 #'   the l2-reweighted surrogate; algebraically the same fixed point as EM,
 #'   written through `Sigma_y^-1`), `"irls1"` (Alg. 4, a double-l1 problem
@@ -198,7 +199,7 @@ ard.formula <- function(formula, data, subset, weights, na.action, offset, ...) 
 #' @rdname ard
 #' @export
 ard.default <- function(x, y, intercept = TRUE, scale = TRUE, noise = c("shared", "sample", "student"),
-                        method = c("em", "mackay", "irls2", "irls1", "gradient", "fast"),
+                        method = "em",
                         gradient_form = c("primal", "dual"), prior = "auto", control = NULL,
                         weights = NULL, offset = NULL, objective = NULL, ...) {
   check_dots_empty(...)
@@ -206,7 +207,7 @@ ard.default <- function(x, y, intercept = TRUE, scale = TRUE, noise = c("shared"
   old <- deprecated_objective(objective, "ard")
   gradient_form <- if (!is.null(old) && missing(gradient_form)) old else match_arg(gradient_form)
   p <- ard_problem(list(x = x, y = y, intercept = intercept, scale = scale, noise = match_arg(noise),
-                        method = match_arg(method), method_given = method_given, gradient_form = gradient_form,
+                        method = match_method(method), method_given = method_given, gradient_form = gradient_form,
                         prior = prior, control = control, weights = weights, offset = offset))
   res <- fit_basis(p$xs, p$y, stats::gaussian(), p$solver, p$noise, p$smoothness, p$wo, statistics = p$statistics)
   ard_fit(p, res, generic_call(match.call(), "ard"))

@@ -45,7 +45,8 @@
 #'   wavelet dictionary fitted without the O(N) path (unequal `weights`,
 #'   `orthonormal_shortcut = FALSE`; with another solver than `"fast"` or
 #'   per-sample noise, `"none"`), and `"none"` otherwise.
-#' @param method The solver: `"fast"` (sequential, Tipping and Faul 2003),
+#' @param method The solver, a name of the core's table of methods
+#'   (partially matched): `"fast"` (sequential, Tipping and Faul 2003),
 #'   or one of the batch solvers that [ard()] uses, `"mackay"` (all-at-once
 #'   re-estimation, Tipping 2001; O(n^3) per iteration), `"em"`, `"irls2"`,
 #'   `"irls1"`, `"gradient"`, run on the explicit kernel basis with the
@@ -251,11 +252,11 @@ rvm.formula <- function(formula, data, subset, weights, na.action, offset, ...) 
 #' @rdname rvm
 #' @export
 rvm.default <- function(x = NULL, y, kernel = "gaussian", bias = TRUE, scale = TRUE, family = NULL,
-                        prior = "auto", method = c("fast", "mackay", "em", "irls2", "irls1", "gradient"),
+                        prior = "auto", method = "fast",
                         noise = c("shared", "sample", "student"), gradient_form = c("primal", "dual"),
                         basis = NULL, centres = NULL, control = NULL, weights = NULL, offset = NULL, objective = NULL,
                         ...) {
-  method <- match_arg(method)
+  method <- match_method(method)
   noise <- match_arg(noise)
   old <- deprecated_objective(objective, "rvm")
   gradient_form <- if (!is.null(old) && missing(gradient_form)) old else match_arg(gradient_form)

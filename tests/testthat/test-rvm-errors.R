@@ -96,8 +96,22 @@ test_that("a basis too large for memory stops before it is allocated", {
   expect_s3_class(rvm(d$x, d$y), "sb_rvm")
 })
 
-test_that("the method choices of rvm() and ard() are the core's table of methods", {
+test_that("rvm() and ard() take their method names from the core's table of methods", {
   table <- sparsebayes:::.sb_methods()$name
-  expect_setequal(eval(formals(sparsebayes:::rvm.default)$method), table)
-  expect_setequal(eval(formals(sparsebayes:::ard.default)$method), table)
+  listed <- paste0("\"", table, "\"", collapse = ", ")
+  d <- sinc_data(30, 0.1, 31)
+  X <- cbind(d$x, d$x^2)
+  for (f in list(function(...) rvm(d$x, d$y, ...), function(...) ard(X, d$y, ...))) {
+    # every bad value names every method of the table
+    expect_error(f(method = "slow"), sprintf("`method` must be one of %s; got \"slow\".", listed), fixed = TRUE)
+    expect_error(f(method = "irls"), "got \"irls\"", fixed = TRUE)  # irls1 or irls2: ambiguous
+    expect_error(f(method = ""), "`method` must be one of")
+    expect_error(f(method = NA_character_), sprintf("`method` must be one of %s.", listed), fixed = TRUE)
+    expect_error(f(method = c("em", "mackay")), "`method` must be one of")
+    expect_error(f(method = 1), "`method` must be one of")
+    expect_error(f(method = NULL), "`method` must be one of")
+    expect_identical(f(method = "mac")$method, "mackay")  # partial matching, as before
+  }
+  expect_identical(rvm(d$x, d$y)$method, "fast")  # the defaults
+  expect_identical(ard(X, d$y, prior = "none")$method, "em")
 })
