@@ -172,3 +172,16 @@ test_that("ard(method = \"fast\") is the sequential solver on the feature column
   expect_setequal(order(robust$lambda, decreasing = TRUE)[1:8], 1:8)
   expect_equal(predict(robust, X[1:3, ]), fitted(robust)[1:3], ignore_attr = TRUE)
 })
+
+test_that("a batch fit that converges before its first prune still prunes", {
+  # warm_start 50 and noise_every 5 hold pruning back to iteration 65; a loose
+  # tolerance converged at 55-60 and returned every column as relevant.
+  set.seed(3)
+  X <- matrix(rnorm(200 * 30), 200)
+  y <- drop(X[, 1:3] %*% c(2, -1, 1)) + rnorm(200)
+  loose <- ard(X, y, method = "mackay", prior = "none", control = ard_control(tolerance = 0.05))
+  expect_lt(loose$iterations, 65)
+  expect_true(loose$converged)
+  expect_lt(length(loose$relevant), 30)
+  expect_true(all(1:3 %in% loose$relevant))
+})

@@ -263,7 +263,7 @@ test_that("bad width specifications give clear errors", {
   expect_error(kernel_gaussian("wide"), "learn")
   expect_error(rvm(x, y, kernel = kernel_gaussian(c(1, 2, 3))), "3 widths but the kernel sees 2")
   expect_error(kernel_matrix(kernel_gaussian("learn"), x), "chosen when a model is fitted")
-  expect_error(rvm(x, y, kernel = kernel_lspline("learn")), "learned for the gaussian, laplace and cauchy")
+  expect_error(rvm(x, y, kernel = kernel_lspline("learn")), "learned for a gaussian, laplace or cauchy kernel")
   expect_error(rvm(x, y, kernel = list(kernel_gaussian("learn"), kernel_laplace(1))), "single kernel")
   expect_error(sparse_gp(x, y, kernel = kernel_gaussian("learn"), optimize = "none"), "optimize")
   expect_error(input_relevance(lm(y ~ x)), "rvm\\(\\) or sparse_gp\\(\\)")

@@ -117,8 +117,11 @@ class JointArd {
       posterior(t);
       // No pruning during the warm start and the first three noise updates:
       // with the noise still near its start value a precision may touch the
-      // clip and must be free to come back.
-      const bool pruned = (t >= noise_control_.warm_start + 3 * batch_.noise_every || noise_.fixed()) && prune();
+      // clip and must be free to come back. A fit that converges before then
+      // prunes at once (a loose tolerance stopped at iteration 55-60 with
+      // every column relevant).
+      const bool pruned =
+          (t >= noise_control_.warm_start + 3 * batch_.noise_every || noise_.fixed() || converged) && prune();
       if (pruned) {
         calm = 0;
         posterior(t);  // exact for the reduced model

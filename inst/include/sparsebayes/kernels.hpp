@@ -8,12 +8,14 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #if defined(__linux__)
 #include <sys/mman.h>
 #endif
 
 #include "interrupt.hpp"
+#include "names.hpp"
 
 namespace sparsebayes {
 
@@ -38,7 +40,7 @@ struct Kernel {
 // widths, variance and noise a GP marginal likelihood can learn: the sparse
 // and exact GPs, the Laplace GP classifier and width = "learn"). R reads it
 // through .sb_kernels(). Adding a kernel: a row here and its formula in
-// fill_kernel_block() (and in scale_by_rho_slope() for a slope), then its
+// fill_kernel_block() (and its slope in scale_by_rho_slope() below), then its
 // constructor in R/kernels.R.
 struct KernelInfo {
   const char* name;
@@ -61,6 +63,14 @@ inline const KernelInfo& kernel_info(KernelType t) {
 }
 
 inline bool has_width(KernelType t) { return kernel_info(t).width; }
+
+// The kernels with a slope, for messages: "a, b or c".
+inline std::string kernels_with_slope() {
+  std::vector<std::string> names;
+  for (const KernelInfo& k : kKernels)
+    if (k.slope) names.push_back(k.name);
+  return or_list(names);
+}
 
 // Checks the widths of k for inputs of `columns` columns.
 inline void check_kernel_widths(const Kernel& k, Eigen::Index columns) {
@@ -187,6 +197,36 @@ inline void advise_huge_pages(double* data, std::size_t count) {
   (void)data;
   (void)count;
 #endif
+}
+
+// G o= -2 s2 f'(rho) for every entry of K = k(zs, xs) on the scaled inputs:
+// the factor that turns d rho into dk (kernel_chain() in sparse_gp.hpp; here,
+// beside fill_kernel_block(), a kernel's formula and its slope are in one
+// file). In place, column by column: no n x n temporary.
+inline void scale_by_rho_slope(const Kernel& k, const Eigen::Ref<const Eigen::MatrixXd>& zs,
+                               const Eigen::Ref<const Eigen::MatrixXd>& xs, const Eigen::Ref<const Eigen::MatrixXd>& K,
+                               Eigen::Ref<Eigen::MatrixXd> G) {
+  const double r2 = k.input_widths.size() ? 1.0 : k.width * k.width;
+  switch (k.type) {
+    case KernelType::gaussian:
+      G.array() *= 2.0 * K.array();
+      return;
+    case KernelType::cauchy:
+      G.array() *= (2.0 / k.variance) * K.array().square();
+      return;
+    case KernelType::laplace: {
+      // -2 s2 f' = K / sqrt(rho); at rho = 0 (a centre on a point) the
+      // kernel has a cusp: its derivatives are taken as 0 there.
+      Eigen::VectorXd d(zs.rows());
+      for (Eigen::Index l = 0; l < xs.rows(); ++l) {
+        d = (zs.rowwise() - xs.row(l)).rowwise().squaredNorm();  // r^2 rho
+        G.col(l).array() *= (d.array() > 0.0).select(K.col(l).array() * std::sqrt(r2) / d.array().sqrt(), 0.0);
+      }
+      return;
+    }
+    default:
+      throw std::invalid_argument("gradients are available for a " + kernels_with_slope() + " kernel only");
+  }
 }
 
 }  // namespace detail

@@ -10,6 +10,9 @@
 
 #include <stdexcept>
 #include <string>
+#include <vector>
+
+#include "names.hpp"
 
 namespace sparsebayes {
 
@@ -34,13 +37,10 @@ inline constexpr Method kMethods[] = {
 
 // The methods with a capability, for messages: "a", "a or b", "a, b or c".
 inline std::string methods_supporting(bool Method::*capability) {
-  std::string out, last;
-  for (const Method& m : kMethods) {
-    if (!(m.*capability)) continue;
-    if (!last.empty()) out += (out.empty() ? "" : ", ") + last;
-    last = m.name;
-  }
-  return out.empty() ? last : out + " or " + last;
+  std::vector<std::string> names;
+  for (const Method& m : kMethods)
+    if (m.*capability) names.push_back(m.name);
+  return or_list(names);
 }
 
 inline const Method& method_named(const std::string& name) {

@@ -103,42 +103,13 @@ inline void check_gp_inputs(const Kernel& k, double noise, const Eigen::Ref<cons
     throw std::invalid_argument("case weights and response have different lengths");
   if (wt.size() != 0 && !((wt.array() > 0.0).all() && wt.allFinite()))
     throw std::invalid_argument("case weights must be positive and finite");
-  if (!kernel_info(k.type).slope) throw std::invalid_argument("sparse GPs support the gaussian, laplace and cauchy kernels");
+  if (!kernel_info(k.type).slope) throw std::invalid_argument("sparse GPs support a " + kernels_with_slope() + " kernel");
   if (!(noise > 0.0) || !std::isfinite(noise)) throw std::invalid_argument("noise variance must be positive");
   if (!(k.variance > 0.0)) throw std::invalid_argument("kernel variance must be positive");
   check_kernel_widths(k, x.cols());
   if (x.rows() != r.size()) throw std::invalid_argument("inputs and response have different lengths");
   if (approx != GPApprox::exact && (z.cols() != x.cols() || z.rows() < 1))
     throw std::invalid_argument("inducing points must have the inputs' number of columns");
-}
-
-// G o= -2 s2 f'(rho) for every entry of K = k(zs, xs) on the scaled inputs
-// (see kernel_chain): the factor that turns d rho into dk. In place, column
-// by column: no n x n temporary.
-inline void scale_by_rho_slope(const Kernel& k, const Eigen::Ref<const Eigen::MatrixXd>& zs,
-                               const Eigen::Ref<const Eigen::MatrixXd>& xs, const Eigen::Ref<const Eigen::MatrixXd>& K,
-                               Eigen::Ref<Eigen::MatrixXd> G) {
-  const double r2 = k.input_widths.size() ? 1.0 : k.width * k.width;
-  switch (k.type) {
-    case KernelType::gaussian:
-      G.array() *= 2.0 * K.array();
-      return;
-    case KernelType::cauchy:
-      G.array() *= (2.0 / k.variance) * K.array().square();
-      return;
-    case KernelType::laplace: {
-      // -2 s2 f' = K / sqrt(rho); at rho = 0 (a centre on a point) the
-      // kernel has a cusp: its derivatives are taken as 0 there.
-      Eigen::VectorXd d(zs.rows());
-      for (Eigen::Index l = 0; l < xs.rows(); ++l) {
-        d = (zs.rowwise() - xs.row(l)).rowwise().squaredNorm();  // r^2 rho
-        G.col(l).array() *= (d.array() > 0.0).select(K.col(l).array() * std::sqrt(r2) / d.array().sqrt(), 0.0);
-      }
-      return;
-    }
-    default:
-      throw std::invalid_argument("gradients are available for the gaussian, laplace and cauchy kernels only");
-  }
 }
 
 // sum_jl G(j,l) dK(j,l) for K(j, l) = k(z_j, x_l), k = s2 f(rho) a gaussian
@@ -686,7 +657,7 @@ inline GPPrediction sparse_gp_predict(const Kernel& k, const Eigen::Ref<const Ei
                                       const Eigen::Ref<const Eigen::MatrixXd>& xs, bool variance, bool full_cov,
                                       int threads = 1) {
   const Eigen::Index c = centres.rows(), q = xs.rows();
-  if (!kernel_info(k.type).slope) throw std::invalid_argument("sparse GPs support the gaussian, laplace and cauchy kernels");
+  if (!kernel_info(k.type).slope) throw std::invalid_argument("sparse GPs support a " + kernels_with_slope() + " kernel");
   if (xs.cols() != centres.cols())
     throw std::invalid_argument("new inputs must have the training inputs' number of columns");
   if (weights.size() != c || chol.rows() != c || chol.cols() != c)
