@@ -21,6 +21,15 @@
 #' * [sparse_gp()]: Gaussian process regression with inducing points, VFE
 #'   or FITC, in O(n m^2).
 #'
+#' @section Coming from another package:
+#' | you use | here |
+#' | --- | --- |
+#' | `kernlab::rvm()`, caret's `rvmRadial` | [rvm()]; `caret::train(x, y, method = sparsebayes_caret("rvm"))` ([sparsebayes_caret()]) |
+#' | scikit-learn's `ARDRegression` | [ard()] |
+#' | GPflow's (or GPyTorch's) `SGPR` | [sparse_gp()] (`approx = "VFE"`) |
+#' | `robustbase::lmrob()` | `ard(noise = "student")`, `rvm(noise = "student")`, [outliers()] |
+#' | `EbayesThresh`, `wavethresh` thresholding | `rvm(x, y, kernel = kernel_wavelet("symmlet8"))` ([kernel_wavelet()]) |
+#'
 #' @section Kernels and bases:
 #' [kernels] (`kernel_gaussian()`, `kernel_laplace()`, `kernel_cauchy()`,
 #' `kernel_polynomial()`, `kernel_linear()`, `kernel_lspline()`,
