@@ -234,13 +234,22 @@ augmentation_variance <- function(object, x, Phi) {
   extra
 }
 
+# The bias column counts among the relevant basis functions, and the plots
+# mark the relevance vectors alone: " (4 vectors and the bias)",
+# or "" when the bias is not among them.
+bias_share <- function(object) {
+  if (!isTRUE(object$bias) || is.null(object$kernel) || !(1L %in% object$relevant)) return("")
+  sprintf(" (%d vector%s and the bias)", length(object$relevant) - 1L,
+          if (length(object$relevant) == 2L) "" else "s")
+}
+
 #' @export
 print.sb_rvm <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
   cat(model_title(x), "\n", sep = "")
   cat("Call: ", paste(deparse(x$call, width.cutoff = 70L), collapse = "\n  "), "\n", sep = "")
   cat(sprintf("Kernel: %s\n", kernel_label(x)))
-  cat(sprintf("%d of %d basis functions relevant (n = %d); %s; log evidence %s\n",
-              length(x$relevant), x$n_basis, stats::nobs(x), fit_quality(x, digits),
+  cat(sprintf("%d of %d basis functions relevant%s (n = %d); %s; log evidence %s\n",
+              length(x$relevant), x$n_basis, bias_share(x), stats::nobs(x), fit_quality(x, digits),
               format(x$logLik, digits = digits + 2L)))
   cat(solver_label(x), prior_label(x), "\n", sep = "")
   cat(calibration_note(x))
@@ -300,7 +309,7 @@ summary.sb_rvm <- function(object, n_weights = 10L, ...) {
   gaussian <- has_noise(object$family)
   structure(list(call = object$call, title = model_title(object), kernel = kernel_label(object),
                  method = object$method, family = object$family$family, n = stats::nobs(object),
-                 n_basis = object$n_basis, n_relevant = length(object$relevant),
+                 n_basis = object$n_basis, n_relevant = length(object$relevant), bias_share = bias_share(object),
                  sigma = sqrt(mean(object$lambda)),
                  down_weighted = if (length(object$lambda) > 1L) down_weighted(object$lambda),
                  student = object$student, logLik = object$logLik, iterations = object$iterations,
@@ -348,7 +357,8 @@ print.summary.sb_rvm <- function(x, digits = max(3L, getOption("digits") - 3L), 
   if (!is.null(x$width_search)) cat(sprintf("Width search:       %s\n", x$width_search))
   if (!is.null(x$inputs)) print_input_relevance(x$inputs, digits)
   print_learning_notes(x$learning)
-  cat(sprintf("Relevance vectors:  %d of %d basis functions (n = %d)\n", x$n_relevant, x$n_basis, x$n))
+  cat(sprintf("Relevance vectors:  %d of %d basis functions%s (n = %d)\n", x$n_relevant, x$n_basis, x$bias_share %||% "",
+              x$n))
   if (has_noise(x$family)) {
     cat(sprintf("Noise sd:           %s%s\n", format(x$sigma, digits = digits),
                 if (is.null(x$down_weighted)) "" else sprintf(" (root mean of per-sample variances%s; %d samples down-weighted)",

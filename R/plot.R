@@ -6,8 +6,11 @@
 #' the second class. Classifiers with two inputs: the decision boundary
 #' (p = 0.5, solid) and the p = 0.25 and 0.75 contours (dashed) over the
 #' data, with the relevance vectors circled, as Tipping (2001, Fig. 4).
-#' Otherwise: fitted against observed values, and residuals against fitted
-#' values. `which = "components"` draws the contribution of each
+#' Other classifiers: the fitted probability of the second class for the
+#' rows of each class, and a calibration plot (the observed share of the
+#' second class in each tenth of the fitted probabilities against their
+#' mean). Otherwise: fitted against observed values, and residuals against
+#' fitted values. `which = "components"` draws the contribution of each
 #' sub-dictionary of an overcomplete dictionary (and the bias) to the fit,
 #' as Schmolck and Everson (2007, Fig. 8); `which = "shrinkage"` plots each
 #' basis function's least-squares weight (its projection
@@ -65,6 +68,7 @@ plot.sb_rvm <- function(x, which = c("fit", "components", "shrinkage", "relevanc
   else if (p == 1L && likelihood_of(family)$classes) plot_probability(x, curve_view(level, n_grid, legend), ...)
   else if (p == 1L) plot_curve(x, curve_view(level, n_grid, legend), ...)
   else if (p == 2L && likelihood_of(family)$classes) plot_classes(x, legend = legend, ...)
+  else if (likelihood_of(family)$classes) plot_calibration(x, ...)
   else plot_diagnostics(x, ...)
   invisible(x)
 }
@@ -294,6 +298,33 @@ plot_width_search <- function(x, legend = TRUE, main = NULL, xlab = NULL, ylab =
   draw_legend(ylim, labels, col = c(col[1L], if (any(floor)) "darkorange3", "firebrick", "grey50"),
               pch = c(pch[1L], if (any(floor)) 4, 1, NA), lty = c(1, if (any(floor)) NA, 2, 3),
               lwd = c(1, if (any(floor)) 1, 2, 1))
+}
+
+# A binary classifier with other than one or two inputs: what its users
+# read, not lm's residual plots (two stripes). Left, the fitted probability
+# of the second class for the rows of each class; right, the calibration:
+# the share of the second class among the rows of each tenth of the fitted
+# probabilities (deciles, pooled where tied) against their mean fitted
+# probability, with the diagonal a calibrated classifier follows.
+plot_calibration <- function(x, main = NULL, xlab = NULL, ylab = NULL, col = graphics::par("col"), pch = 16, cex = 0.6,
+                             ...) {
+  op <- graphics::par(mfrow = c(1L, 2L))
+  on.exit(graphics::par(op))
+  second <- x$levels[2L]
+  prob <- as.numeric(x$fitted.values)
+  observed <- factor(x$levels[x$y + 1L], levels = x$levels)
+  main <- rep_len(main %||% c("Fitted probability by class", "Calibration"), 2L)
+  op <- c(op, graphics::par(cex.main = title_cex(main)))
+  xlab <- rep_len(xlab %||% c("observed class", sprintf("fitted probability of %s (decile mean)", second)), 2L)
+  ylab <- rep_len(ylab %||% c(sprintf("fitted probability of %s", second), sprintf("observed share of %s", second)), 2L)
+  graphics::stripchart(prob ~ observed, vertical = TRUE, method = "jitter", jitter = 0.15, ylim = c(0, 1),
+                       xlab = xlab[1L], ylab = ylab[1L], main = main[1L], pch = pch, cex = cex, col = col, ...)
+  graphics::abline(h = 0.5, col = "grey50", lty = 2)
+  bins <- unique(stats::quantile(prob, seq(0, 1, by = 0.1), names = FALSE, type = 1))
+  bin <- if (length(bins) > 1L) cut(prob, bins, include.lowest = TRUE) else factor(rep(1L, length(prob)))
+  graphics::plot(tapply(prob, bin, mean), tapply(x$y, bin, mean), xlim = c(0, 1), ylim = c(0, 1), type = "b",
+                 xlab = xlab[2L], ylab = ylab[2L], main = main[2L], pch = pch, col = col, ...)
+  graphics::abline(0, 1, col = "grey50", lty = 2)
 }
 
 plot_diagnostics <- function(x, main = NULL, xlab = NULL, ylab = NULL, col = graphics::par("col"), pch = 16, cex = 0.6,

@@ -267,11 +267,12 @@ plot.sb_sparse_gp <- function(x, level = 0.95, n_grid = 400L, legend = TRUE, mai
   check_flag(legend, "legend")
   response <- response_label(x)
   if (ncol(x$x) != 1L) {
-    main <- main %||% sprintf("%s: observed against fitted values", gp_title(x))
+    # the axes of the RVM's plot (plot_diagnostics()): observed across, fitted up
+    main <- main %||% sprintf("%s: fitted against observed values", gp_title(x))
     op <- graphics::par(cex.main = title_cex(main))
     on.exit(graphics::par(op), add = TRUE)
-    graphics::plot(x$fitted.values, x$y, xlab = xlab %||% paste("fitted", response),
-                   ylab = ylab %||% paste("observed", response), ylim = ylim,
+    graphics::plot(x$y, x$fitted.values, xlab = xlab %||% paste("observed", response),
+                   ylab = ylab %||% paste("fitted", response), ylim = ylim,
                    main = main,
                    pch = pch, cex = cex, col = col, ...)
     graphics::abline(0, 1, col = "steelblue4", lwd = 2)

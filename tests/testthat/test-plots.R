@@ -104,3 +104,21 @@ test_that("col, pch and cex style the data in every view instead of clashing wit
   expect_plot(sparse_gp(accel ~ times, data = MASS::mcycle[seq(1, 133, by = 2), ], inducing = 8, seed = 1),
               col = "red", pch = 3, cex = 1)
 })
+
+test_that("a classifier with more than two inputs draws its probabilities by class and their calibration", {
+  grDevices::pdf(NULL)
+  on.exit(grDevices::dev.off())
+  set.seed(4)
+  X <- matrix(rnorm(120 * 3), 120)
+  y <- factor(ifelse(X[, 1] + X[, 2] + rnorm(120, sd = 0.5) > 0, "yes", "no"))
+  fit <- rvm(X, y)
+  ns <- asNamespace("sparsebayes")
+  withr::local_options(sb.test.calibration = FALSE, sb.test.residuals = FALSE)
+  suppressMessages(trace("plot_calibration", quote(options(sb.test.calibration = TRUE)), where = ns, print = FALSE))
+  suppressMessages(trace("plot_diagnostics", quote(options(sb.test.residuals = TRUE)), where = ns, print = FALSE))
+  on.exit(suppressMessages({untrace("plot_calibration", where = ns); untrace("plot_diagnostics", where = ns)}), add = TRUE)
+  expect_plot(fit)
+  expect_true(getOption("sb.test.calibration"))
+  expect_false(getOption("sb.test.residuals"))  # not lm's residual plots
+  expect_plot(fit, main = c("by class", "calibration"), xlab = c("a", "b"), ylab = c("c", "d"))
+})

@@ -164,3 +164,14 @@ test_that("hitting the iteration limit warns and flags non-convergence", {
   expect_false(fit$converged)
   expect_equal(fit$iterations, 3)
 })
+
+test_that("print and summary say which relevant basis function is the bias, as the plot counts relevance vectors", {
+  fit <- rvm(accel ~ times, data = MASS::mcycle)
+  expect_true(1L %in% fit$relevant)  # the bias is relevant on mcycle
+  n_rv <- length(fit$relevant) - 1L
+  expect_equal(nrow(relevance_vectors(fit)), n_rv)
+  expect_output(print(fit), sprintf("(%d vectors and the bias)", n_rv), fixed = TRUE)
+  expect_output(print(summary(fit)), sprintf("(%d vectors and the bias)", n_rv), fixed = TRUE)
+  plain <- rvm(accel ~ times, data = MASS::mcycle, bias = FALSE)
+  expect_false(any(grepl("the bias", capture.output(print(plain)))))
+})
