@@ -195,9 +195,7 @@ caret_sparse_gp <- function() {
 # heuristic of the fits, which run with scale = TRUE).
 caret_median_width <- function(x) {
   x <- if (is.data.frame(x)) stats::model.matrix(~ ., x)[, -1L, drop = FALSE] else as.matrix(x)
-  s <- apply(x, 2L, stats::sd)
-  s[!is.finite(s) | s == 0] <- 1
-  default_width(sweep(sweep(x, 2L, colMeans(x)), 2L, s, "/"))
+  default_width(apply_scaling(x, input_scaling(x, TRUE)))
 }
 
 # The kernel of a grid point: `width` 0 (or NA) is "learn", a positive

@@ -247,6 +247,12 @@ kernel_supports <- function(kernel, what) {
 
 kernel_has_width <- function(kernel) kernel_supports(kernel, "width")
 
+# "gaussian, laplace or cauchy": the kernels with a slope, for messages.
+slope_kernels <- function() {
+  table <- .sb_kernels()
+  or_list(table$name[table$slope])
+}
+
 # A kernel object from a kernel object or a kernel name.
 as_kernel <- function(kernel, arg = "kernel") {
   if (inherits(kernel, "sparsebayes_kernel")) return(kernel)

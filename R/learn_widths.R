@@ -78,11 +78,8 @@ pooled_rows <- function(xs, targets, weights = NULL) {
 learn_kernel_widths <- function(kernel, xs, targets, weights = NULL, control = sparse_gp_control(),
                                 likelihood = c("gaussian", "binomial")) {
   likelihood <- match.arg(likelihood)
-  if (!is_learnable(kernel)) {
-    table <- .sb_kernels()
-    stop_arg("kernel", sprintf("is a %s kernel; widths are learned for a %s kernel.", kernel$type,
-                               or_list(table$name[table$slope])))
-  }
+  if (!is_learnable(kernel))
+    stop_arg("kernel", sprintf("is a %s kernel; widths are learned for a %s kernel.", kernel$type, slope_kernels()))
   pool <- pooled_rows(xs, targets, weights)
   xs <- pool$xs
   targets <- pool$targets

@@ -283,11 +283,8 @@ gp_problem <- function(a) {
   check_flag(a$scale, "scale")
   kernel <- as_kernel(a$kernel)
   optimize <- a$optimize
-  if (!kernel_supports(kernel, "slope")) {
-    table <- .sb_kernels()
-    stop_arg("kernel", sprintf("must be a %s kernel for a sparse GP, not %s.", or_list(table$name[table$slope]),
-                               kernel$type))
-  }
+  if (!kernel_supports(kernel, "slope"))
+    stop_arg("kernel", sprintf("must be a %s kernel for a sparse GP, not %s.", slope_kernels(), kernel$type))
   if (is_evidence_width(kernel)) {  # the width is optimised by the evidence here anyway, from the median heuristic
     if (optimize == "none")
       stop_arg("kernel", "has width = \"evidence\", but optimize = \"none\" uses the width as given; give a number, ",

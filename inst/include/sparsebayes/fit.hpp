@@ -50,6 +50,22 @@ inline void check_options(const Eigen::Ref<const Eigen::VectorXd>& t, const Like
     throw std::invalid_argument("case weights must be non-negative");
 }
 
+// The solvers' column scales: the norms of the columns as given, 1 for a zero
+// column (it can never enter the model).
+inline Eigen::VectorXd column_scale(Eigen::VectorXd norms) {
+  for (Eigen::Index j = 0; j < norms.size(); ++j)
+    if (!(norms(j) > 0.0)) norms(j) = 1.0;
+  return norms;
+}
+
+// A solver's result on the unit-norm columns, back in the columns as given.
+inline void to_caller_columns(FitResult& r, const Eigen::VectorXd& scale) {
+  weights_to_caller_units(r.relevant, scale, r.mu, r.Sigma, r.alpha);
+  if (r.other) weights_to_caller_units(r.other->relevant, scale, r.other->mu, r.other->Sigma, r.other->alpha);
+  for (Eigen::Index k = 0; k < r.path_alpha.rows(); ++k)
+    r.path_alpha.row(k) = r.path_alpha.row(k).cwiseProduct(scale.cwiseAbs2().transpose());
+}
+
 inline void check_problem(const Eigen::Ref<const Eigen::MatrixXd>& Phi, const Eigen::Ref<const Eigen::VectorXd>& t,
                           const Likelihood& lik, const SolverOptions& opt) {
   check_inputs(Phi, t);
@@ -63,20 +79,15 @@ inline FitResult fit_model(const Eigen::Ref<const Eigen::MatrixXd>& Phi, const E
   const Likelihood lik = Likelihood::from_name(likelihood);
   detail::check_problem(Phi, t_in, lik, opt);
   const Eigen::VectorXd t = t_in;
-  Eigen::VectorXd scale = Phi.colwise().norm().transpose();
-  if (!scale.allFinite()) throw std::invalid_argument("basis column norms overflow; rescale the inputs");
-  for (Eigen::Index j = 0; j < scale.size(); ++j)
-    if (!(scale(j) > 0.0)) scale(j) = 1.0;  // a zero column can never enter the model
+  const Eigen::VectorXd norms = Phi.colwise().norm().transpose();
+  if (!norms.allFinite()) throw std::invalid_argument("basis column norms overflow; rescale the inputs");
+  const Eigen::VectorXd scale = detail::column_scale(norms);
   const Eigen::VectorXd inv_scale = scale.cwiseInverse();
 
   FitResult r = method_named(opt.problem.method).rule == Rule::fast
                     ? FastSolver(Phi, inv_scale, t, lik, opt.problem, opt.loop, opt.noise, opt.fast).run(progress)
                     : fit_joint_ard(Phi, inv_scale, t, lik, opt.problem, opt.loop, opt.noise, opt.batch, progress);
-
-  weights_to_caller_units(r.relevant, scale, r.mu, r.Sigma, r.alpha);
-  if (r.other) weights_to_caller_units(r.other->relevant, scale, r.other->mu, r.other->Sigma, r.other->alpha);
-  for (Eigen::Index k = 0; k < r.path_alpha.rows(); ++k)
-    r.path_alpha.row(k) = r.path_alpha.row(k).cwiseProduct(scale.cwiseAbs2().transpose());
+  detail::to_caller_columns(r, scale);
   return r;
 }
 
@@ -101,9 +112,7 @@ inline FitResult fit_statistics(const GaussianStatistics& stats, const SolverOpt
   if (stats.cols() < 1) throw std::invalid_argument("the basis has no columns");
   if (!stats.gram.allFinite() || !stats.cross.allFinite() || !std::isfinite(stats.tt))
     throw std::invalid_argument("the statistics contain NA, NaN or infinite values");
-  Eigen::VectorXd scale = stats.gram.diagonal().cwiseMax(0.0).cwiseSqrt();
-  for (Eigen::Index j = 0; j < scale.size(); ++j)
-    if (!(scale(j) > 0.0)) scale(j) = 1.0;  // a zero column can never enter the model
+  const Eigen::VectorXd scale = detail::column_scale(stats.gram.diagonal().cwiseMax(0.0).cwiseSqrt());
   ProblemSpec problem = p;
   if (!(problem.target_variance > 0.0)) problem.target_variance = stats.target_variance();
   const Eigen::MatrixXd no_rows(0, stats.cols());
@@ -111,9 +120,7 @@ inline FitResult fit_statistics(const GaussianStatistics& stats, const SolverOpt
   const Eigen::VectorXd no_t, inv_scale = scale.cwiseInverse();
   FitResult r = fast ? FastSolver(no_rows, inv_scale, no_t, lik, problem, opt.loop, opt.noise, opt.fast, &stats).run(progress)
                      : JointArd(no_rows, inv_scale, no_t, lik, problem, opt.loop, opt.noise, opt.batch, &stats).run(progress);
-  weights_to_caller_units(r.relevant, scale, r.mu, r.Sigma, r.alpha);
-  for (Eigen::Index k = 0; k < r.path_alpha.rows(); ++k)
-    r.path_alpha.row(k) = r.path_alpha.row(k).cwiseProduct(scale.cwiseAbs2().transpose());
+  detail::to_caller_columns(r, scale);
   return r;
 }
 
