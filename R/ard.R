@@ -13,7 +13,11 @@
 #' @param formula A formula `y ~ terms`; factors are expanded by
 #'   [stats::model.matrix()]. Its intercept (unless removed with `- 1` or
 #'   `+ 0`) is a column `"(Intercept)"` with an ARD weight like any other.
-#' @param data,subset,na.action As in [stats::lm()].
+#' @param data,subset,na.action As in [stats::lm()]. `data` may also be a
+#'   chunk source, [data_chunks()] (a data frame, a database query, files or
+#'   a function read in chunks): the fit then holds sums over the rows, not
+#'   the rows (shared noise; methods "em", "mackay", "fast", "irls2" and the
+#'   dual gradient), and keeps no fitted values or residuals.
 #' @param y Numeric response.
 #' @param intercept Matrix method: add an `"(Intercept)"` column of ones
 #'   (an ARD weight too)?
@@ -193,6 +197,8 @@ ard <- function(x, ...) UseMethod("ard")
 #' @rdname ard
 #' @export
 ard.formula <- function(formula, data, subset, weights, na.action, offset, ...) {
+  if (!missing(data) && inherits(data, "sb_chunks"))
+    return(fit_chunks(match.call(), parent.frame(), data, ard.default, "ard", intercept = FALSE, ..., keep_intercept = TRUE))
   fit_formula(match.call(), parent.frame(), ard.default, "ard", intercept = FALSE, ..., keep_intercept = TRUE)
 }
 
@@ -227,6 +233,7 @@ ard.default <- function(x, y, intercept = TRUE, scale = TRUE, noise = c("shared"
 ard_problem <- function(a) {
   noise <- a$noise
   method <- a$method
+  if (inherits(a$x, "sb_chunk_design")) return(ard_settings(chunk_problem(a$x, a), a))
   check_flag(a$intercept, "intercept")
   check_flag(a$scale, "scale")
   x <- check_numeric_matrix(a$x, "x")
@@ -246,13 +253,25 @@ ard_problem <- function(a) {
   if (a$intercept && !is.null(scaling))
     scaling <- list(center = c(`(Intercept)` = 0, scaling$center), scale = c(`(Intercept)` = 1, scaling$scale))
   xs <- scaled_design(x, scaling, a$intercept)
+  ard_settings(list(xs = xs, y = y, wo = wo, scaling = scaling, n_rows = n_rows, n_features = n_features), a)
+}
+
+# The prior and the solver of an ard() problem `p` (its design, response
+# and, from chunks, `statistics`), from ard.default()'s arguments `a`.
+ard_settings <- function(p, a) {
+  noise <- a$noise
+  method <- a$method
   prior <- a$prior
   control <- a$control
   prior_choice <- NULL
-  statistics <- NULL
+  statistics <- p$statistics
+  xs <- p$xs
+  n_rows <- p$n_rows
+  n_features <- p$n_features
   if (auto_prior_applies(prior, noise, if (a$method_given) method, control)) {
-    statistics <- basis_statistics(xs, y, "shared", wo)  # the price's fits and the final fit share them
-    prior_choice <- choose_ard_prior(xs, y, wo, n_features, control, statistics)
+    # the price's fits and the final fit share the statistics
+    statistics <- statistics %||% basis_statistics(xs, p$y, "shared", p$wo)
+    prior_choice <- choose_ard_prior(xs, p$y, p$wo, n_features, control, statistics)
     prior <- if (prior_choice$smoothness > 0) "auto" else "none"
   } else if (identical(prior, "auto")) {
     prior <- "none"
@@ -269,9 +288,9 @@ ard_problem <- function(a) {
   control$outlier_class <- control$outlier_class %||% TRUE
   check_noise_control(control, noise, method)
   if (smoothness > 0) control$noise_update_start <- 0L  # hold the starting noise for the first steps
-  structure(list(xs = xs, y = y, wo = wo, scaling = scaling, n_rows = n_rows, noise = noise, prior = prior,
-                 smoothness = smoothness, prior_choice = prior_choice, solver = solver_spec(method, control, a$gradient_form),
-                 statistics = statistics),
+  structure(c(p[c("xs", "y", "wo", "scaling", "n_rows", "chunks")],
+              list(noise = noise, prior = prior, smoothness = smoothness, prior_choice = prior_choice,
+                   solver = solver_spec(method, control, a$gradient_form), statistics = statistics)),
             class = "sb_problem")
 }
 
@@ -289,6 +308,7 @@ ard_fit <- function(p, res, call) {
   fit$scaling <- p$scaling
   fit$intercept <- "(Intercept)" %in% colnames(p$xs)
   fit <- add_weights_offset(fit, p$wo, res$standard_units)
+  if (!is.null(p$chunks)) fit <- chunk_fit_fields(fit, p$chunks, res)
   class(fit) <- c("sb_ard", "sparsebayes")
   warn_not_converged(fit, res)
   warn_interpolation(fit, p$n_rows)
@@ -321,10 +341,7 @@ auto_prior_applies <- function(prior, noise, method = NULL, control = NULL) {
 # weights choose the same c.
 choose_ard_prior <- function(xs, y, wo, d, control, statistics = basis_statistics(xs, y, "shared", wo),
                              max_fits = 6L) {
-  # n: the distinct rows of positive weight (relative_weights(), which the
-  # fits below apply too)
-  pooled <- relative_weights(xs, if (is.null(wo$offset)) y else y - wo$offset, wo$weights)
-  n <- pooled$distinct
+  n <- statistics$distinct  # the distinct rows of positive weight (relative_weights(), which the fits apply)
   share <- min(1, d / n)^2
   floor <- share^2 * log(max(d, 1))
   price <- function(k) min(log(max(d, 1)), max(floor, share * max(0, log((d - k + 1) / (k + 1)))))

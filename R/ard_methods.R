@@ -47,6 +47,7 @@ predict.sb_ard <- function(object, newdata = NULL, se.fit = FALSE, interval = c(
   noise_level <- match_arg(noise_level)
   check_prediction_args(se.fit, level)
   want_var <- se.fit || interval != "none"
+  if (is.null(newdata)) check_has_rows(object, "predict() without newdata")
   if (is.null(newdata) && !want_var) return(pad_training(object, object$fitted.values))
   X <- if (is.null(newdata)) object$x else ard_new_design(object, newdata)
   off <- prediction_offset(object, newdata, offset, nrow(X))
@@ -189,7 +190,6 @@ down_weighted <- function(lambda) length(flagged_rows(lambda))
 #' @export
 summary.sb_ard <- function(object, n_weights = 10L, ...) {
   coefs <- weight_table(object, n_weights)
-  y <- object$y
   per_sample <- length(object$lambda) > 1L
   structure(list(call = object$call, method = object$method, noise = object$noise, n = stats::nobs(object),
                  d = object$n_basis, n_relevant = length(object$relevant),
@@ -200,8 +200,7 @@ summary.sb_ard <- function(object, n_weights = 10L, ...) {
                  prior_choice = object$prior_choice,
                  iterations = object$iterations, converged = object$converged,
                  jitter_events = object$jitter_events,
-                 rmse = sqrt(mean(object$residuals^2)),
-                 r_squared = 1 - sum(object$residuals^2) / sum((y - mean(y))^2), coefficients = coefs,
+                 rmse = training_rmse(object), r_squared = training_r_squared(object), coefficients = coefs,
                  n_coefficients = length(coef(object)),
                  n_candidates = sum(candidate_columns(object)), selected = selected(object),
                  restart_note = restart_note(object), calibration_note = calibration_note(object)),

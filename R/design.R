@@ -78,7 +78,7 @@ prediction_offset <- function(object, newdata, offset, n) {
     if (!is.null(offset)) stop_arg("offset", "is for `newdata`; the fit keeps its own.")
     return(if (is.null(object$offset)) 0 else object$offset)
   }
-  if (is.null(object$offset)) {
+  if (is.null(object$offset) && !isTRUE(object$chunks$offset)) {  # a fit from chunks keeps whether it had one
     if (!is.null(offset)) stop_arg("offset", "was given, but the model was fitted without an offset.")
     return(0)
   }

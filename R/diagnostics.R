@@ -67,6 +67,7 @@ ess.sparsebayes <- function(x, which = c("weights", "samples"), order = 1, ...) 
   check_single_model(x)
   # an unpenalised intercept (alpha 0, the centring of standard units) has no ARD relevance
   if (which == "weights") return(ess_scores(ifelse(is.finite(x$alpha) & x$alpha > 0, 1 / x$alpha, 0), order))
+  check_has_rows(x, "ess(which = \"samples\")")
   ess_scores(1 / sample_noise(x), order)
 }
 
@@ -171,6 +172,7 @@ data_rows <- function(object) {
 #' @export
 hatvalues.sparsebayes <- function(model, ...) {
   check_dots_empty(...)
+  check_has_rows(model, "hatvalues()")
   h <- hat_diagonal(model)
   names(h) <- case_names(model)
   stats::naresid(model$na.action, h)
@@ -215,6 +217,7 @@ residuals.sparsebayes <- function(object, type = c("response", "pearson", "loo")
   check_dots_empty(...)
   type <- match_arg(type)
   check_single_model(object)
+  check_has_rows(object, "residuals()")
   r <- object$residuals
   r <- switch(type, response = r,
               pearson = if (has_noise(object$family)) r / sqrt(sample_noise(object))
@@ -308,6 +311,7 @@ outliers <- function(object, n = 10L, ...) UseMethod("outliers")
 outliers.sparsebayes <- function(object, n = 10L, ...) {
   check_dots_empty(...)
   check_single_model(object)
+  check_has_rows(object, "outliers()")
   check_number(n, "n", lower = 1, integer = TRUE)
   map <- outlier_map(object)
   loo <- map$residual / (1 - map$leverage)

@@ -34,8 +34,12 @@ fit_basis <- function(Phi, y, family, solver, noise = "shared", smoothness = 0, 
                             n_effective = if (gaussian) st$n_effective else -1,
                             target_variance = if (gaussian) st$target_variance else -1,
                             case_weights = if (!gaussian) weights, offset = if (!gaussian) offset)
-  res <- .sb_fit(if (gaussian) st$Phi else Phi, if (gaussian) st$y else y,
-                 family$family, problem, core_settings(control))
+  if (gaussian && !is.null(st$statistics)) {  # from sums over chunks of rows (data_chunks())
+    res <- .sb_fit_statistics(st$statistics, problem, core_settings(control))
+    res$rss <- statistics_rss(st$statistics, res)
+  } else {
+    res <- .sb_fit(if (gaussian) st$Phi else Phi, if (gaussian) st$y else y, family$family, problem, core_settings(control))
+  }
   if (gaussian) {
     res <- caller_units(res, st, Phi)
     if (!is.null(res$other)) res$other <- caller_units(res$other, st, Phi)  # the optimum not kept
@@ -51,6 +55,14 @@ fit_basis <- function(Phi, y, family, solver, noise = "shared", smoothness = 0, 
   }
   res$standard_units <- st
   res
+}
+
+# The residual sum of squares of a fit from statistics, in their units:
+# t't - 2 mu' Phi't + mu' Phi'Phi mu over the relevant columns.
+statistics_rss <- function(s, res) {
+  j <- as.integer(res$relevant)
+  mu <- as.numeric(res$mu)
+  max(s$tt - 2 * sum(mu * s$cross[j]) + sum(mu * (s$gram[j, j, drop = FALSE] %*% mu)), 0)
 }
 
 # The statistics stage of a gaussian fit: the basis and response in

@@ -92,6 +92,7 @@ NULL
 #' @export
 model.frame.sparsebayes <- function(formula, ...) {
   object <- formula
+  check_has_rows(object, "model.frame()")
   if (is.null(object$terms))
     stop("a fit from a matrix has no model frame; its inputs are `model.matrix(fit, type = \"inputs\")`.",
          call. = FALSE)
@@ -117,6 +118,7 @@ model.frame.sparsebayes <- function(formula, ...) {
 model.matrix.sparsebayes <- function(object, type = c("basis", "inputs"), ...) {
   check_dots_empty(...)
   type <- match_arg(type)
+  check_has_rows(object, "model.matrix()")
   if (inherits(object, "sb_rvm_multiclass")) {
     if (type == "inputs") return(stored_inputs(object))
     return(lapply(object$models, model.matrix, type = "basis"))
@@ -147,6 +149,13 @@ stored_inputs <- function(object) {
 }
 
 #' @rdname sparsebayes_generics
+#' @export
+fitted.sparsebayes <- function(object, ...) {
+  check_has_rows(object, "fitted()")
+  stats::napredict(object$na.action, object$fitted.values)
+}
+
+#' @rdname sparsebayes_generics
 #' @importFrom stats deviance
 #' @export
 deviance.sparsebayes <- function(object, ...) {
@@ -171,9 +180,7 @@ effective_parameters <- function(object) {
 #' @export
 df.residual.sparsebayes <- function(object, ...) {
   check_dots_empty(...)
-  w <- prior_weights(object)
-  n <- if (is.null(w)) length(object$y) else sum(w > 0)
-  n - effective_parameters(object)
+  stats::nobs(object) - effective_parameters(object)
 }
 
 #' @rdname sparsebayes_generics
@@ -188,6 +195,7 @@ weights.sparsebayes <- function(object, type = c("prior", "working"), ...) {
     names(w) <- training_names(object)
     return(stats::naresid(object$na.action, w))
   }
+  check_has_rows(object, "weights(type = \"working\")")
   if (inherits(object, "sb_rvm_multiclass"))
     stop("a multiclass fit has working weights per class; use `weights(fit$models[[k]], type = \"working\")`.",
          call. = FALSE)

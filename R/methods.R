@@ -270,6 +270,7 @@ fit_quality <- function(x, digits) likelihood_of(x$family)$quality(x, digits)
 # glm's deviance: the sum of the family's deviance residuals at the fitted
 # values, with the prior weights (a sparse GP is gaussian).
 deviance_of <- function(x) {
+  if (!is.null(x$chunks)) return(x$chunks$rss)
   family <- x$family %||% stats::gaussian()
   sum(family$dev.resids(x$y, x$fitted.values, if (is.null(x$prior.weights)) rep(1, length(x$y)) else x$prior.weights))
 }
@@ -429,6 +430,7 @@ coef.sparsebayes <- function(object, ...) object$weights
 
 #' @export
 nobs.sparsebayes <- function(object, ...) {
+  if (!is.null(object$chunks)) return(object$chunks$kept)
   w <- prior_weights(object)
   if (is.null(w)) length(object$y) else sum(w > 0)  # as lm and glm: rows of weight 0 are not observations
 }

@@ -59,6 +59,7 @@ plot.sb_ard <- function(x, which = c("fit", "relevance", "trajectory", "leverage
                         legend = TRUE, ...) {
   which <- match_arg(which)
   check_flag(legend, "legend")
+  if (which %in% c("fit", "leverage", "outlier_map")) check_has_rows(x, sprintf("plot(which = \"%s\")", which))
   switch(which,
          fit = plot_diagnostics(x, ...),
          relevance = plot_relevance(x, highlight = highlight, ...),

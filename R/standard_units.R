@@ -7,10 +7,13 @@
 # ard's "(Intercept)", a constant column of a user basis, the scaling
 # function of a wavelet basis) the target is centred by its weighted mean
 # (weighted median with per-sample noise);
-# it is divided by a robust, overflow-safe scale (the MAD, or the sd when
-# the MAD is 0, both computed on y / max|y|; with shared noise and weights,
-# those of the rows replicated w times); rows are multiplied by
-# sqrt(weights), so that lambda_i = lambda / w_i exactly.
+# it is divided by an overflow-safe scale computed on y / max|y|: with
+# shared noise the sd (with weights, that of the rows replicated w times),
+# which sums over chunks of rows give (data_chunks()); with per-sample noise
+# the MAD (the sd when the MAD is 0), which a gross outlier does not move.
+# The fits are equivariant up to their convergence tolerances, so the scale
+# is only the units (the sd and the MAD gave fits within 1e-5). Rows are
+# multiplied by sqrt(weights), so that lambda_i = lambda / w_i exactly.
 #
 # Coming out (caller_units): weights x scale (+ shift / value on the constant
 # column, which is then always relevant: if the standardised fit pruned it,
@@ -36,19 +39,15 @@ constant_column <- function(Phi) {
   0L
 }
 
-# A robust, overflow-safe, positive scale of r (never 0): the MAD, or the
-# sd when the MAD is 0; with `w`, those of r's rows replicated w times.
-robust_scale <- function(r, w = NULL) {
+# An overflow-safe, positive scale of r (never 0): robust, the MAD (the sd
+# when the MAD is 0); otherwise the sd, with `w` that of r's rows
+# replicated w times.
+robust_scale <- function(r, w = NULL, robust = TRUE) {
   size <- max(abs(r))
   if (!is.finite(size) || size == 0) return(1)
   u <- r / size
-  if (is.null(w)) {
-    s <- stats::mad(u)
-    if (!(s > 0)) s <- stats::sd(u)
-  } else {
-    s <- 1.4826 * weighted_median(abs(u - weighted_median(u, w)), w)
-    if (!(s > 0)) s <- sqrt(max(replicated_variance(u, w), 0))
-  }
+  s <- if (robust) stats::mad(u) else 0
+  if (!(s > 0)) s <- if (is.null(w)) stats::sd(u) else sqrt(max(replicated_variance(u, w), 0))
   if (!is.finite(s) || !(s > 0)) s <- 1
   s * size
 }
@@ -89,14 +88,15 @@ standard_units <- function(Phi, y, weights = NULL, offset = NULL, const = NULL, 
   sw <- sqrt(w[keep])
   r <- z[keep] - shift
   replicated <- !is.null(weights) && !robust
-  scale <- if (replicated) robust_scale(r, w[keep]) else robust_scale(sw * r)
+  scale <- if (replicated) robust_scale(r, w[keep], robust = FALSE) else robust_scale(sw * r, robust = robust)
   # Shared noise: weights act as replicates for the noise (the solvers' N is
   # sum(w)) and the evidence is that of the replicated rows; per-sample
   # noise: weights are relative precisions.
   # Without weights every row is kept with sw = 1: Phi as it is, not two n x d copies.
   list(y = sw * r / scale, Phi = if (is.null(weights)) Phi else if (!is.null(Phi)) Phi[keep, , drop = FALSE] * sw,
        n = n, keep = keep, weights = weights, offset = offset, sw = sw, shift = shift, scale = scale,
-       const = const, unit = pooled$unit, log_weights = pooled$log_weights,
+       const = const, unit = pooled$unit, log_weights = pooled$log_weights, distinct = pooled$distinct %||% sum(keep),
+       n_kept = sum(keep), weight_sum = sum(w[keep]), log_weight_sum = sum(log(w[keep])),
        log_jacobian = -sum(keep) * log(scale) + sum(log(w[keep])) / 2,
        n_effective = if (replicated) sum(w[keep]) else -1,
        target_variance = if (replicated) replicated_variance(r / scale, w[keep]) else -1)
@@ -206,6 +206,7 @@ caller_units <- function(res, st, Phi) {
   on_all_rows <- function(values, fill) replace(rep(fill, st$n), st$keep, values)
   if (length(lam) > 1L) lam <- on_all_rows(lam / st$sw^2, Inf)
   res$lambda <- lam
+  if (!is.null(res$rss)) res$rss <- res$rss * v
   if (!is.null(res$student_scale)) res$student_scale <- res$student_scale * v  # Student-t noise
   if (length(res$outlier_probability) && length(lam) > 1L)
     res$outlier_probability <- on_all_rows(res$outlier_probability, NA_real_)
@@ -216,12 +217,12 @@ caller_units <- function(res, st, Phi) {
       # Pruned in standard units: the column carries the centring alone, an
       # unpenalised intercept (alpha 0) estimated by the weighted mean, with
       # variance 1 / sum(value^2 / lambda_i), uncorrelated with the others.
-      noise <- if (length(lam) > 1L) lam else rep(lam, st$n) / (st$weights %||% 1)
+      precision <- if (length(lam) > 1L) sum(1 / lam) else st$weight_sum / lam  # sum of 1 / lambda_i
       relevant <- c(relevant, j)
       mu <- c(mu, 0)
       Sigma <- rbind(cbind(Sigma, matrix(0, nrow(Sigma), 1L)), 0)  # also when Sigma is 0 x 0
       k <- length(relevant)
-      Sigma[k, k] <- 1 / sum(st$const[2L]^2 / noise)
+      Sigma[k, k] <- 1 / (st$const[2L]^2 * precision)
       res$alpha[j] <- 0
     }
     mu[k] <- mu[k] + st$shift / st$const[2L]
@@ -231,13 +232,15 @@ caller_units <- function(res, st, Phi) {
   res$mu <- mu[ord]
   res$Sigma <- Sigma[ord, ord, drop = FALSE]
   off <- if (is.null(st$offset)) 0 else st$offset
-  res$fitted <- if (is.null(Phi)) as.numeric(res$fitted) * s + st$shift + off
+  # From statistics (data_chunks()) there are no rows and no fitted values.
+  res$fitted <- if (!is.null(st$statistics)) NULL
+                else if (is.null(Phi)) as.numeric(res$fitted) * s + st$shift + off
                 else drop(Phi[, res$relevant, drop = FALSE] %*% res$mu) + off
   # replicated rows (shared noise with weights): each weight w_i counts w_i
   # observations, -(sum(w) - n) log(2 pi lambda) / 2 - sum(log w) / 2 more
   replicate_term <- function(noise) {
     if (st$n_effective <= 0) return(0)
-    -(st$n_effective - sum(st$keep)) * log(2 * pi * noise) / 2 - sum(log(st$sw^2)) / 2
+    -(st$n_effective - st$n_kept) * log(2 * pi * noise) / 2 - st$log_weight_sum / 2
   }
   final_noise <- mean(lam[is.finite(lam)])
   jacobian <- st$log_jacobian + st$log_weights  # the distinct rows' density (relative_weights())

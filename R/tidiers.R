@@ -223,6 +223,7 @@ glance.sparsebayes <- function(x, ...) {
 #' @rdname tidy.sb_rvm
 #' @export
 augment.sparsebayes <- function(x, data = NULL, newdata = NULL, se_fit = TRUE, type.predict = NULL, ...) {
+  if (is.null(newdata)) check_has_rows(x, "augment() without newdata")
   check_flag(se_fit, "se_fit")
   family <- family(x)$family
   multiclass <- inherits(x, "sb_rvm_multiclass")

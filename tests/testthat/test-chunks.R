@@ -1,0 +1,154 @@
+# Fits from data_chunks(): the same fit as from the rows in memory, under
+# every source and plan, and clear errors for what needs the rows.
+
+chunk_data <- function(n = 9000, seed = 1) {
+  set.seed(seed)
+  d <- data.frame(x1 = rnorm(n), x2 = runif(n), x3 = rnorm(n), x4 = rnorm(n),
+                  g = sample(c("a", "b", "c"), n, replace = TRUE), stringsAsFactors = FALSE)
+  d$y <- 2 + 1.5 * d$x1 - d$x3 + 0.5 * (d$g == "b") + rnorm(n)
+  d$w <- sample(1:3, n, replace = TRUE)
+  d$off <- runif(n)
+  d
+}
+
+expect_same_fit <- function(a, b, newdata, tolerance = 1e-8) {
+  expect_equal(coef(a), coef(b), tolerance = tolerance)
+  expect_equal(as.numeric(logLik(a)), as.numeric(logLik(b)), tolerance = tolerance)
+  expect_equal(predict(a, newdata, interval = "prediction"), predict(b, newdata, interval = "prediction"),
+               tolerance = tolerance)
+  expect_equal(a$lambda, b$lambda, tolerance = tolerance)
+}
+
+test_that("ard() from chunks of a data frame is the fit from its rows", {
+  d <- chunk_data()
+  new <- chunk_data(50, seed = 2)
+  chunks <- data_chunks(d, chunk_size = 3000)
+  expect_output(print(chunks), "3 chunks")
+  for (method in c("em", "fast", "mackay")) {
+    a <- ard(y ~ x1 + x2 + x3 + x4 + g, data = d, method = method)
+    b <- ard(y ~ x1 + x2 + x3 + x4 + g, data = chunks, method = method)
+    expect_same_fit(a, b, new)
+    expect_equal(b$relevant, a$relevant, info = method)
+    expect_equal(nobs(b), 9000)
+  }
+  # weights and an offset from columns
+  a <- ard(y ~ x1 + x2 + x3 + x4 + g, data = d, weights = w, offset = off)
+  b <- ard(y ~ x1 + x2 + x3 + x4 + g, data = chunks, weights = w, offset = off)
+  expect_same_fit(a, b, new)
+  expect_equal(b$weight_unit, a$weight_unit)
+  # equal weights are none, as from the rows
+  d$w2 <- 3
+  expect_same_fit(ard(y ~ x1 + g, data = d, weights = w2), ard(y ~ x1 + g, data = data_chunks(d, chunk_size = 2000), weights = w2), new)
+})
+
+test_that("a fit from chunks keeps no rows and says what needs them", {
+  d <- chunk_data(3000)
+  fit <- ard(y ~ x1 + x2 + g, data = data_chunks(d, chunk_size = 1000))
+  full <- ard(y ~ x1 + x2 + g, data = d)
+  expect_null(fit$fitted.values)
+  expect_null(fit$residuals)
+  # no n-length vector: the fit of 10 times the rows is no larger
+  big <- ard(y ~ x1 + x2 + g, data = data_chunks(chunk_data(30000), chunk_size = 10000))
+  expect_equal(as.numeric(object.size(big)), as.numeric(object.size(fit)), tolerance = 0.01)
+  expect_equal(fit$chunks$rss, sum(residuals(full)^2), tolerance = 1e-8)
+  s <- summary(fit)
+  expect_equal(s$rmse, summary(full)$rmse, tolerance = 1e-8)
+  expect_equal(s$r_squared, summary(full)$r_squared, tolerance = 1e-8)
+  expect_output(print(s), "Training RMSE")
+  expect_equal(confint(fit), confint(full), tolerance = 1e-8)
+  expect_equal(deviance(fit), deviance(full), tolerance = 1e-8)
+  expect_equal(df.residual(fit), df.residual(full), tolerance = 1e-8)
+  for (f in list(fitted, residuals, hatvalues, outliers, model.frame, function(x) predict(x),
+                 function(x) plot(x), function(x) ess(x, which = "samples")))
+    expect_error(f(fit), "does not keep")
+})
+
+test_that("factor levels, missing values and data-dependent terms are taken across chunks", {
+  d <- chunk_data(3000)
+  d$g[1:1500] <- "a"  # the first chunk sees one level
+  d$x2[c(5, 2500)] <- NA
+  a <- ard(y ~ x1 + x2 + g, data = d)
+  b <- ard(y ~ x1 + x2 + g, data = data_chunks(d, chunk_size = 1000))
+  expect_equal(b$xlevels$g, c("a", "b", "c"))
+  expect_equal(nobs(b), 2998)
+  expect_equal(b$chunks$omitted, 2)
+  expect_equal(b$chunks$passes, 3L)
+  expect_same_fit(a, b, chunk_data(20, seed = 3))
+  # poly() takes its basis from the first chunk
+  p <- ard(y ~ poly(x1, 2), data = data_chunks(d, chunk_size = 1000))
+  expect_equal(eval(attr(p$terms, "predvars")[[3]]$coefs), attr(poly(d$x1[1:1000], 2), "coefs"))
+})
+
+test_that("a biglm-style function and files give the fit of the data frame", {
+  d <- chunk_data(4000)
+  reference <- ard(y ~ x1 + x3 + g, data = data_chunks(d, chunk_size = 1000))
+  position <- 0L
+  reader <- function(reset) {
+    if (reset) {
+      position <<- 0L
+      return(invisible(NULL))
+    }
+    if (position >= nrow(d)) return(NULL)
+    rows <- position + seq_len(min(1000L, nrow(d) - position))
+    position <<- max(rows)
+    d[rows, ]
+  }
+  expect_same_fit(ard(y ~ x1 + x3 + g, data = data_chunks(reader)), reference, d[1:10, ])
+  files <- file.path(withr::local_tempdir(), sprintf("part-%d.csv", 1:4))
+  for (i in 1:4) utils::write.csv(d[(i - 1) * 1000 + 1:1000, ], files[i], row.names = FALSE)
+  expect_same_fit(ard(y ~ x1 + x3 + g, data = data_chunks(files)), reference, d[1:10, ])
+})
+
+test_that("a query on a SQLite table gives the fit of the data frame", {
+  skip_if_not_installed("RSQLite")
+  d <- chunk_data(1e5)
+  path <- withr::local_tempfile(fileext = ".sqlite")
+  con <- DBI::dbConnect(RSQLite::SQLite(), path)
+  DBI::dbWriteTable(con, "big", d)
+  reference <- ard(y ~ x1 + x2 + x3 + x4 + g, data = d, weights = w)
+  query <- "SELECT y, x1, x2, x3, x4, g, w FROM big"
+  fit <- ard(y ~ x1 + x2 + x3 + x4 + g, data = data_chunks(con, query, chunk_size = 30000), weights = w)
+  expect_same_fit(fit, reference, d[1:10, ])
+  DBI::dbDisconnect(con)
+  # each worker opens its own connection
+  connect <- function() DBI::dbConnect(RSQLite::SQLite(), path)
+  again <- ard(y ~ x1 + x2 + x3 + x4 + g, data = data_chunks(connect, query, chunk_size = 30000), weights = w)
+  expect_identical(coef(again), coef(fit))
+})
+
+test_that("the fit from chunks is the same under a sequential and a multisession plan", {
+  skip_on_cran()
+  skip_if_not_installed("future")
+  d <- chunk_data(6000)
+  chunks <- data_chunks(d, chunk_size = 500)
+  old <- future::plan(future::sequential)
+  on.exit(future::plan(old), add = TRUE)
+  a <- ard(y ~ x1 + x2 + x3 + g, data = chunks)
+  future::plan(future::multisession, workers = 2)
+  b <- ard(y ~ x1 + x2 + x3 + g, data = chunks)
+  expect_identical(coef(b), coef(a))
+  expect_identical(b$logLik, a$logLik)
+})
+
+test_that("data_chunks() and fits from it refuse what they cannot do, clearly", {
+  d <- chunk_data(600)
+  chunks <- data_chunks(d, chunk_size = 200)
+  expect_error(data_chunks(d, chunk_size = 0), "chunk_size")
+  expect_error(data_chunks(d[0, ]), "no rows")
+  expect_error(data_chunks(42), "must be a data frame")
+  expect_error(data_chunks(c("no-such-file-1.csv")), "do not exist")
+  expect_error(data_chunks(d, query = 1), "query")
+  expect_error(ard(y ~ x1, data = chunks, noise = "student"), "shared")
+  expect_error(ard(y ~ x1, data = chunks, method = "irls1"), "reads every row")
+  expect_error(ard(y ~ x1, data = chunks, method = "gradient"), "reads every row")
+  expect_error(ard(y ~ x1, data = data_chunks(function(reset) NULL)), "no chunk")
+  bad <- d
+  bad$y[450] <- Inf
+  expect_error(ard(y ~ x1, data = data_chunks(bad, chunk_size = 200)), "chunk 3")
+  bad <- d
+  bad$y <- 1
+  expect_error(ard(y ~ x1, data = data_chunks(bad, chunk_size = 200)), "constant response")
+  bad <- d
+  bad$w[300] <- -1
+  expect_error(ard(y ~ x1, data = data_chunks(bad, chunk_size = 200), weights = w), "non-negative \\(in chunk 2")
+})
