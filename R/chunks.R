@@ -11,6 +11,9 @@
 #' * a function following biglm's protocol: `data(reset = TRUE)` rewinds,
 #'   `data(reset = FALSE)` returns the next chunk as a data frame, or `NULL`
 #'   after the last one;
+#' * a function of the chunk's number, with `chunks`: `data(i)` returns
+#'   chunk `i` of `chunks` (a generator, or a reader of part `i`), so that
+#'   workers read their chunks themselves;
 #' * a DBI connection and a `query`: chunk `i` is the query's rows
 #'   `chunk_size * (i - 1) + 1` to `chunk_size * i` (LIMIT and OFFSET; give
 #'   the query an `ORDER BY` where the database does not keep the row order);
@@ -27,7 +30,8 @@
 #' [future.apply::future_lapply()], so `future::plan()` decides where:
 #' sequentially, on local workers (`multisession`), on other machines
 #' (`cluster`) or through a scheduler (future.batchtools). Data frames,
-#' files and connection functions are read by the workers themselves;
+#' files, functions of the chunk's number and connection functions are read
+#' by the workers themselves;
 #' biglm-style functions and live connections are read in the calling
 #' process, in order. The chunks are grouped in a fixed way and their sums
 #' added in order, so that the fit does not depend on the plan. Each pass
@@ -44,6 +48,7 @@
 #' @param query For a connection: the SQL query whose rows are read.
 #' @param chunk_size Rows per chunk (data frames and queries).
 #' @param read For files: the function reading one file into a data frame.
+#' @param chunks For a function of the chunk's number: how many chunks.
 #' @return An object of class `"sb_chunks"`.
 #' @seealso [ard()], which fits from it.
 #' @examples
@@ -60,7 +65,7 @@
 #' }
 #' }
 #' @export
-data_chunks <- function(data, query = NULL, chunk_size = 1e5, read = utils::read.csv) {
+data_chunks <- function(data, query = NULL, chunk_size = 1e5, read = utils::read.csv, chunks = NULL) {
   if (!is.numeric(chunk_size) || length(chunk_size) != 1L || !is.finite(chunk_size) || chunk_size < 1)
     stop_arg("chunk_size", "must be a number of rows, at least 1.")
   chunk_size <- as.integer(ceiling(chunk_size))
@@ -82,6 +87,10 @@ data_chunks <- function(data, query = NULL, chunk_size = 1e5, read = utils::read
     DBI::dbDisconnect(con)
     list(kind = "connect", connect = data, query = query, chunk_size = chunk_size, count = count,
          label = sprintf("the query %s", sQuote(query, FALSE)))
+  } else if (is.function(data) && !is.null(chunks)) {
+    check_number(chunks, "chunks", lower = 1, integer = TRUE)
+    list(kind = "indexed", read = data, count = as.integer(chunks),
+         label = "a function of the chunk's number")
   } else if (is.function(data)) {
     list(kind = "function", next_chunk = data, count = NA_integer_, label = "a function of `reset`")
   } else if (is.character(data)) {
@@ -119,6 +128,7 @@ read_chunk <- function(source, i, con = NULL) {
            source$data[rows, , drop = FALSE]
          },
          files = as.data.frame(source$read(source$files[i])),
+         indexed = as.data.frame(source$read(i)),
          DBI::dbGetQuery(con, sprintf("SELECT * FROM (%s) AS sb_query LIMIT %d OFFSET %.0f", source$query,
                                       source$chunk_size, (i - 1) * source$chunk_size)))
 }
@@ -233,57 +243,95 @@ chunk_spec <- function(mcall, env, source, keep_intercept) {
     }, function(a, b) Map(union, a, b), "levels")
     spec$xlev <- Map(function(s, b) if (is.null(b)) sort(s) else c(b[b %in% s], sort(setdiff(s, b))), seen, base)
   }
-  x <- chunk_frame(first, spec)$x
+  part <- chunk_frame(first, spec)
+  if (is.null(part)) stop_arg("data", "has no complete row in its first chunk.")
+  x <- part$x
   spec$columns <- colnames(x)
+  spec$shift <- colMeans(x)  # near every column's mean: the sums pass centres at them
+  spec$shift_z <- mean(part$y - (part$offset %||% 0))
   spec$contrasts <- attr(x, "contrasts")
   spec$passes <- as.integer(length(vars) > 0L)
   spec
 }
 
-# Weighted moments of the columns of m (rows of weight w > 0): weight sum,
-# mean, sum of squared deviations, largest magnitude, least and largest
-# value. chunk_moments_combine() merges two (Chan, Golub and LeVeque's
-# pairwise update), so a pass gives those of all rows to rounding.
-chunk_moments <- function(m, w) {
-  m <- as.matrix(m)
-  W <- sum(w)
-  mean <- colSums(w * m) / W
-  list(W = W, mean = mean, M2 = colSums(w * sweep(m, 2L, mean)^2), size = apply(abs(m), 2L, max),
-       min = apply(m, 2L, min), max = apply(m, 2L, max))
-}
-
-chunk_moments_combine <- function(a, b) {
-  W <- a$W + b$W
-  delta <- b$mean - a$mean
-  list(W = W, mean = a$mean + delta * b$W / W, M2 = a$M2 + b$M2 + delta^2 * a$W * b$W / W,
-       size = pmax(a$size, b$size), min = pmin(a$min, b$min), max = pmax(a$max, b$max))
-}
-
-# The moments pass of a formula fit from chunks: the moments of the design's
-# columns and of the response (less the offset) over the rows of positive
-# weight, with the weights' count, sum, log sum and range, the rows read and
-# the rows na.action left out.
-chunk_moments_pass <- function(source, spec) {
+# The sums pass of a formula fit from chunks, over the rows of positive
+# weight w: the statistics layer's sums (.sb_statistics()) of the basis
+# [1, x - K] and the target z - K_z (z: the response less the offset; K,
+# K_z: the means of the first chunk, so that the centred sums below lose
+# no digits) with rows weighted by sqrt(w); the sum of sqrt(w); the
+# columns' largest magnitudes; the weights' count, log sum and range; the
+# rows read and those na.action left out; with `sample_size`, a uniform
+# sample of that many rows (chunk_sample()). Every moment of the inputs and
+# the response, and for ard() the statistics of its scaled design
+# (chunk_design_statistics()), follow from these sums, so ard() reads the
+# data once.
+chunk_sums_pass <- function(source, spec, sample_size = 0L) {
   value <- chunk_pass(source, function(chunk, i) {
     part <- chunk_frame(chunk, spec)
     if (is.null(part)) return(NULL)
     check_chunk_part(part, i)
     w <- part$weights %||% rep(1, length(part$y))
     keep <- w > 0
-    z <- part$y - (part$offset %||% 0)
-    list(rows = length(z), kept = sum(keep), omitted = part$omitted, log_w = sum(log(w[keep])),
+    x <- if (all(keep)) part$x else part$x[keep, , drop = FALSE]
+    v <- part$y[keep] - (part$offset[keep] %||% 0) - spec$shift_z
+    u <- .sb_scale_columns(x, spec$shift, rep(1, ncol(x)), TRUE)  # [1, x - K] in one allocation
+    sw <- sqrt(w[keep])
+    list(sums = if (is.null(part$weights)) .sb_statistics(u, v) else .sb_statistics(u * sw, v * sw),
+         root_w = sum(sw), size = vapply(seq_len(ncol(x)), function(j) max(abs(x[, j])), numeric(1L)),
+         rows = length(w), kept = sum(keep), omitted = part$omitted, log_w = sum(log(w[keep])),
          w_range = range(w[keep]), weighted = !is.null(part$weights), offset = !is.null(part$offset),
-         x = chunk_moments(part$x[keep, , drop = FALSE], w[keep]), z = chunk_moments(z[keep], w[keep]))
+         sample = if (sample_size > 0L) chunk_sample(part, keep, i, sample_size))
   }, function(a, b) {
     if (is.null(a)) return(b)
     if (is.null(b)) return(a)
-    list(rows = a$rows + b$rows, kept = a$kept + b$kept, omitted = a$omitted + b$omitted, log_w = a$log_w + b$log_w,
+    list(sums = Map(`+`, a$sums, b$sums), root_w = a$root_w + b$root_w, size = pmax(a$size, b$size),
+         rows = a$rows + b$rows, kept = a$kept + b$kept, omitted = a$omitted + b$omitted, log_w = a$log_w + b$log_w,
          w_range = range(a$w_range, b$w_range), weighted = a$weighted || b$weighted, offset = a$offset || b$offset,
-         x = chunk_moments_combine(a$x, b$x), z = chunk_moments_combine(a$z, b$z))
-  }, "moments")
+         sample = if (sample_size > 0L) sample_combine(a$sample, b$sample, sample_size))
+  }, "sums")
   if (is.null(value) || value$kept < 2L)
     stop_arg("data", "gives fewer than two rows of positive weight; the noise cannot be estimated.")
+  chunk_moments(value, spec)
+}
+
+# The weighted moments of the inputs (x: W, mean, M2 = the sum of squared
+# deviations, size) and of the response less the offset (z) from the sums.
+chunk_moments <- function(value, spec) {
+  g <- value$sums$gram
+  W <- g[1L, 1L]
+  b <- g[-1L, 1L]
+  by <- value$sums$cross[1L]
+  named <- function(v) stats::setNames(as.numeric(v), spec$columns)
+  value$x <- list(W = W, mean = named(spec$shift + b / W), M2 = named(pmax(diag(g)[-1L] - b^2 / W, 0)),
+                  size = named(value$size))
+  value$z <- list(W = W, mean = spec$shift_z + by / W, M2 = max(value$sums$tt - by^2 / W, 0))
   value
+}
+
+# The statistics of the scaled design (x - center) / scale and the response
+# in standard units, sqrt(w / unit) (z - shift) / scale, from the sums of
+# the shifted rows: with d = K - center and e = K_z - shift,
+#   sum w (x - center)(x - center)' = A + d b' + b d' + W d d',
+#   sum w (x - center)(z - shift) = a + d b_z + b e + W d e,
+#   sum w (z - shift)^2 = a_zz + 2 e b_z + W e^2,
+# A, a, a_zz, b, b_z, W the sums of the shifted rows. The first chunk's
+# means K are near every mean, so nothing cancels.
+chunk_design_statistics <- function(mom, spec, scaling, st) {
+  s <- mom$sums
+  g <- s$gram
+  W <- g[1L, 1L]
+  b <- g[-1L, 1L]
+  bz <- s$cross[1L]
+  center <- scaling$center %||% rep(0, length(b))
+  scale <- scaling$scale %||% rep(1, length(b))
+  d <- spec$shift - center
+  e <- spec$shift_z - st$shift
+  gram <- g[-1L, -1L] + outer(d, b) + outer(b, d) + W * outer(d, d)
+  cross <- s$cross[-1L] + d * bz + b * e + W * d * e
+  tt <- s$tt + 2 * e * bz + W * e^2
+  list(gram = gram / outer(scale, scale) / st$unit, cross = cross / scale / (st$scale * st$unit),
+       tt = tt / (st$scale^2 * st$unit), sum_t = (s$sum_t + e * mom$root_w) / (st$scale * sqrt(st$unit)),
+       n = mom$kept)
 }
 
 check_chunk_part <- function(part, i) {
@@ -295,31 +343,37 @@ check_chunk_part <- function(part, i) {
   if (!is.null(part$offset) && any(!is.finite(part$offset))) stop_arg("offset", sprintf("must be finite (%s).", where))
 }
 
-# The scaling of the design from the moments pass, as input_scaling() with
-# keep_constant gives it from the rows: constant columns keep center 0 and
-# scale 1.
-chunk_scaling <- function(m, scale, n_weighted) {
+# The scaling of the design from the sums pass, as input_scaling() gives
+# it from the rows (with prior weights, their weighted moments): constant
+# columns get scale 1, and center 0 with `keep_constant`.
+chunk_scaling <- function(mom, scale, keep_constant = FALSE) {
   if (!scale) return(NULL)
+  m <- mom$x
+  n_weighted <- if (mom$weighted) m$W else mom$kept
   dof <- if (n_weighted > 1) n_weighted - 1 else n_weighted
   sds <- sqrt(m$M2 / dof)
-  const <- !is.finite(sds) | sds <= 1e-12 * m$size
+  const <- !is.finite(sds) | if (keep_constant) sds <= 1e-12 * m$size else sds == 0
   sds[const] <- 1
   center <- m$mean
-  center[const] <- 0
+  if (keep_constant) center[const] <- 0
   list(center = center, scale = sds)
 }
 
-# Standard units (standard_units()) from the moments pass: each row of a
+# The first constant non-zero column of the scaled design, as
+# constant_column() finds it in the rows: c(column, value), c(0, 0) if none.
+chunk_constant_column <- function(m, scaling) {
+  value <- if (is.null(scaling)) m$mean else (m$mean - scaling$center) / scaling$scale
+  j <- which(sqrt(m$M2 / m$W) <= 1e-9 * m$size & m$size > 0 & value != 0)[1L]
+  if (is.na(j)) c(0, 0) else c(j, value[j])
+}
+
+# Standard units (standard_units()) from the sums pass: each row of a
 # chunk source counts as distinct (finding copies would hold every row),
 # so the weights are rescaled to sum to the rows of positive weight.
-chunk_standard_units <- function(mom, scaling) {
+chunk_standard_units <- function(mom, const) {
   n <- mom$kept
   weighted <- mom$weighted && diff(mom$w_range) > 1e-14 * mom$w_range[2L]  # equal weights are none
   unit <- mom$z$W / n
-  x <- mom$x
-  value <- if (is.null(scaling)) x$max else (x$max - scaling$center) / scaling$scale
-  const_col <- which(x$max - x$min <= 1e-9 * x$size & x$size > 0 & value != 0)[1L]
-  const <- if (is.na(const_col)) c(0, 0) else c(const_col, value[const_col])
   shift <- if (const[1L] > 0) mom$z$mean else 0
   variance <- mom$z$M2 / unit / (n - 1)  # of the rows replicated w / unit times
   scale <- sqrt(variance)
@@ -327,35 +381,43 @@ chunk_standard_units <- function(mom, scaling) {
     stop_arg("formula", if (is.finite(scale)) "has a constant response; there is nothing to fit."
                         else "has a response too large to sum in double precision; rescale it.")
   log_w <- if (weighted) mom$log_w - n * log(unit) else 0
-  list(n = mom$rows, shift = shift, scale = scale, const = const, unit = if (weighted) unit else mom$z$W / n,
+  list(n = mom$rows, shift = shift, scale = scale, const = const, unit = unit,
        weighted = weighted, weights = NULL, offset = NULL, log_weights = log_w / 2, distinct = n, n_kept = n,
        weight_sum = n, log_weight_sum = log_w, log_jacobian = -n * log(scale) + log_w / 2,
        n_effective = if (weighted) n else -1, target_variance = if (weighted) 1 else -1)
 }
 
-# The statistics pass: Phi'Phi, Phi't, t't, sum(t) and n of the scaled
-# design and the response in standard units, rows of weight w times
-# sqrt(w / unit), as standard_units() forms them in memory.
-chunk_statistics_pass <- function(source, spec, scaling, st) {
+# The statistics pass: Phi'Phi, Phi't, t't, sum(t) and n of the basis
+# (`basis(x)`: the M columns of the rows x of the design) and the response
+# in standard units, rows of weight w times sqrt(w / unit), as
+# standard_units() forms them in memory. The basis is formed for blocks of
+# at most 1e7 numbers (80 MB), so a chunk of any size fits.
+chunk_statistics_pass <- function(source, spec, st, basis, M) {
+  block <- max(1L, floor(1e7 / M))
+  add <- function(a, b) if (is.null(a)) b else if (is.null(b)) a else Map(`+`, a, b)
   chunk_pass(source, function(chunk, i) {
     part <- chunk_frame(chunk, spec)
     if (is.null(part)) return(NULL)
     w <- part$weights %||% rep(1, length(part$y))
-    keep <- w > 0
-    sw <- if (st$weighted) sqrt(w[keep] / st$unit) else 1
-    t <- sw * (part$y[keep] - (part$offset[keep] %||% 0) - st$shift) / st$scale
-    xs <- scaled_design(part$x[keep, , drop = FALSE], scaling, FALSE)
-    .sb_statistics(if (st$weighted) xs * sw else xs, t)
-  }, function(a, b) if (is.null(a)) b else if (is.null(b)) a else Map(`+`, a, b), "statistics")
+    keep <- which(w > 0)
+    value <- NULL
+    for (rows in split(keep, ceiling(seq_along(keep) / block))) {
+      sw <- if (st$weighted) sqrt(w[rows] / st$unit) else 1
+      t <- sw * (part$y[rows] - (part$offset[rows] %||% 0) - st$shift) / st$scale
+      Phi <- basis(part$x[rows, , drop = FALSE])
+      value <- add(value, .sb_statistics(if (st$weighted) Phi * sw else Phi, t))
+    }
+    value
+  }, add, "statistics")
 }
 
 # A formula fit from chunks: `fitter` (ard.default()) is given the design
 # (class "sb_chunk_design": the source, the chunk description and the
-# moments pass) in place of x and y, and the fit keeps what predict()
+# sums pass) in place of x and y, and the fit keeps what predict()
 # needs to build the design of new data, as fit_formula() does.
-fit_chunks <- function(mcall, env, source, fitter, generic, ..., keep_intercept = FALSE) {
+fit_chunks <- function(mcall, env, source, fitter, generic, ..., keep_intercept = FALSE, sample_size = 0L) {
   spec <- chunk_spec(mcall, env, source, keep_intercept)
-  design <- structure(list(source = source, spec = spec, moments = chunk_moments_pass(source, spec)),
+  design <- structure(list(source = source, spec = spec, moments = chunk_sums_pass(source, spec, sample_size)),
                       class = "sb_chunk_design")
   fit <- fitter(design, NULL, ...)
   mcall[[1L]] <- as.name(generic)
@@ -367,25 +429,19 @@ fit_chunks <- function(mcall, env, source, fitter, generic, ..., keep_intercept 
 }
 
 # The problem of a fit from chunks for ard_settings(): the statistics pass
-# on the design scaled by the moments pass, in standard units. Only what
+# on the design scaled by the sums pass, in standard units. Only what
 # sums over rows give is fitted: shared noise, and the rules that read no
 # row (every one but irls1 and the primal gradient).
 chunk_problem <- function(design, a) {
   check_flag(a$scale, "scale")
-  if (per_sample_noise(a$noise))
-    stop_arg("noise", "must be \"shared\" for a fit from data_chunks(): per-sample and Student-t noise read every row.")
-  if (a$method == "irls1" || (a$method == "gradient" && a$gradient_form == "primal"))
-    stop_arg("method", sprintf("\"%s\"%s reads every row; from data_chunks() use \"em\", \"mackay\", \"fast\", \"irls2\" or gradient_form = \"dual\".",
-                               a$method, if (a$method == "gradient") " with gradient_form = \"primal\"" else ""))
+  check_chunk_solver(a)
   mom <- design$moments
-  scaling <- chunk_scaling(mom$x, a$scale, if (mom$weighted) mom$x$W else mom$kept)
-  st <- chunk_standard_units(mom, scaling)
-  st$statistics <- chunk_statistics_pass(design$source, design$spec, scaling, st)
+  scaling <- chunk_scaling(mom, a$scale, keep_constant = TRUE)
+  st <- chunk_standard_units(mom, chunk_constant_column(mom$x, scaling))
   names <- design$spec$columns
+  st$statistics <- chunk_design_statistics(mom, design$spec, scaling, st)
   list(xs = matrix(0, 0L, length(names), dimnames = list(NULL, names)), y = NULL, wo = list(), scaling = scaling,
-       n_rows = mom$kept, n_features = sum(names != "(Intercept)"), statistics = st,
-       chunks = list(source = design$source$label, rows = mom$rows, kept = mom$kept, omitted = mom$omitted, offset = mom$offset,
-                     passes = design$spec$passes + 2L, tss = mom$z$M2 / st$unit))
+       n_rows = mom$kept, n_features = sum(names != "(Intercept)"), statistics = st, chunks = chunk_info(design, st, 1L))
 }
 
 # A fit from chunks keeps no n-length vector: its training fit is its
@@ -416,4 +472,101 @@ training_r_squared <- function(object) {
   if (!is.null(object$chunks)) return(1 - object$chunks$rss / object$chunks$tss)
   y <- object$y
   1 - sum(object$residuals^2) / sum((y - mean(y))^2)
+}
+
+# A uniform sample of the rows of positive weight of a chunk (the design
+# x, y, weights, offset): each row draws a key from a stream seeded by its
+# chunk's index, and the rows of the `size` smallest keys are kept, so that
+# sample_combine() gives the sample of all chunks whatever their grouping.
+chunk_sample <- function(part, keep, i, size) {
+  key <- with_seed(i, stats::runif(length(part$y)))
+  rows <- which(keep)
+  rows <- rows[order(key[rows])][seq_len(min(size, length(rows)))]
+  list(key = key[rows], x = part$x[rows, , drop = FALSE], y = part$y[rows],
+       weights = part$weights[rows], offset = part$offset[rows])
+}
+
+sample_combine <- function(a, b, size) {
+  key <- c(a$key, b$key)
+  o <- order(key)[seq_len(min(size, length(key)))]
+  pick <- function(u, v) if (is.null(u) && is.null(v)) NULL else c(u, v)[o]
+  list(key = key[o], x = rbind(a$x, b$x)[o, , drop = FALSE], y = c(a$y, b$y)[o],
+       weights = pick(a$weights, b$weights), offset = pick(a$offset, b$offset))
+}
+
+# What a fit from chunks can solve from sums: shared noise, and every rule
+# but those that read rows (irls1, the primal gradient).
+check_chunk_solver <- function(a) {
+  if (per_sample_noise(a$noise))
+    stop_arg("noise", "must be \"shared\" for a fit from data_chunks(): per-sample and Student-t noise read every row.")
+  if (a$method == "irls1" || (a$method == "gradient" && a$gradient_form == "primal"))
+    stop_arg("method", sprintf("\"%s\"%s reads every row; from data_chunks() use \"em\", \"mackay\", \"fast\", \"irls2\" or gradient_form = \"dual\".",
+                               a$method, if (a$method == "gradient") " with gradient_form = \"primal\"" else ""))
+}
+
+# The rows of the sample an rvm() fit from chunks learns its kernel's widths
+# and chooses its centres on.
+chunk_sample_size <- 5000L
+
+# The problem of an rvm() fit from chunks, with rvm_problem()'s fields: a
+# single kernel, a gaussian response with shared noise. The kernel's widths
+# are learned, and its centres chosen, on a uniform sample of the rows
+# (chunk_sample(), `sample_size` rows drawn in the sums pass); the basis
+# is then formed chunk by chunk in the statistics pass (chunk_rvm_design()).
+rvm_chunk_problem <- function(a) {
+  design <- a$x
+  if (!is.null(a$basis)) stop_arg("basis", "cannot be given with data_chunks(): the basis is formed chunk by chunk.")
+  family <- resolve_family(a$family, 0)
+  if (!has_noise(family))
+    stop_arg("family", "must be gaussian for a fit from data_chunks(); binomial and poisson fits need a pass per iteration.")
+  check_chunk_solver(a)
+  kernels <- as_dictionary(a$kernel)
+  if (length(kernels) != 1L || is_wavelet(kernels[[1L]]) || is_evidence_width(kernels[[1L]]))
+    stop_arg("kernel", "must be a single kernel, not wavelets or a dictionary, and its width a number, \"median\" or ",
+             "\"learn\" for a fit from data_chunks().")
+  check_flag(a$bias)
+  check_flag(a$scale, "scale")
+  mom <- design$moments
+  sample <- mom$sample
+  scaling <- chunk_scaling(mom, a$scale)
+  x <- sample$x
+  xs <- apply_scaling(x, scaling)
+  learn_default <- is.null(kernels[[1L]]$width) && is_learnable(kernels[[1L]])
+  if (learn_default) kernels[[1L]]$width <- "learn"
+  kernels <- lapply(kernels, resolve_kernel, x = xs)
+  if (is.null(a$centres))
+    message(sprintf(paste0("rvm(): from data_chunks(), the kernels are centred on %d k-means++ centres of a sample ",
+                           "of %d rows (`centres =`)."), min(1000L, nrow(x)), nrow(x)))
+  centres <- resolve_centres(a$centres %||% min(1000L, nrow(x)), x, xs, scaling, kernels) %||% x
+  control <- solver_control(a$control, a$method)
+  control$outlier_class <- control$outlier_class %||% FALSE
+  check_noise_control(control, a$noise, a$method)
+  prior <- if (identical(a$prior, "auto")) "none" else a$prior
+  structure(list(x = x, xs = xs, y = sample$y, scaling = scaling, in_fit = rep(TRUE, nrow(x)), n = nrow(x),
+                 wo = check_weights_offset(sample$weights, sample$offset, nrow(x)), kernels = kernels,
+                 learn_default = learn_default, bias = a$bias, centres = centres, Phi = NULL, shortcut = FALSE,
+                 family = family, noise = a$noise, prior = prior, level_prior = NULL,
+                 smoothness = smoothness_constant(prior, mom$kept, choices = c("none", "AIC", "BIC", "RIC")),
+                 solver = solver_spec(a$method, control, a$gradient_form), chunks = design),
+            class = "sb_problem")
+}
+
+# The design stage of an rvm() problem from chunks: the statistics of its
+# kernel basis (the bias first, as kernel_design() forms it) over every row.
+chunk_rvm_design <- function(p) {
+  kernel <- p$kernels[[1L]]
+  centre_inputs <- apply_scaling(p$centres, p$scaling)
+  design <- p$chunks
+  st <- chunk_standard_units(design$moments, if (p$bias) c(1, 1) else c(0, 0))
+  st$statistics <- chunk_statistics_pass(design$source, design$spec, st, function(x)
+    kernel_design(kernel, apply_scaling(x, p$scaling), centre_inputs, p$bias), nrow(centre_inputs) + p$bias)
+  list(Phi = NULL, names = basis_names_of(kernel, p$bias, p$n, p$centres), wavelet = NULL, rows = NULL,
+       statistics = st)
+}
+
+# The description of a fit from chunks that the fit keeps.
+chunk_info <- function(design, st, passes) {
+  mom <- design$moments
+  list(source = design$source$label, rows = mom$rows, kept = mom$kept, omitted = mom$omitted, offset = mom$offset,
+       passes = design$spec$passes + passes, tss = mom$z$M2 / st$unit)
 }

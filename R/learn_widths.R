@@ -450,7 +450,8 @@ learned_kernel_candidates <- function(problem) {
                  `fixed at the GP's` = utils::modifyList(control, list(noise_variance = gp_noise)))
   # a response near the double range: the GP's noise in its units overflows
   if (!is.finite(gp_noise) || !is.finite(vy) || gp_noise <= 0) starts <- starts[1L]
-  quiet <- length(starts) > 1L && is_quiet_response(gp_noise, vy)
+  # the narrower basis is chosen by leave-one-out error, which reads rows a fit from chunks does not keep
+  quiet <- length(starts) > 1L && is_quiet_response(gp_noise, vy) && is.null(problem$chunks)
   widths <- list(`the GP's widths` = kernel$width)
   if (quiet) widths[["the GP's widths / sqrt(2)"]] <- kernel$width / sqrt(2)
   grid <- expand.grid(noise = names(starts), basis = names(widths), stringsAsFactors = FALSE)

@@ -32,7 +32,8 @@
 #'   bars then grow away from the data, where the plain RVM's shrink. `"rvm"`
 #'   gives the plain posterior variance `phi' Sigma phi`. The predictive mean
 #'   is the RVM's in both cases. Fits with a user `basis` and non-Gaussian
-#'   fits always use `"rvm"`.
+#'   fits always use `"rvm"`; fits from [data_chunks()] use it by default
+#'   (the augmentation sums over the training rows, which they do not keep).
 #' @param noise_level Per-sample noise fits: the base noise variance of a
 #'   new observation, `"mean"` or `"trimmed"` mean of the learned `lambda`
 #'   (see [predict.sb_ard()]).
@@ -67,7 +68,9 @@ predict.sb_rvm <- function(object, newdata = NULL, type = NULL, se.fit = FALSE,
   family <- object$family$family
   type <- check_type(type, likelihood_of(family)$types)
   interval <- match_arg(interval)
-  variance <- match_arg(variance)
+  # the augmentation sums over the training rows, which a fit from chunks does not keep
+  variance <- if (missing(variance) && !is.null(object$chunks)) "rvm" else match_arg(variance)
+  if (variance == "augmented") check_has_rows(object, "predict(variance = \"augmented\")")
   check_prediction_args(se.fit, level)
   if (!has_noise(family) && interval == "prediction")
     stop_arg("interval", "\"prediction\" is for gaussian fits; use \"confidence\".")
@@ -306,7 +309,6 @@ deviance_of <- function(x) {
 #' @export
 summary.sb_rvm <- function(object, n_weights = 10L, ...) {
   coefs <- weight_table(object, n_weights)
-  y <- object$y
   gaussian <- has_noise(object$family)
   structure(list(call = object$call, title = model_title(object), kernel = kernel_label(object),
                  method = object$method, family = object$family$family, n = stats::nobs(object),
@@ -315,8 +317,8 @@ summary.sb_rvm <- function(object, n_weights = 10L, ...) {
                  down_weighted = if (length(object$lambda) > 1L) down_weighted(object$lambda),
                  student = object$student, logLik = object$logLik, iterations = object$iterations,
                  converged = object$converged,
-                 rmse = if (gaussian) sqrt(mean(object$residuals^2)) else NA_real_,
-                 r_squared = if (gaussian) 1 - sum(object$residuals^2) / sum((y - mean(y))^2) else NA_real_,
+                 rmse = if (gaussian) training_rmse(object) else NA_real_,
+                 r_squared = if (gaussian) training_r_squared(object) else NA_real_,
                  error = if (likelihood_of(object$family)$classes) training_error(object) else NA_real_,
                  deviance = deviance_of(object), coefficients = coefs,
                  components = if (length(fit_kernels(object)) > 1L) component_table(object),

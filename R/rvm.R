@@ -246,6 +246,8 @@ rvm <- function(x, ...) UseMethod("rvm")
 #' @rdname rvm
 #' @export
 rvm.formula <- function(formula, data, subset, weights, na.action, offset, ...) {
+  if (!missing(data) && inherits(data, "sb_chunks"))
+    return(fit_chunks(match.call(), parent.frame(), data, rvm.default, "rvm", ..., sample_size = chunk_sample_size))
   fit_formula(match.call(), parent.frame(), rvm.default, "rvm", ...)
 }
 
@@ -288,6 +290,7 @@ rvm.default <- function(x = NULL, y, kernel = "gaussian", bias = TRUE, scale = T
 # noise model, the prior (`prior`, its `smoothness` and `level_prior`) and
 # the solver specification (solver_spec()).
 rvm_problem <- function(a) {
+  if (inherits(a$x, "sb_chunk_design")) return(rvm_chunk_problem(a))
   method <- a$method
   noise <- a$noise
   control <- solver_control(a$control, method)
@@ -391,6 +394,7 @@ with_kernel <- function(p, kernel) {
 # path's settings, and the rows that name the basis rows (the inputs; the
 # basis itself when the user gave one).
 rvm_design <- function(p) {
+  if (!is.null(p$chunks)) return(chunk_rvm_design(p))
   kernel <- problem_kernel(p)
   Phi <- p$Phi
   if (is.null(Phi) && !p$shortcut) {
@@ -418,7 +422,7 @@ shared_designs <- function(problems) {
     i <- Position(function(k) identical(k, p$kernels), kernels)
     if (is.na(i)) {
       d <- rvm_design(p)
-      if (has_noise(p$family) && is.null(d$wavelet) && !is.factor(p$y))
+      if (is.null(d$statistics) && has_noise(p$family) && is.null(d$wavelet) && !is.factor(p$y))
         d$statistics <- basis_statistics(d$Phi, p$y, p$noise, p$wo, d$rows)
       kernels[[length(kernels) + 1L]] <<- p$kernels
       designs[[length(designs) + 1L]] <<- d
@@ -459,6 +463,7 @@ fit_rvm <- function(p, call, design = rvm_design(p)) {
     if (!is.null(res$inclusion)) fit$inclusion <- stats::setNames(res$inclusion, names(fit$weights))
     if (!is.null(res$invariant)) fit$invariant <- res$invariant
     fit <- add_weights_offset(fit, p$wo, res$standard_units)
+    if (!is.null(p$chunks)) fit <- chunk_fit_fields(fit, chunk_info(p$chunks, res$standard_units, 2L), res)
     class(fit) <- c("sb_rvm", "sparsebayes")
     warn_not_converged(fit, res)
     fit

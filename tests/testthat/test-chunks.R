@@ -11,10 +11,10 @@ chunk_data <- function(n = 9000, seed = 1) {
   d
 }
 
-expect_same_fit <- function(a, b, newdata, tolerance = 1e-8) {
+expect_same_fit <- function(a, b, newdata, tolerance = 1e-8, ...) {
   expect_equal(coef(a), coef(b), tolerance = tolerance)
   expect_equal(as.numeric(logLik(a)), as.numeric(logLik(b)), tolerance = tolerance)
-  expect_equal(predict(a, newdata, interval = "prediction"), predict(b, newdata, interval = "prediction"),
+  expect_equal(predict(a, newdata, interval = "prediction", ...), predict(b, newdata, interval = "prediction"),
                tolerance = tolerance)
   expect_equal(a$lambda, b$lambda, tolerance = tolerance)
 }
@@ -72,7 +72,7 @@ test_that("factor levels, missing values and data-dependent terms are taken acro
   expect_equal(b$xlevels$g, c("a", "b", "c"))
   expect_equal(nobs(b), 2998)
   expect_equal(b$chunks$omitted, 2)
-  expect_equal(b$chunks$passes, 3L)
+  expect_equal(b$chunks$passes, 2L)  # the levels, then the sums
   expect_same_fit(a, b, chunk_data(20, seed = 3))
   # poly() takes its basis from the first chunk
   p <- ard(y ~ poly(x1, 2), data = data_chunks(d, chunk_size = 1000))
@@ -94,6 +94,10 @@ test_that("a biglm-style function and files give the fit of the data frame", {
     d[rows, ]
   }
   expect_same_fit(ard(y ~ x1 + x3 + g, data = data_chunks(reader)), reference, d[1:10, ])
+  part <- function(i) d[(i - 1) * 1000 + 1:1000, ]
+  expect_output(print(data_chunks(part, chunks = 4)), "number, 4 chunks")
+  expect_same_fit(ard(y ~ x1 + x3 + g, data = data_chunks(part, chunks = 4)), reference, d[1:10, ])
+  expect_error(data_chunks(part, chunks = 0), "chunks")
   files <- file.path(withr::local_tempdir(), sprintf("part-%d.csv", 1:4))
   for (i in 1:4) utils::write.csv(d[(i - 1) * 1000 + 1:1000, ], files[i], row.names = FALSE)
   expect_same_fit(ard(y ~ x1 + x3 + g, data = data_chunks(files)), reference, d[1:10, ])
@@ -151,4 +155,48 @@ test_that("data_chunks() and fits from it refuse what they cannot do, clearly", 
   bad <- d
   bad$w[300] <- -1
   expect_error(ard(y ~ x1, data = data_chunks(bad, chunk_size = 200), weights = w), "non-negative \\(in chunk 2")
+})
+
+rvm_chunk_data <- function(n = 6000, seed = 4) {
+  set.seed(seed)
+  d <- data.frame(x1 = runif(n, -3, 3), x2 = runif(n, -3, 3))
+  d$y <- sin(2 * d$x1) + 0.3 * d$x2^2 + rnorm(n, sd = 0.2)
+  d$w <- sample(1:2, n, replace = TRUE)
+  d
+}
+
+test_that("rvm() from chunks, given its centres and widths, is the fit from the rows", {
+  d <- rvm_chunk_data()
+  new <- rvm_chunk_data(30, seed = 5)
+  centres <- as.matrix(d[seq(1, 6000, by = 100), c("x1", "x2")])
+  chunks <- data_chunks(d, chunk_size = 2500)
+  for (method in c("fast", "em")) {
+    k <- kernel_gaussian(width = c(0.4, 0.6))
+    a <- rvm(y ~ x1 + x2, data = d, kernel = k, centres = centres, method = method)
+    b <- rvm(y ~ x1 + x2, data = chunks, kernel = k, centres = centres, method = method)
+    expect_same_fit(a, b, new, variance = "rvm")
+    expect_equal(b$relevant, a$relevant)
+  }
+  a <- rvm(y ~ x1 + x2, data = d, kernel = kernel_laplace(width = 1), centres = centres, weights = w)
+  b <- rvm(y ~ x1 + x2, data = chunks, kernel = kernel_laplace(width = 1), centres = centres, weights = w)
+  expect_same_fit(a, b, new, variance = "rvm")
+  expect_error(predict(b, new, interval = "prediction", variance = "augmented"), "does not keep")
+  expect_equal(summary(b)$rmse, sqrt(sum(d$w / mean(d$w) * residuals(a)^2) / 6000), tolerance = 1e-8)  # weighted
+  expect_error(fitted(b), "does not keep")
+})
+
+test_that("rvm() from chunks learns its widths and centres on a sample, and predicts as the fit from the rows", {
+  d <- rvm_chunk_data(8000)
+  new <- rvm_chunk_data(2000, seed = 6)
+  f <- function(x) sin(2 * x$x1) + 0.3 * x$x2^2
+  expect_message(b <- rvm(y ~ x1 + x2, data = data_chunks(d, chunk_size = 3000), centres = 200), NA)
+  a <- rvm(y ~ x1 + x2, data = d, centres = 200)
+  rmse <- function(fit) sqrt(mean((predict(fit, new) - f(new))^2))
+  # both learn the widths on 300 random rows (of the sample, or of the rows): errors a fifth of the noise's sd
+  expect_lt(rmse(a), 0.05)
+  expect_lt(rmse(b), 0.05)
+  expect_equal(nrow(b$centres), 200)
+  expect_error(rvm(y ~ x1, data = data_chunks(d), family = binomial()), "gaussian")
+  expect_error(rvm(y ~ x1, data = data_chunks(d), kernel = kernel_wavelet("haar")), "single kernel")
+  expect_error(rvm(y ~ x1, data = data_chunks(d), noise = "sample"), "shared")
 })

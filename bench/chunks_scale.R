@@ -1,0 +1,59 @@
+# Fits from chunks at scale (issue 46): ard() with d = 200 and rvm() with
+# 1000 centres on n rows from a generator (a function of the chunk's
+# number, so that each worker makes its own chunks), on a multisession plan
+# of 2 workers. Reports wall time, the peak RSS of the main process and of
+# each worker, and the latent error against the same model at n = 1e5.
+#   Rscript bench/chunks_scale.R ard 1e7
+#   Rscript bench/chunks_scale.R rvm 1e7
+suppressPackageStartupMessages(library(sparsebayes))
+args <- commandArgs(TRUE)
+what <- if (length(args)) args[1L] else "ard"
+n <- if (length(args) > 1L) as.numeric(args[2L]) else 1e6
+workers <- if (length(args) > 2L) as.integer(args[3L]) else 2L
+chunk <- 1e5
+future::plan(future::multisession, workers = workers)
+
+peak_rss <- function() {  # VmHWM of this process, MB
+  line <- grep("^VmHWM", readLines("/proc/self/status"), value = TRUE)
+  as.numeric(gsub("[^0-9]", "", line)) / 1024
+}
+
+if (what == "ard") {
+  d <- 200L
+  beta <- c(3, -2, 1.5, 1, -1, 0.5, rep(0, d - 6L))
+  make <- local(function(i, rows = chunk) {  # local: its environment (chunk, d, beta) goes to the workers
+    set.seed(i)
+    X <- matrix(rnorm(rows * d), rows, dimnames = list(NULL, paste0("x", seq_len(d))))
+    data.frame(y = drop(X %*% beta) + rnorm(rows), X)
+  }, list2env(list(chunk = chunk, d = d, beta = beta)))
+  fit_n <- function(n) ard(y ~ ., data = data_chunks(make, chunks = ceiling(n / chunk)))
+  latent <- function(fit) {  # the latent error: of the coefficients
+    b <- setNames(numeric(d), paste0("x", seq_len(d)))
+    k <- intersect(names(coef(fit)), names(b))
+    b[k] <- coef(fit)[k]
+    sqrt(sum((b - beta)^2))
+  }
+} else {
+  f <- function(x1, x2) sin(2 * x1) + 0.3 * x2^2
+  make <- local(function(i, rows = chunk) {
+    set.seed(i)
+    x1 <- runif(rows, -3, 3)
+    x2 <- runif(rows, -3, 3)
+    data.frame(y = f(x1, x2) + rnorm(rows, sd = 0.3), x1 = x1, x2 = x2)
+  }, list2env(list(chunk = chunk, f = f)))
+  fit_n <- function(n) suppressMessages(rvm(y ~ x1 + x2, data = data_chunks(make, chunks = ceiling(n / chunk)), centres = 1000))
+  test <- make(1e6, 1e4)
+  latent <- function(fit) sqrt(mean((predict(fit, test) - f(test$x1, test$x2))^2))
+}
+
+small <- system.time(fit_small <- fit_n(1e5))[["elapsed"]]
+time <- system.time(fit <- fit_n(n))[["elapsed"]]
+workers_rss <- unlist(future.apply::future_lapply(seq_len(workers), function(i) {
+  line <- grep("^VmHWM", readLines("/proc/self/status"), value = TRUE)
+  as.numeric(gsub("[^0-9]", "", line)) / 1024
+}, future.chunk.size = 1L))
+cat(sprintf("%s: n = %.0e, %d chunks of %.0e rows, %d workers\n", what, n, ceiling(n / chunk), chunk, workers))
+cat(sprintf("  wall %.1f s (n = 1e5: %.1f s); peak RSS main %.0f MB, workers %s MB\n", time, small, peak_rss(),
+            paste(round(workers_rss), collapse = ", ")))
+cat(sprintf("  latent error %.5f at n = %.0e, %.5f at n = 1e5; %d relevant; passes %d\n", latent(fit), n,
+            latent(fit_small), length(fit$relevant), fit$chunks$passes))
