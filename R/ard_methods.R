@@ -201,6 +201,7 @@ summary.sb_ard <- function(object, n_weights = 10L, ...) {
                  iterations = object$iterations, converged = object$converged,
                  jitter_events = object$jitter_events,
                  rmse = training_rmse(object), r_squared = training_r_squared(object), coefficients = coefs,
+                 chunks = object$chunks,
                  n_coefficients = length(coef(object)),
                  n_candidates = sum(candidate_columns(object)), selected = selected(object),
                  restart_note = restart_note(object), calibration_note = calibration_note(object)),
@@ -219,6 +220,7 @@ prior_choice_line <- function(pc) {
 print.summary.sb_ard <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
   cat("Joint ARD regression\n\nCall:\n", paste(deparse(x$call, width.cutoff = 70L), collapse = "\n"), "\n\n", sep = "")
   cat(sprintf("Relevant weights:   %d of %d (n = %d)\n", x$n_relevant, x$d, x$n))
+  cat(chunk_line(x$chunks))
   if (!per_sample_noise(x$noise)) {
     cat(sprintf("Noise:              shared, sd %s\n", format(x$sigma, digits = digits)))
   } else {

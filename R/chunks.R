@@ -570,3 +570,11 @@ chunk_info <- function(design, st, passes) {
   list(source = design$source$label, rows = mom$rows, kept = mom$kept, omitted = mom$omitted, offset = mom$offset,
        passes = design$spec$passes + passes, tss = mom$z$M2 / st$unit)
 }
+
+# The line of summary() that says a fit was made from chunks, and what it read.
+chunk_line <- function(chunks) {
+  if (is.null(chunks)) return("")
+  sprintf("Data:               %s in chunks, %d pass%s, %.0f rows fitted%s; sums kept, not rows\n",
+          chunks$source, chunks$passes, if (chunks$passes == 1L) "" else "es", chunks$kept,
+          if (chunks$omitted > 0) sprintf(" (%.0f with NA left out)", chunks$omitted) else "")
+}

@@ -318,7 +318,7 @@ summary.sb_rvm <- function(object, n_weights = 10L, ...) {
                  student = object$student, logLik = object$logLik, iterations = object$iterations,
                  converged = object$converged,
                  rmse = if (gaussian) training_rmse(object) else NA_real_,
-                 r_squared = if (gaussian) training_r_squared(object) else NA_real_,
+                 r_squared = if (gaussian) training_r_squared(object) else NA_real_, chunks = object$chunks,
                  error = if (likelihood_of(object$family)$classes) training_error(object) else NA_real_,
                  deviance = deviance_of(object), coefficients = coefs,
                  components = if (length(fit_kernels(object)) > 1L) component_table(object),
@@ -357,6 +357,7 @@ print.summary.sb_rvm <- function(x, digits = max(3L, getOption("digits") - 3L), 
   cat(x$title, "\n\nCall:\n", paste(deparse(x$call, width.cutoff = 70L), collapse = "\n"),
       "\n\n", sep = "")
   cat(sprintf("Kernel:             %s\n", x$kernel))
+  cat(chunk_line(x$chunks))
   if (!is.null(x$width_search)) cat(sprintf("Width search:       %s\n", x$width_search))
   if (!is.null(x$inputs)) print_input_relevance(x$inputs, digits)
   print_learning_notes(x$learning)

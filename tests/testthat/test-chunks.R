@@ -200,3 +200,11 @@ test_that("rvm() from chunks learns its widths and centres on a sample, and pred
   expect_error(rvm(y ~ x1, data = data_chunks(d), kernel = kernel_wavelet("haar")), "single kernel")
   expect_error(rvm(y ~ x1, data = data_chunks(d), noise = "sample"), "shared")
 })
+
+test_that("summary() says a fit was made from chunks", {
+  d <- chunk_data(900)
+  d$x1[3] <- NA
+  s <- summary(ard(y ~ x1 + g, data = data_chunks(d, chunk_size = 300)))
+  expect_output(print(s), "Data: +a data frame of 900 rows in chunks, 2 passes, 899 rows fitted \\(1 with NA left out\\)")
+  expect_false(any(grepl("^Data:", capture.output(print(summary(ard(y ~ x1 + g, data = d)))))))
+})

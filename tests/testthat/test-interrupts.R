@@ -121,3 +121,12 @@ test_that("an interrupt stops the robust start of a Student-t ard() fit promptly
     expect_lt(res$latency, 1.5)
   }
 })
+
+test_that("an interrupt stops a fit from chunks, between chunks or inside a chunk's products", {
+  res <- interrupt_child(c(
+    "  part <- function(i) { set.seed(i); x <- runif(2e4, -3, 3); data.frame(x = x, y = sin(x) + rnorm(2e4)) }",
+    "  centres <- matrix(seq(-3, 3, length.out = 1500), dimnames = list(NULL, 'x'))",
+    "  rvm(y ~ x, data = data_chunks(part, chunks = 500), centres = centres, kernel = kernel_gaussian(width = 0.2))"),
+    after = 4)
+  expect_identical(res$result, "INTERRUPTED ALIVE", info = res$log)
+})
