@@ -3,8 +3,8 @@
 # vignettes (so that vignette("sparsebayes") opens), saying what it does:
 # `make install` calls it when a source file changed (see Makefile).
 #
-# 1. R CMD INSTALL: compiles src/ (the core is heavy Eigen templates: 6 to
-#    10 minutes on 2 busy cores from scratch; only changed files later) and
+# 1. R CMD INSTALL: compiles src/ (the core is heavy Eigen templates: 5 to
+#    10 minutes on 2 cores from scratch; only changed files later) and
 #    installs; one line per C++ file as it starts.
 # 2. tools::buildVignettes() with that installed copy, the outputs put in
 #    inst/doc (git ignores it) as R CMD build would.
@@ -29,7 +29,7 @@ for f in src/*.cpp; do [ "${f%.cpp}.o" -nt "$f" ] || todo=$((todo + 1)); done
 jobs=$(nproc 2>/dev/null || echo 1); [ "$jobs" -gt 4 ] && jobs=4   # each compiler takes ~2.5 GB
 if [ "$todo" -gt 0 ]; then
   echo "sparsebayes: compiling $todo C++ files with $jobs jobs, then installing into $lib"
-  echo "  (6 to 10 minutes from scratch on 2 cores; the full log is install.log)"
+  echo "  (5 to 10 minutes from scratch on 2 cores; the full log is install.log)"
 else
   echo "sparsebayes: installing into $lib (the C++ objects are up to date)"
 fi
@@ -52,7 +52,12 @@ install() {
 }
 : >install.log
 install
-echo "  installed the code ($((SECONDS - start)) s); building the vignettes"
+if ! Rscript -e 'quit(status = !rmarkdown::pandoc_available())' >/dev/null 2>&1; then
+  echo "sparsebayes: installed in $((SECONDS - start)) s, without vignettes (rmarkdown needs pandoc)"
+  rm -f install.log
+  exit 0
+fi
+echo "  installed the code ($((SECONDS - start)) s); building the vignettes (about 20 s)"
 
 mkdir -p inst/doc
 Rscript -e '
