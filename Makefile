@@ -47,7 +47,7 @@ document:
 # The pkgdown site in docs/ (_pkgdown.yml), from the installed package, offline.
 site: install
 	sh tools/install-deps.sh pkgdown
-	Rscript -e 'options(pkgdown.internet = FALSE); pkgdown::build_site(devel = FALSE, install = FALSE, new_process = FALSE, preview = FALSE)'
+	TZ=$${TZ:-UTC} Rscript -e 'options(pkgdown.internet = FALSE); pkgdown::build_site(devel = FALSE, install = FALSE, new_process = FALSE, preview = FALSE)'
 
 check: deps
 	command -v qpdf >/dev/null || apt-get install -y -qq qpdf >/dev/null 2>&1 || true
