@@ -47,5 +47,6 @@ plot(robust, which = "leverage")
 invisible(dev.off())
 cat("\nplots written to demo-output/rvm-mcycle.png (shared and per-observation bands) and",
     "demo-output/rvm-mcycle-leverage.png\n")
-guide <- vignette("sparsebayes", package = "sparsebayes")
-cat(sprintf("the user's guide: vignette(\"sparsebayes\") (%s)\n", file.path(guide$Dir, "doc", guide$PDF)))
+guide <- suppressWarnings(vignette("sparsebayes", package = "sparsebayes"))
+if (inherits(guide, "vignette"))
+  cat(sprintf("the user's guide: vignette(\"sparsebayes\") (%s)\n", file.path(guide$Dir, "doc", guide$PDF)))
