@@ -3,11 +3,11 @@
 #   make test   installs what the tests need and the package, runs the tests
 # testthat is LinkingTo (the Catch headers of src/test-*.cpp), so the package
 # needs it to compile; xml2 reads run_cpp_tests()' report.
-RUNTIME_DEPS = Rcpp RcppEigen testthat MASS parallelly future.apply progressr generics
+RUNTIME_DEPS = Rcpp RcppEigen testthat MASS parallelly future.apply progressr generics knitr rmarkdown
 TEST_DEPS = testthat xml2 kernlab mlbench broom caret DBI RSQLite withr future
 DEV_DEPS = roxygen2 knitr rmarkdown kernlab robustbase
 
-.PHONY: demo test install deps test-deps document check bench fuzz sanitize
+.PHONY: demo test install deps test-deps document check bench fuzz sanitize site
 
 demo: install
 	Rscript tools/demo.R
@@ -18,9 +18,20 @@ test: test-deps install
 	Rscript tools/fuzz.R 1000 100
 	Rscript tools/run-tests.R
 
-install: deps
-	R CMD INSTALL --preclean --no-multiarch . >install.log 2>&1 || (cat install.log; exit 1)
-	@rm -f install.log
+# The package is installed (with its vignettes: tools/install.sh) into the
+# first library of .libPaths() (R_LIBS chooses another) when a source file is
+# newer than the installed copy, or when that copy came from another source
+# tree or is missing: `make test` after `make demo` compiles nothing.
+LIB := $(shell Rscript -e 'cat(.libPaths()[1])' 2>/dev/null)
+INSTALLED = $(LIB)/sparsebayes/INSTALLED_FROM
+PKG_FILES := DESCRIPTION NAMESPACE $(shell find R src inst man vignettes -type f ! -name '*.o' ! -name '*.so' ! -path 'inst/doc/*' 2>/dev/null)
+ifneq ($(shell cat '$(INSTALLED)' 2>/dev/null),$(CURDIR))
+.PHONY: $(INSTALLED)
+endif
+install: $(INSTALLED)
+$(INSTALLED): $(PKG_FILES) | deps
+	bash tools/install.sh '$(LIB)'
+	@echo '$(CURDIR)' >'$@'
 
 deps:
 	sh tools/install-deps.sh $(RUNTIME_DEPS)
@@ -32,6 +43,11 @@ test-deps:
 document:
 	sh tools/install-deps.sh $(DEV_DEPS)
 	Rscript -e 'Rcpp::compileAttributes("."); roxygen2::roxygenise()'
+
+# The pkgdown site in docs/ (_pkgdown.yml), from the installed package, offline.
+site: install
+	sh tools/install-deps.sh pkgdown
+	TZ=$${TZ:-UTC} Rscript -e 'options(pkgdown.internet = FALSE); pkgdown::build_site(devel = FALSE, install = FALSE, new_process = FALSE, preview = FALSE)'
 
 check: deps
 	command -v qpdf >/dev/null || apt-get install -y -qq qpdf >/dev/null 2>&1 || true

@@ -105,8 +105,8 @@ plot.sb_rvm_multiclass <- function(x, which = c("fit", "width"), legend = TRUE, 
     plot_width_search(x, legend = legend, ...)
     return(invisible(x))
   }
-  if (is.null(x$kernel) || ncol(x$x) != 2L) stop("plot() draws multiclass fits with two inputs only.", call. = FALSE)
-  plot_classes(x, legend = legend, ...)
+  if (!is.null(x$kernel) && ncol(x$x) == 2L) plot_classes(x, legend = legend, ...)
+  else plot_class_probabilities(x, legend = legend, ...)
   invisible(x)
 }
 

@@ -6,10 +6,12 @@
 #' the second class. Classifiers with two inputs: the decision boundary
 #' (p = 0.5, solid) and the p = 0.25 and 0.75 contours (dashed) over the
 #' data, with the relevance vectors circled, as Tipping (2001, Fig. 4).
-#' Other classifiers: the fitted probability of the second class for the
+#' Other binary classifiers: the fitted probability of the second class for the
 #' rows of each class, and a calibration plot (the observed share of the
 #' second class in each tenth of the fitted probabilities against their
-#' mean). Otherwise: fitted against observed values, and residuals against
+#' mean). Multiclass classifiers with other than two inputs: the fitted
+#' probability of every class for the rows of each observed class, and the
+#' confusion table of the training rows. Otherwise: fitted against observed values, and residuals against
 #' fitted values. `which = "components"` draws the contribution of each
 #' sub-dictionary of an overcomplete dictionary (and the bias) to the fit,
 #' as Schmolck and Everson (2007, Fig. 8); `which = "shrinkage"` plots each
@@ -325,6 +327,50 @@ plot_calibration <- function(x, main = NULL, xlab = NULL, ylab = NULL, col = gra
   graphics::plot(tapply(prob, bin, mean), tapply(x$y, bin, mean), xlim = c(0, 1), ylim = c(0, 1), type = "b",
                  xlab = xlab[2L], ylab = ylab[2L], main = main[2L], pch = pch, col = col, ...)
   graphics::abline(0, 1, col = "grey50", lty = 2)
+}
+
+# A multiclass classifier with other than two inputs. Left, the fitted
+# probability of every class for the rows of each observed class (one strip
+# per class, in its colour): a good classifier puts a row's own class high
+# and the others low. Right, the confusion table of the training rows,
+# observed classes down and predicted across, each cell shaded by its share
+# of the observed class. Returns the table, invisibly.
+plot_class_probabilities <- function(x, legend = TRUE, main = NULL, xlab = NULL, ylab = NULL, col = NULL, pch = 16,
+                                     cex = 0.6, ...) {
+  op <- graphics::par(mfrow = c(1L, 2L))
+  on.exit(graphics::par(op))
+  prob <- training_prob(x)
+  classes <- x$levels
+  k <- length(classes)
+  cols <- rep_len(col %||% grDevices::hcl.colors(k, "Dark 3"), k)
+  main <- rep_len(main %||% c("Fitted probability of each class", "Observed and predicted classes"), 2L)
+  op <- c(op, graphics::par(cex.main = title_cex(main)))
+  xlab <- rep_len(xlab %||% c("observed class", "predicted class"), 2L)
+  ylab <- rep_len(ylab %||% c("fitted probability", "observed class"), 2L)
+  strips <- unlist(lapply(classes, function(obs) lapply(seq_len(k), function(j) prob[x$y == obs, j])),
+                   recursive = FALSE)
+  keys <- if (legend) paste("probability of", classes)
+  ylim <- legend_space(c(0, 1), keys)
+  graphics::stripchart(strips, at = rep(seq_len(k), each = k) + rep((seq_len(k) - (k + 1) / 2) * 0.7 / k, k),
+                       vertical = TRUE, method = "jitter", jitter = 0.25 / k, xlim = c(0.5, k + 0.5), ylim = ylim,
+                       col = rep(cols, k), pch = pch, cex = cex, xlab = xlab[1L], ylab = ylab[1L], main = main[1L],
+                       xaxt = "n", yaxt = "n", ...)
+  graphics::axis(1L, at = seq_len(k), labels = classes)
+  graphics::axis(2L, at = seq(0, 1, by = 0.2))
+  graphics::abline(v = seq_len(k - 1L) + 0.5, col = "grey80")
+  draw_legend(ylim, keys, col = cols, pch = pch)
+  tab <- table(observed = x$y, predicted = class_of(prob, classes))
+  share <- tab / pmax(rowSums(tab), 1)
+  graphics::image(seq_len(k), seq_len(k), t(share[k:1, , drop = FALSE]), zlim = c(0, 1), axes = FALSE,
+                  col = grDevices::colorRampPalette(c("white", "steelblue4"))(32), xlab = xlab[2L], ylab = ylab[2L],
+                  main = main[2L])
+  graphics::axis(1L, at = seq_len(k), labels = classes, tick = FALSE)
+  graphics::axis(2L, at = seq_len(k), labels = rev(classes), tick = FALSE)
+  graphics::box()
+  cell <- expand.grid(predicted = seq_len(k), observed = seq_len(k))
+  graphics::text(cell$predicted, k + 1L - cell$observed, tab[cbind(cell$observed, cell$predicted)],
+                 col = ifelse(share[cbind(cell$observed, cell$predicted)] > 0.6, "white", "black"))
+  invisible(tab)
 }
 
 plot_diagnostics <- function(x, main = NULL, xlab = NULL, ylab = NULL, col = graphics::par("col"), pch = 16, cex = 0.6,

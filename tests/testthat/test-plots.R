@@ -122,3 +122,25 @@ test_that("a classifier with more than two inputs draws its probabilities by cla
   expect_false(getOption("sb.test.residuals"))  # not lm's residual plots
   expect_plot(fit, main = c("by class", "calibration"), xlab = c("a", "b"), ylab = c("c", "d"))
 })
+
+test_that("a multiclass classifier with other than two inputs draws its class probabilities and confusion table", {
+  grDevices::pdf(NULL)
+  on.exit(grDevices::dev.off())
+  fit <- rvm(Species ~ ., data = iris[seq(1, 150, by = 2), ])          # four inputs
+  ns <- asNamespace("sparsebayes")
+  withr::local_options(sb.test.probabilities = FALSE)
+  suppressMessages(trace("plot_class_probabilities", quote(options(sb.test.probabilities = TRUE)), where = ns,
+                         print = FALSE))
+  on.exit(suppressMessages(untrace("plot_class_probabilities", where = ns)), add = TRUE)
+  expect_plot(fit)
+  expect_true(getOption("sb.test.probabilities"))
+  expect_plot(fit, legend = FALSE, main = c("by class", "confusion"), col = 2:4, pch = 3)
+  # the cells drawn are the training rows' confusion table
+  drawn <- ns$plot_class_probabilities(fit)
+  expect_equal(unclass(drawn), unclass(table(fit$y, predict(fit))), ignore_attr = TRUE)
+  expect_identical(dimnames(drawn), list(observed = fit$levels, predicted = fit$levels))
+  expect_identical(sum(drawn), 75L)
+  x1 <- rvm(iris$Petal.Length, iris$Species)                            # one input
+  expect_plot(x1)
+  expect_identical(sum(ns$plot_class_probabilities(x1)), 150L)
+})
