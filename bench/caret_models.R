@@ -21,10 +21,15 @@ run <- function(label, x, y, model, ...) {
   fit <- train(x, y, method = sparsebayes_caret(model), trControl = trainControl(method = "cv", number = 5, ...),
                tuneLength = 3)
   cpu <- sum((proc.time() - t0)[c("user.self", "sys.self")])
-  imp <- tryCatch(varImp(fit)$importance, error = function(e) varImp(fit, useModel = FALSE)$importance)
+  # varImp() of a final RVM with one width for all inputs refuses (it ranks
+  # no input): then caret's model-free importance.
+  imp <- tryCatch(varImp(fit)$importance, error = function(e) NULL)
+  kind <- if (is.null(imp)) "model-free" else "model"
+  if (is.null(imp)) imp <- varImp(fit, useModel = FALSE)$importance
   top <- rownames(imp)[order(-imp[[1]])][1:3]
-  cat(sprintf("\n== %s, %s: %.0f s CPU; chosen %s; varImp top 3: %s\n", label, model, cpu,
-              paste(names(fit$bestTune), fit$bestTune, sep = " = ", collapse = ", "), paste(top, collapse = ", ")))
+  cat(sprintf("\n== %s, %s: %.0f s CPU; chosen %s; varImp (%s) top 3: %s\n", label, model, cpu,
+              paste(names(fit$bestTune), vapply(fit$bestTune, format, "", digits = 3), sep = " = ", collapse = ", "), kind,
+              paste(top, collapse = ", ")))
   print(fit$results[, setdiff(names(fit$results), grep("SD$", names(fit$results), value = TRUE))], digits = 3,
         row.names = FALSE)
   invisible(fit)
