@@ -179,8 +179,7 @@ caret_sparse_gp <- function() {
       dots <- list(...)
       dots$weights <- NULL
       dots$inducing <- NULL
-      rows <- if (is.null(wts)) NROW(x) else sum(wts > 0)
-      caret_fit_call("sparse_gp", x, y, wts, c(list(inducing = min(param$inducing, rows)), dots))
+      caret_fit_call("sparse_gp", x, y, wts, c(list(inducing = inducing_cap(param$inducing, x, wts)), dots))
     },
     predict = function(modelFit, newdata, submodels = NULL) unname(predict(modelFit, caret_newdata(modelFit, newdata))),
     prob = NULL,
@@ -245,6 +244,13 @@ caret_fit_call <- function(fitter, x, y, wts, args) {
     call <- c(list(quote(x), quote(y)), if (!is.null(wts)) list(weights = quote(weights)), args)
   }
   do.call(fitter, call)
+}
+
+# A number of inducing points cut to the distinct rows of positive weight
+# (a bootstrap resample repeats rows, which sparse_gp() pools).
+inducing_cap <- function(inducing, x, wts) {
+  rows <- if (is.null(wts)) x else x[wts > 0, , drop = FALSE]
+  min(inducing, sum(!duplicated(rows)))
 }
 
 # New inputs in the form the fit was made with.

@@ -79,6 +79,27 @@ test_that("caret::train() tunes and predicts with the three regression models", 
   }
 })
 
+test_that("a bootstrap's repeated rows cut the sparse GP's inducing points", {
+  skip_if_not_installed("caret")
+  skip_if_not_installed("mlbench")
+  d <- caret_boston(30)
+  set.seed(1)
+  warned <- character()
+  fit <- withCallingHandlers(
+    caret::train(d$x, d$y, method = sparsebayes_caret("sparse_gp"), tuneGrid = data.frame(inducing = 30),
+                 trControl = caret::trainControl(method = "boot", number = 2)),
+    warning = function(w) {
+      warned <<- c(warned, conditionMessage(w))
+      invokeRestart("muffleWarning")
+    })
+  expect_identical(warned, character())  # no resample failed
+  expect_true(is.finite(fit$results$RMSE))
+  x <- as.matrix(d$x[c(1:10, 1:10, 21:30), ])
+  expect_identical(nrow(sparsebayes_caret("sparse_gp")$fit(x, d$y[c(1:10, 1:10, 21:30)], NULL,
+                                                               data.frame(inducing = 30), NULL, TRUE, FALSE)$inducing),
+                   20L)
+})
+
 test_that("the learned widths rank the inputs; a single width refuses varImp()", {
   skip_if_not_installed("caret")
   skip_if_not_installed("mlbench")

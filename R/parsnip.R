@@ -1,0 +1,228 @@
+# tidymodels engines: rvm(), ard() and sparse_gp() registered with parsnip
+# (when parsnip is installed) as the "sparsebayes" engine of linear_reg(),
+# logistic_reg() and multinom_reg(), and of two model types of their own,
+# rvm_model() and sparse_gp_model(), whose main arguments tune and dials
+# know (https://www.tidymodels.org/learn/develop/models/).
+
+#' Relevance vector machines and sparse GPs in tidymodels
+#'
+#' With parsnip installed, loading sparsebayes registers the engine
+#' `"sparsebayes"` for these parsnip models:
+#'
+#' | model | fits | predictions |
+#' | --- | --- | --- |
+#' | `parsnip::linear_reg()` | [ard()] | `"numeric"`, `"conf_int"`, `"pred_int"` |
+#' | `parsnip::logistic_reg()`, `parsnip::multinom_reg()` | [rvm()] with a [kernel_linear()] (one binary model per class for several classes) | `"class"`, `"prob"` |
+#' | `rvm_model()` | [rvm()] | regression: `"numeric"`, `"conf_int"`, `"pred_int"`; classification: `"class"`, `"prob"` |
+#' | `sparse_gp_model()` | [sparse_gp()] | `"numeric"`, `"conf_int"`, `"pred_int"` |
+#'
+#' The main arguments of `linear_reg()`, `logistic_reg()` and
+#' `multinom_reg()` (`penalty`, `mixture`) have no counterpart: the models
+#' learn their sparsity. Other arguments of the fitting functions are engine
+#' arguments: `set_engine("sparsebayes", noise = "student")`. Inputs are
+#' expanded to dummy columns by the usual parsnip encoding and standardised
+#' by the fits (`scale = TRUE`); case weights reach the fits' `weights`.
+#'
+#' `rvm_model()` tunes the kernel and its width. `width = NULL` (the
+#' default) is [rvm()]'s own: one width per input learned by a GP marginal
+#' likelihood for regression, the median heuristic for classifiers; a
+#' number is one width for every input, in standardised units; `0` in a
+#' grid means the learned widths, as in [sparsebayes_caret()].
+#' `sparse_gp_model()` tunes the number of inducing points (at most the rows
+#' of a resample: a larger number is cut to them); its widths, variance and
+#' noise are learned by every fit.
+#'
+#' The tuning parameters are dials parameter objects (they need dials):
+#' `rvm_kernel()`; `rvm_width()`, on a log2 scale, whose range tune finalizes
+#' from the predictors as the median heuristic `h` (half the median
+#' distance between the standardised inputs) times 2^-3 to 2^3; and
+#' `inducing_points()`, 10 to 100 by default.
+#'
+#' @param mode `"regression"` or `"classification"` (`rvm_model()`; `"unknown"`
+#'   until set) or `"regression"` (`sparse_gp_model()`).
+#' @param engine `"sparsebayes"`.
+#' @param kernel The kernel's name: `"gaussian"`, `"laplace"` or `"cauchy"`
+#'   (kernels with a width; see [kernels]).
+#' @param width The kernel width (standardised inputs); `NULL` learns it.
+#' @param inducing The number of inducing points.
+#' @param range,trans The range of the parameter (on the transformed scale)
+#'   and its transformation, as in dials' parameter objects. `rvm_width()`:
+#'   `NULL` is a range finalized from the data, and `trans = NULL` the log2
+#'   scale.
+#' @param values The kernels to choose from.
+#' @return `rvm_model()` and `sparse_gp_model()`: a parsnip model
+#'   specification. `rvm_width()`, `inducing_points()`: a dials quantitative
+#'   parameter; `rvm_kernel()`: a dials qualitative parameter.
+#' @seealso [sparsebayes_caret()] for caret; [rvm()], [ard()], [sparse_gp()].
+#' @examples
+#' if (requireNamespace("parsnip", quietly = TRUE)) {
+#'   fit <- parsnip::fit(parsnip::set_engine(parsnip::linear_reg(), "sparsebayes"), mpg ~ ., data = mtcars)
+#'   predict(fit, mtcars[1:3, ], type = "pred_int")
+#'   gp <- parsnip::fit(sparse_gp_model(inducing = 20), mpg ~ wt + hp, data = mtcars)
+#'   predict(gp, mtcars[1:3, ], type = "conf_int")
+#' }
+#' @name tidymodels
+NULL
+
+#' @rdname tidymodels
+#' @export
+rvm_model <- function(mode = "unknown", engine = "sparsebayes", kernel = NULL, width = NULL) {
+  need_package("parsnip", "rvm_model()")
+  args <- list(kernel = rlang::enquo(kernel), width = rlang::enquo(width))
+  parsnip::new_model_spec("rvm_model", args = args, eng_args = NULL, mode = mode,
+                          user_specified_mode = !missing(mode), method = NULL, engine = engine,
+                          user_specified_engine = !missing(engine))
+}
+
+#' @rdname tidymodels
+#' @export
+sparse_gp_model <- function(mode = "regression", engine = "sparsebayes", inducing = NULL) {
+  need_package("parsnip", "sparse_gp_model()")
+  args <- list(inducing = rlang::enquo(inducing))
+  parsnip::new_model_spec("sparse_gp_model", args = args, eng_args = NULL, mode = mode,
+                          user_specified_mode = !missing(mode), method = NULL, engine = engine,
+                          user_specified_engine = !missing(engine))
+}
+
+#' @param object A model specification.
+#' @param parameters A one-row data frame (or list) of main arguments.
+#' @param fresh Replace all arguments (`TRUE`) or only those given?
+#' @param ... Engine arguments.
+#' @rdname tidymodels
+#' @export
+update.rvm_model <- function(object, parameters = NULL, kernel = NULL, width = NULL, fresh = FALSE, ...) {
+  args <- list(kernel = rlang::enquo(kernel), width = rlang::enquo(width))
+  parsnip::update_spec(object, parameters, args, fresh, "rvm_model", ...)
+}
+
+#' @rdname tidymodels
+#' @export
+update.sparse_gp_model <- function(object, parameters = NULL, inducing = NULL, fresh = FALSE, ...) {
+  parsnip::update_spec(object, parameters, list(inducing = rlang::enquo(inducing)), fresh, "sparse_gp_model", ...)
+}
+
+#' @rdname tidymodels
+#' @export
+rvm_width <- function(range = NULL, trans = NULL) {
+  need_package("dials", "rvm_width()")
+  dials::new_quant_param(type = "double", range = range %||% c(dials::unknown(), dials::unknown()),
+                         inclusive = c(TRUE, TRUE), trans = trans %||% scales::transform_log2(),
+                         label = c(rvm_width = "Kernel width (standardised inputs)"), finalize = finalize_width)
+}
+
+# The range of widths of a finalized rvm_width(): the median heuristic h
+# of the predictors x (rvm()'s default for classifiers) times 2^-3 to 2^3.
+finalize_width <- function(object, x) {
+  dials::range_set(object, log2(caret_median_width(x)) + c(-3, 3))
+}
+
+#' @rdname tidymodels
+#' @export
+rvm_kernel <- function(values = c("gaussian", "laplace", "cauchy")) {
+  need_package("dials", "rvm_kernel()")
+  dials::new_qual_param(type = "character", values = values, label = c(rvm_kernel = "Kernel"))
+}
+
+#' @rdname tidymodels
+#' @export
+inducing_points <- function(range = c(10L, 100L), trans = NULL) {
+  need_package("dials", "inducing_points()")
+  dials::new_quant_param(type = "integer", range = range, inclusive = c(TRUE, TRUE), trans = trans,
+                         label = c(inducing_points = "Inducing points"))
+}
+
+#' Fit a sparsebayes model for parsnip
+#'
+#' The fit function of the parsnip engines (see [tidymodels]): calls
+#' `model` on parsnip's inputs the way [sparsebayes_caret()] does. Not for
+#' direct use.
+#'
+#' @param x,y Inputs (a numeric matrix) and response.
+#' @param model `"rvm"`, `"ard"` or `"sparse_gp"`.
+#' @param weights Case weights or `NULL`.
+#' @param kernel,width `model = "rvm"`: the kernel and its width (see
+#'   [tidymodels]).
+#' @param inducing `model = "sparse_gp"`: the number of inducing points.
+#' @param ... Other arguments of the fitting function.
+#' @return The fit.
+#' @keywords internal
+#' @export
+parsnip_fit <- function(x, y, model, weights = NULL, kernel = NULL, width = NULL, inducing = NULL, ...) {
+  args <- list(...)
+  if (!is.null(width)) args$kernel <- caret_kernel(width, kernel)
+  else if (!is.null(kernel)) args$kernel <- kernel
+  if (!is.null(inducing)) args$inducing <- inducing_cap(inducing, x, weights)
+  caret_fit_call(model, x, y, as.vector(weights), args)
+}
+
+need_package <- function(pkg, what) {
+  if (!requireNamespace(pkg, quietly = TRUE))
+    stop(sprintf("%s needs the package %s: install.packages(\"%s\").", what, pkg, pkg), call. = FALSE)
+  invisible(TRUE)
+}
+
+# Runs `fun` now if `pkg` is loaded, and whenever it is loaded later (as
+# vctrs::s3_register() does for methods of generics in Suggests). A failure
+# is a warning: the package still loads.
+on_package_load <- function(pkg, fun) {
+  run <- function(...) {
+    tryCatch(fun(), error = function(e)
+      warning(sprintf("sparsebayes could not register with %s: %s", pkg, conditionMessage(e)), call. = FALSE))
+  }
+  if (isNamespaceLoaded(pkg)) run()
+  setHook(packageEvent(pkg, "onLoad"), run)
+}
+
+.onLoad <- function(libname, pkgname) {
+  on_package_load("parsnip", register_parsnip)
+}
+
+# The registrations, as parsnip's own models make them; once per session.
+register_parsnip <- function() {
+  if ("rvm_model" %in% parsnip::get_model_env()$models) return(invisible(FALSE))
+  parsnip::set_new_model("rvm_model")
+  parsnip::set_new_model("sparse_gp_model")
+  for (mode in c("regression", "classification")) parsnip::set_model_mode("rvm_model", mode)
+  parsnip::set_model_mode("sparse_gp_model", "regression")
+  engines <- list(list("linear_reg", "regression", "ard"), list("logistic_reg", "classification", "rvm"),
+                  list("multinom_reg", "classification", "rvm"), list("rvm_model", "regression", "rvm"),
+                  list("rvm_model", "classification", "rvm"), list("sparse_gp_model", "regression", "sparse_gp"))
+  for (e in engines) register_engine(e[[1]], e[[2]], e[[3]])
+  main_arg <- function(model, parsnip, original, fun)
+    parsnip::set_model_arg(model, "sparsebayes", parsnip = parsnip, original = original,
+                           func = list(pkg = "sparsebayes", fun = fun), has_submodel = FALSE)
+  main_arg("rvm_model", "kernel", "kernel", "rvm_kernel")
+  main_arg("rvm_model", "width", "width", "rvm_width")
+  main_arg("sparse_gp_model", "inducing", "inducing", "inducing_points")
+  invisible(TRUE)
+}
+
+register_engine <- function(model, mode, fitter) {
+  parsnip::set_model_engine(model, mode, "sparsebayes")
+  parsnip::set_dependency(model, "sparsebayes", "sparsebayes", mode = mode)
+  defaults <- list(model = fitter)
+  if (model %in% c("logistic_reg", "multinom_reg")) defaults$kernel <- "linear"
+  parsnip::set_fit(model, mode, "sparsebayes",
+                   list(interface = "matrix", protect = c("x", "y", "weights"),
+                        func = c(pkg = "sparsebayes", fun = "parsnip_fit"), defaults = defaults))
+  parsnip::set_encoding(model, mode, "sparsebayes",
+                        list(predictor_indicators = "traditional", compute_intercept = FALSE,
+                             remove_intercept = TRUE, allow_sparse_x = FALSE))
+  predict_args <- function(...) list(object = quote(object$fit), newdata = quote(new_data), ...)
+  pred <- function(what, post, ...)
+    parsnip::set_pred(model, mode, "sparsebayes", what,
+                      list(pre = NULL, post = post, func = c(fun = "predict"), args = predict_args(...)))
+  if (mode == "regression") {
+    pred("numeric", NULL)
+    pred("conf_int", parsnip_bounds, interval = "confidence", level = quote(level))
+    pred("pred_int", parsnip_bounds, interval = "prediction", level = quote(level))
+  } else {
+    pred("class", NULL, type = "class")
+    pred("prob", function(x, object) as.data.frame(x), type = "prob")
+  }
+}
+
+# predict()'s fit/lwr/upr matrix as parsnip's interval columns.
+parsnip_bounds <- function(results, object) {
+  data.frame(.pred_lower = unname(results[, "lwr"]), .pred_upper = unname(results[, "upr"]))
+}
