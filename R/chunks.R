@@ -479,12 +479,17 @@ training_r_squared <- function(object) {
 # chunk's index, and the rows of the `size` smallest keys are kept, so that
 # sample_combine() gives the sample of all chunks whatever their grouping.
 chunk_sample <- function(part, keep, i, size) {
-  key <- with_seed(i, stats::runif(length(part$y)))
+  key <- with_seed(sample_seed(i), stats::runif(length(part$y)))
   rows <- which(keep)
   rows <- rows[order(key[rows])][seq_len(min(size, length(rows)))]
   list(key = key[rows], x = part$x[rows, , drop = FALSE], y = part$y[rows],
        weights = part$weights[rows], offset = part$offset[rows])
 }
+
+# The seed of chunk i's keys: a multiplicative hash of i. A generator that
+# seeds its chunk by its number (set.seed(i)) drew the keys' uniforms for
+# its inputs, and the sample was the rows of the smallest inputs.
+sample_seed <- function(i) as.integer((i * 2654435761) %% 2147483647)
 
 sample_combine <- function(a, b, size) {
   key <- c(a$key, b$key)

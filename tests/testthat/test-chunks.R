@@ -208,3 +208,21 @@ test_that("summary() says a fit was made from chunks", {
   expect_output(print(s), "Data: +a data frame of 900 rows in chunks, 2 passes, 899 rows fitted \\(1 with NA left out\\)")
   expect_false(any(grepl("^Data:", capture.output(print(summary(ard(y ~ x1 + g, data = d)))))))
 })
+
+test_that("the sample of rows an rvm() from chunks learns on is uniform, even from a generator seeded by chunk", {
+  make <- function(i) {
+    set.seed(i)  # the generator's inputs are its seed's uniforms
+    x <- runif(2000, -3, 3)
+    data.frame(x = x, y = sin(2 * x) + rnorm(2000, sd = 0.3))
+  }
+  ns <- asNamespace("sparsebayes")
+  src <- data_chunks(make, chunks = 5)
+  spec <- ns$chunk_spec(quote(rvm(formula = y ~ x, data = src)), environment(), src, FALSE)
+  sample <- ns$chunk_sums_pass(src, spec, 1000L)$sample
+  expect_equal(nrow(sample$x), 1000)
+  expect_gt(suppressWarnings(stats::ks.test(sample$x[, 1], "punif", -3, 3)$p.value), 0.01)
+  expect_equal(sd(sample$y - sin(2 * sample$x[, 1])), 0.3, tolerance = 0.1)  # inputs and responses stay paired
+  fit <- suppressMessages(rvm(y ~ x, data = src, centres = 100))
+  grid <- data.frame(x = seq(-2.9, 2.9, length.out = 200))
+  expect_lt(sqrt(mean((predict(fit, grid) - sin(2 * grid$x))^2)), 0.1)
+})
