@@ -266,6 +266,9 @@ learning_notes <- function(learned) {
               paste(names(constant) %||% constant, collapse = ", ")),
     if (length(learned$bounds)) paste("at a bound of the search:", paste(learned$bounds, collapse = ", ")),
     if (isFALSE(learned$converged)) "the hyperparameter optimisation did not converge",
+    if (!is.null(learned$basis_gain))
+      sprintf("from chunks: basis widths %s (the GP's / sqrt(2): %+.1f nats on the sample of rows)",
+              if (learned$basis_gain > 0) "the GP's / sqrt(2)" else "the GP's", learned$basis_gain),
     if (isTRUE(learned$copies > 0))
       sprintf("%d exact %s of rows pooled (weights as precisions: ?rvm)", learned$copies,
               if (learned$copies == 1L) "copy" else "copies"))
