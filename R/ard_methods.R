@@ -219,7 +219,8 @@ prior_choice_line <- function(pc) {
 #' @export
 print.summary.sb_ard <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
   cat("Joint ARD regression\n\nCall:\n", paste(deparse(x$call, width.cutoff = 70L), collapse = "\n"), "\n\n", sep = "")
-  cat(sprintf("Relevant weights:   %d of %d (n = %d)\n", x$n_relevant, x$d, x$n))
+  cat(sprintf("Relevant weights:   %d of %d kept by ARD (%sn = %d)\n", x$n_relevant, x$d,
+              if (x$d > x$n_candidates) "the intercept among them; " else "", x$n))
   cat(chunk_line(x$chunks))
   if (!per_sample_noise(x$noise)) {
     cat(sprintf("Noise:              shared, sd %s\n", format(x$sigma, digits = digits)))
@@ -232,7 +233,7 @@ print.summary.sb_ard <- function(x, digits = max(3L, getOption("digits") - 3L), 
               format(x$r_squared, digits = digits)))
   cat(sprintf("Log evidence:       %s\n", format(x$logLik, digits = digits + 2L)))
   if (!is.null(x$prior_choice)) cat(prior_choice_line(x$prior_choice))
-  cat(sprintf("Selected:           %d of %d candidates (inclusion probability > 0.5, beta-binomial prior)\n",
+  cat(sprintf("Selected:           %d of %d candidates with inclusion probability > 0.5 (beta-binomial prior), stricter than ARD\n",
               length(x$selected), x$n_candidates))
   cat(sprintf("Solver:             %s, %d iterations, %s%s%s\n", x$method, x$iterations,
               if (x$converged) "converged" else "NOT converged",
