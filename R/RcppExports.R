@@ -81,3 +81,15 @@
     .Call(`_sparsebayes_sb_laplace_gp_objective`, kernel, x, t, case_weights, prior_mean, start, gradient)
 }
 
+.sb_gp_inducing_factor <- function(kernel, z, jitter) {
+    .Call(`_sparsebayes_sb_gp_inducing_factor`, kernel, z, jitter)
+}
+
+.sb_gp_sums <- function(kernel, noise, x, r, z, case_weights, approx, chol, fit_sums, threads = 1L) {
+    .Call(`_sparsebayes_sb_gp_sums`, kernel, noise, x, r, z, case_weights, approx, chol, fit_sums, threads)
+}
+
+.sb_gp_posterior_from_sums <- function(noise, chol, sums, approx) {
+    .Call(`_sparsebayes_sb_gp_posterior_from_sums`, noise, chol, sums, approx)
+}
+

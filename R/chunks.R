@@ -1,7 +1,7 @@
 #' Data read in chunks: data frames, functions, databases and files
 #'
 #' A source of rows that a formula fit reads in chunks instead of holding
-#' them in memory: give it as `data =` to [ard()]. A Gaussian fit with
+#' them in memory: give it as `data =` to [ard()], [rvm()] or [sparse_gp()]. A Gaussian fit with
 #' shared noise needs only sums over the rows (the basis' cross-products,
 #' DESIGN's statistics layer), so the memory it holds does not grow with the
 #' number of rows.

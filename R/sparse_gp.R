@@ -65,6 +65,23 @@
 #' objective, the posterior) is reported through [progressr::progressor()]:
 #' wrap the call in [progressr::with_progress()] to see it.
 #'
+#' **Data beyond memory.** With `data = data_chunks(...)` (formula
+#' method; VFE or FITC) the rows are read in chunks and never held: a first
+#' pass gives the moments of the inputs and the response (the input scaling
+#' and the constant mean) and draws a uniform sample of
+#' `control$subsample` rows; the kernel, noise and inducing points are
+#' those of the fit from the rows above on that sample (given ones, with
+#' `optimize = "none"` and `inducing` a matrix, are used as they are), and a
+#' second pass adds the sums over rows that the posterior needs (`m x m`
+#' per chunk). Given the hyperparameters and inducing points, the fit
+#' equals the one from the same rows in memory (to rounding) when no two
+#' rows are exact copies (a chunk source counts every row as distinct). The
+#' fit keeps no n-length vector: `fitted.values`, `residuals`, `Lambda`,
+#' `fitted_var`, `pi_diag` and `pi_r` are `NULL`, `summary()` and
+#' `logLik()` work from the sums, `predict(newdata = )` as usual, and what
+#' reads the training rows (`fitted()`, `residuals()`, `hatvalues()`,
+#' `plot()`) says so.
+#'
 #' **Kernels.** [kernel_gaussian()], [kernel_laplace()] and
 #' [kernel_cauchy()], with one width or one per input (analytic gradients
 #' for all three); other kernels are rejected. With `width = "learn"` the
@@ -77,7 +94,8 @@
 #'   or a formula for the formula method.
 #' @param formula A formula `y ~ terms`; factors are expanded by
 #'   [stats::model.matrix()] and the intercept column dropped.
-#' @param data,subset,na.action As in [stats::lm()].
+#' @param data,subset,na.action As in [stats::lm()]; `data` may be a
+#'   [data_chunks()] source (see Data beyond memory).
 #' @param weights `NULL` or non-negative case weights, relative precisions.
 #'   The hyperparameters (widths, variance, noise, inducing points) are
 #'   learned from the distinct rows, exact copies pooled into one row of
@@ -205,6 +223,9 @@ sparse_gp <- function(x, ...) UseMethod("sparse_gp")
 #' @rdname sparse_gp
 #' @export
 sparse_gp.formula <- function(formula, data, subset, weights, na.action, offset, ...) {
+  if (!missing(data) && inherits(data, "sb_chunks"))
+    return(fit_chunks(match.call(), parent.frame(), data, sparse_gp.default, "sparse_gp", ...,
+                      sample_size = gp_chunk_sample_size(list(...)$control)))
   fit_formula(match.call(), parent.frame(), sparse_gp.default, "sparse_gp", ...)
 }
 
@@ -227,6 +248,11 @@ sparse_gp.default <- function(x, y, kernel = kernel_gaussian(), inducing = 50, a
   # (Bauer et al. 2016): its default keeps the k-means points.
   if (optimize == "auto") optimize <- if (approx == "FITC") "hyper" else "all"
   control <- revalidate_control(control, sparse_gp_control, "sparse_gp_control")
+  if (inherits(x, "sb_chunk_design"))
+    return(gp_chunk_fit(x, list(kernel = kernel, inducing = inducing, default_inducing = missing(inducing),
+                                approx = approx, noise_variance = noise_variance, optimize = optimize,
+                                restarts = restarts, seed = seed, scale = scale, control = control),
+                        generic_call(match.call(), "sparse_gp")))
   x <- check_numeric_matrix(x, "x")
   n <- nrow(x)
   if (is.factor(y) || is.character(y) || is.logical(y))
@@ -642,40 +668,117 @@ gp_optimise <- function(learning, optimize, restarts, progress = NULL) {
 new_sparse_gp <- function(opt, data, approx, optimize, control, call) {
   x <- data$x
   xs <- data$xs
-  y <- data$y
-  wt <- data$wt
-  ybar <- data$ybar
-  scaling <- data$scaling
-  kernel <- opt$par$kernel
-  noise <- opt$par$noise
   Z <- opt$par$Z
   zz <- if (is.null(Z)) matrix(0, 0, ncol(xs)) else Z
-  post <- .sb_gp_posterior(unclass(kernel), noise, xs, y - ybar, zz, wt, approx, control$jitter,  # one factorisation
-                          kernel_threads())
+  post <- .sb_gp_posterior(unclass(opt$par$kernel), opt$par$noise, xs, data$y - data$ybar, zz, data$wt, approx,
+                           control$jitter, kernel_threads())  # one factorisation
+  fitted <- data$ybar + as.numeric(post$fitted)
+  rows <- list(x = x, y = data$y, fitted = fitted, fitted_var = as.numeric(post$fitted_var),
+               Lambda = as.numeric(post$lambda), pi_diag = as.numeric(post$pi_diag), pi_r = as.numeric(post$pi_r))
+  gp_object(opt, post, data$ybar, data$scaling, colnames(x), if (is.null(Z)) xs else Z, approx, optimize, control,
+            call, rows)
+}
+
+# The fit object from the optimum `opt`, the posterior `post` and the
+# constant mean `ybar`; `rows`: the training rows' x, y and their fitted
+# values, latent variances, Lambda and Pi's diagonal and Pi r (NULL for a
+# fit from chunks, which keeps no n-length vector).
+gp_object <- function(opt, post, ybar, scaling, columns, centres, approx, optimize, control, call, rows) {
+  Z <- opt$par$Z
   inducing <- NULL
   if (!is.null(Z)) {
-    inducing <- unscale_rows(Z, scaling, colnames(x))
+    inducing <- unscale_rows(Z, scaling, columns)
     dimnames(Z) <- dimnames(inducing)
   }
-  fitted <- ybar + as.numeric(post$fitted)
-  fit <- list(call = call, kernel = kernel, approx = approx, optimize = optimize, mean = ybar,
-              noise = "shared", noise_variance = noise, noise_estimated = opt$noise_estimated, lambda = noise, Lambda = as.numeric(post$lambda),
-              inducing = inducing, inducing_scaled = Z, m = if (is.null(Z)) nrow(x) else nrow(Z),
-              logLik = -post$value, fitted.values = fitted, residuals = y - fitted,
-              fitted_var = as.numeric(post$fitted_var),
+  noise <- opt$par$noise
+  fit <- list(call = call, kernel = opt$par$kernel, approx = approx, optimize = optimize, mean = ybar,
+              noise = "shared", noise_variance = noise, noise_estimated = opt$noise_estimated, lambda = noise,
+              Lambda = rows$Lambda, inducing = inducing, inducing_scaled = Z, m = if (is.null(Z)) nrow(rows$x) else nrow(Z),
+              logLik = -post$value, fitted.values = rows$fitted, residuals = rows$y - rows$fitted,
+              fitted_var = rows$fitted_var,
               converged = opt$converged, iterations = opt$counts, message = opt$message,
               restart_values = -opt$restart_values,
-              jitter_events = opt$jitter_events + post$jitter_events, x = x, y = y, scaling = scaling,
-              centres = if (is.null(Z)) xs else Z, weights = as.numeric(post$weights),
+              jitter_events = opt$jitter_events + post$jitter_events, x = rows$x, y = rows$y, scaling = scaling,
+              centres = centres, weights = as.numeric(post$weights),
               chol = post$chol, chol_b = if (is.null(Z)) NULL else post$chol_b,
-              pi_diag = as.numeric(post$pi_diag), pi_r = as.numeric(post$pi_r),
+              pi_diag = rows$pi_diag, pi_r = rows$pi_r,
               qu_mean = if (is.null(Z)) NULL else as.numeric(post$qu_mean),
               qu_cov = if (is.null(Z)) NULL else post$qu_cov, jitter = control$jitter, control = control)
+  if (is.null(rows)) fit["residuals"] <- list(NULL)
   class(fit) <- c("sb_sparse_gp", "sparsebayes")
   if (!fit$converged)
     warning(sprintf("the L-BFGS-B optimisation did not converge (%s); see `control = sparse_gp_control(maxit = )`.",
                     fit$message), call. = FALSE)
   fit
+}
+
+# The rows of the sample a sparse_gp() fit from chunks learns on: those
+# it would learn on in memory (control$subsample).
+gp_chunk_sample_size <- function(control) {
+  control <- revalidate_control(control %||% sparse_gp_control(), sparse_gp_control, "sparse_gp_control")
+  if (!is.finite(control$subsample))
+    stop_arg("control", "must have a finite `subsample` for a fit from data_chunks(): it is the size of the sample the hyperparameters are learned on.")
+  as.integer(control$subsample)
+}
+
+# A sparse_gp() fit from chunks (`design`: fit_chunks()'s
+# "sb_chunk_design"; `a`: sparse_gp.default()'s arguments). The kernel,
+# noise and inducing points are those of the in-memory fit on the uniform
+# sample drawn by the sums pass (chunk_sample()), on inputs scaled by the
+# moments of every row, so that given hyperparameters (optimize = "none",
+# the inducing points a matrix) are used as they are. The posterior is then
+# one pass adding the sums over rows of every chunk (.sb_gp_sums(), the
+# code of the in-memory pass) given the factor of K_uu, with the constant
+# mean and the weights' unit of all rows (chunk_standard_units(); every row
+# counts as distinct), and formed from the sums (.sb_gp_posterior_from_sums()).
+gp_chunk_fit <- function(design, a, call) {
+  if (a$approx == "exact")
+    stop_arg("approx", "\"exact\" factorises an n x n matrix of every row; from data_chunks() use \"VFE\" or \"FITC\".")
+  check_flag(a$scale, "scale")
+  mom <- design$moments
+  scaling <- chunk_scaling(mom, a$scale)
+  st <- chunk_standard_units(mom, c(1, 1))
+  sample <- mom$sample
+  inducing <- a$inducing
+  if (is.matrix(inducing) || is.data.frame(inducing)) {
+    inducing <- check_numeric_matrix(inducing, "inducing")
+    if (ncol(inducing) != length(design$spec$columns))
+      stop_arg("inducing", sprintf("has %d columns but the inputs have %d.", ncol(inducing), length(design$spec$columns)))
+    inducing <- apply_scaling(inducing, scaling)
+  }
+  args <- list(apply_scaling(sample$x, scaling), sample$y, kernel = a$kernel, approx = a$approx,
+               noise_variance = a$noise_variance, optimize = a$optimize, restarts = a$restarts, seed = a$seed,
+               scale = FALSE, weights = sample$weights, offset = sample$offset, control = a$control)
+  if (!a$default_inducing) args$inducing <- inducing
+  learned <- do.call(sparse_gp.default, args)
+  kernel <- learned$kernel
+  noise <- learned$noise_variance
+  Z <- learned$inducing_scaled
+  factor <- .sb_gp_inducing_factor(unclass(kernel), Z, learned$jitter)
+  approx <- a$approx
+  add <- function(u, v) if (is.null(u)) v else if (is.null(v)) u else Map(`+`, u, v)
+  sums <- chunk_pass(design$source, function(chunk, i) {
+    part <- chunk_frame(chunk, design$spec)
+    if (is.null(part)) return(NULL)
+    w <- part$weights %||% rep(1, length(part$y))
+    keep <- which(w > 0)
+    if (!length(keep)) return(NULL)
+    r <- part$y[keep] - (part$offset[keep] %||% 0) - st$shift
+    .sb_gp_sums(unclass(kernel), noise, apply_scaling(part$x[keep, , drop = FALSE], scaling), r, Z,
+                if (st$weighted) w[keep] / st$unit else numeric(0), approx, factor$chol, approx == "FITC",
+                kernel_threads())
+  }, add, "posterior")
+  post <- .sb_gp_posterior_from_sums(noise, factor$chol, sums, approx)
+  post$jitter_events <- post$jitter_events + factor$jitter_events
+  opt <- list(par = list(kernel = kernel, noise = noise, Z = Z), noise_estimated = learned$noise_estimated,
+              converged = learned$converged, counts = learned$iterations, message = learned$message,
+              restart_values = -learned$restart_values, jitter_events = learned$jitter_events)
+  fit <- gp_object(opt, post, st$shift, scaling, design$spec$columns, Z, approx, a$optimize, learned$control, call,
+                   NULL)
+  fit$weight_unit <- st$unit
+  fit$subsample <- if (a$optimize != "none") nrow(sample$x)
+  fit$learned <- learned$learned
+  chunk_fit_fields(fit, c(chunk_info(design, st, 2L), list(edf = post$edf)), post)
 }
 
 # The response in standard units through standard_units() (the helper of
