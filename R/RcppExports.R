@@ -69,8 +69,8 @@
     .Call(`_sparsebayes_sb_gp_workspace`)
 }
 
-.sb_gp_posterior <- function(kernel, noise, x, r, z, case_weights, approx, jitter, threads = 1L) {
-    .Call(`_sparsebayes_sb_gp_posterior`, kernel, noise, x, r, z, case_weights, approx, jitter, threads)
+.sb_gp_posterior <- function(kernel, noise, x, r, z, case_weights, approx, jitter, threads = 1L, row_variances = TRUE) {
+    .Call(`_sparsebayes_sb_gp_posterior`, kernel, noise, x, r, z, case_weights, approx, jitter, threads, row_variances)
 }
 
 .sb_gp_predict <- function(kernel, centres, weights, chol, chol_b, x, variance, full_cov, threads = 1L) {

@@ -108,7 +108,7 @@ summary.sb_sparse_gp <- function(object, ...) {
                  converged = object$converged, iterations = object$iterations, message = object$message,
                  subsample = object$subsample, restarts = object$restart_values, jitter_events = object$jitter_events,
                  rmse = training_rmse(object), r_squared = training_r_squared(object),
-                 edf = object$chunks$edf %||% sum(leverage(object)), learning = learning_notes(object$learned)),
+                 edf = object$edf %||% sum(leverage(object)), learning = learning_notes(object$learned)),
             class = "summary.sb_sparse_gp")
 }
 
@@ -198,7 +198,7 @@ vcov.sb_sparse_gp <- function(object, ...) {
 NULL
 
 # h_i = 1 - Lambda_ii Pi_ii; 0 for a row of weight 0 (Lambda Inf), which is not in the fit.
-leverage_gp <- function(model) ifelse(is.finite(model$Lambda), 1 - model$Lambda * model$pi_diag, 0)
+leverage_gp <- function(model) ifelse(is.finite(model$Lambda), 1 - model$Lambda * gp_row_variances(model)$pi_diag, 0)
 
 #' @rdname sparse_gp_diagnostics
 #' @importFrom stats hatvalues
@@ -217,7 +217,10 @@ residuals.sb_sparse_gp <- function(object, type = c("response", "pearson", "loo"
   check_has_rows(object, "residuals()")
   point_noise <- object$noise_variance / row_precisions(object)
   r <- switch(type, response = object$residuals, pearson = object$residuals / sqrt(point_noise),
-              loo = ifelse(object$pi_diag > 0, object$pi_r / object$pi_diag, object$residuals))  # weight 0: not in the fit
+              loo = {
+                pi_diag <- gp_row_variances(object)$pi_diag
+                ifelse(pi_diag > 0, object$pi_r / pi_diag, object$residuals)  # weight 0: not in the fit
+              })
   names(r) <- names(object$fitted.values)
   stats::naresid(object$na.action, r)
 }

@@ -67,15 +67,16 @@ SEXP sb_gp_workspace() { return Rcpp::XPtr<sparsebayes::GPWorkspace>(new sparseb
 Rcpp::List sb_gp_posterior(Rcpp::List kernel, double noise, Eigen::Map<Eigen::MatrixXd> x,
                            Eigen::Map<Eigen::VectorXd> r, Eigen::Map<Eigen::MatrixXd> z,
                            Eigen::Map<Eigen::VectorXd> case_weights, std::string approx, double jitter,
-                           int threads = 1) {
+                           int threads = 1, bool row_variances = true) {
   RInterruptScope interrupts;
-  const sparsebayes::GPPosterior p = sparsebayes::sparse_gp_posterior(
-      as_kernel(kernel), noise, x, r, z, case_weights, sparsebayes::gp_approx_from_name(approx), jitter, threads);
+  const sparsebayes::GPPosterior p =
+      sparsebayes::sparse_gp_posterior(as_kernel(kernel), noise, x, r, z, case_weights,
+                                       sparsebayes::gp_approx_from_name(approx), jitter, threads, row_variances);
   return Rcpp::List::create(
       Rcpp::Named("value") = p.value, Rcpp::Named("weights") = p.weights, Rcpp::Named("chol") = p.chol,
       Rcpp::Named("chol_b") = p.chol_b, Rcpp::Named("fitted") = p.fitted, Rcpp::Named("fitted_var") = p.fitted_var,
       Rcpp::Named("lambda") = p.lambda, Rcpp::Named("pi_diag") = p.pi_diag, Rcpp::Named("pi_r") = p.pi_r,
-      Rcpp::Named("qu_mean") = p.qu_mean, Rcpp::Named("qu_cov") = p.qu_cov,
+      Rcpp::Named("qu_mean") = p.qu_mean, Rcpp::Named("qu_cov") = p.qu_cov, Rcpp::Named("edf") = p.edf,
       Rcpp::Named("jitter_events") = p.jitter_events);
 }
 
@@ -89,7 +90,7 @@ Rcpp::List sb_gp_predict(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> centres,
   const sparsebayes::GPPrediction p = sparsebayes::sparse_gp_predict(as_kernel(kernel), centres, weights, chol, chol_b,
                                                                      x, variance, full_cov, threads);
   return Rcpp::List::create(Rcpp::Named("mean") = p.mean, Rcpp::Named("var") = p.var,
-                            Rcpp::Named("cov") = p.cov);
+                            Rcpp::Named("explained") = p.explained, Rcpp::Named("cov") = p.cov);
 }
 
 // The Laplace GP classifier's objective (-log q(t | X)) and, with

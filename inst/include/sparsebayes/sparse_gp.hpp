@@ -85,6 +85,7 @@ struct GPPosterior {
 struct GPPrediction {
   Eigen::VectorXd mean;
   Eigen::VectorXd var;
+  Eigen::VectorXd explained;  // |LB^-1 A|^2, the part of var that the data add (VFE, FITC)
   Eigen::MatrixXd cov;
 };
 
@@ -696,7 +697,7 @@ inline GPPosterior sparse_gp_posterior(const Kernel& k, double noise, const Eige
                                        const Eigen::Ref<const Eigen::VectorXd>& r,
                                        const Eigen::Ref<const Eigen::MatrixXd>& z,
                                        const Eigen::Ref<const Eigen::VectorXd>& wt, GPApprox approx, double jitter,
-                                       int threads = 1) {
+                                       int threads = 1, bool row_variances = true) {
   detail::check_gp_inputs(k, noise, x, r, z, wt, approx);
   const Eigen::Index n = x.rows();
   const double kd = detail::kernel_diag_value(k);
@@ -723,25 +724,31 @@ inline GPPosterior sparse_gp_posterior(const Kernel& k, double noise, const Eige
 
   const detail::SparseFactors f = detail::sparse_factors(k, noise, x, r, z, wt, approx, jitter, threads);
   detail::sparse_predictor(f, noise, approx, out);
-  // Per training point, block by block, with K_b = K_uf's block and
-  // s_i = |LB^-1 A_i|^2 = |(L LB)^-1 K_b,i|^2 (one triangular solve: the
-  // pass costs half of solving by L and LB in turn): the latent mean
-  // K_b' weights, its variance (k_ii - Q_ii) + s_i, diag(Pi) = 1/Lam -
-  // s_i/Lam^2 and Pi r = (r - A' LB^-T c) / Lam.
+  // Per training point, block by block, with K_b = K_uf's block: the latent
+  // mean K_b' weights and Pi r = (r - A' LB^-T c) / Lam; with
+  // row_variances, also s_i = |LB^-1 A_i|^2 = |(L LB)^-1 K_b,i|^2 (one
+  // triangular solve, half the cost of solving by L and LB in turn), the
+  // latent variance (k_ii - Q_ii) + s_i and diag(Pi) = 1/Lam - s_i/Lam^2.
+  // Without them the pass costs O(n m): the solve was a third of a fit's
+  // time at n = 10^6, m = 500, for diagnostics a fit may never be asked
+  // for (sparse_gp_predict's `explained` gives s_i when they are).
   const Eigen::MatrixXd LLB = f.L.triangularView<Eigen::Lower>() * f.LB;
   const auto LLBlow = LLB.triangularView<Eigen::Lower>();
   out.lambda = f.lam;
   out.pi_r.resize(n);
-  out.pi_diag.resize(n);
   out.fitted.resize(n);
-  out.fitted_var.resize(n);
+  if (row_variances) {
+    out.pi_diag.resize(n);
+    out.fitted_var.resize(n);
+  }
   detail::for_each_block(n, threads, [&](Eigen::Index, Eigen::Index start, Eigen::Index nb) {
     Eigen::MatrixXd Kb = kernel_matrix(k, z, x.middleRows(start, nb));
     out.fitted.segment(start, nb).noalias() = Kb.transpose() * out.weights;
-    LLBlow.solveInPlace(Kb);
-    const Eigen::ArrayXd s = Kb.colwise().squaredNorm().transpose().array();
     const auto li = f.lam_inv.segment(start, nb).array();
     out.pi_r.segment(start, nb) = (r.segment(start, nb) - out.fitted.segment(start, nb)).array() * li;
+    if (!row_variances) return;
+    LLBlow.solveInPlace(Kb);
+    const Eigen::ArrayXd s = Kb.colwise().squaredNorm().transpose().array();
     out.pi_diag.segment(start, nb) = li - s * li.square();
     out.fitted_var.segment(start, nb) = ((kd - f.q.segment(start, nb).array()) + s).matrix();
   });
@@ -802,6 +809,7 @@ inline GPPrediction sparse_gp_predict(const Kernel& k, const Eigen::Ref<const Ei
   GPPrediction out;
   out.mean.resize(q);
   if (variance || full_cov) out.var.resize(q);
+  if (sparse && variance && !full_cov) out.explained.resize(q);
   if (full_cov) {
     Eigen::MatrixXd A = kernel_matrix(k, centres, xs);
     out.mean.noalias() = A.transpose() * weights;
@@ -811,6 +819,7 @@ inline GPPrediction sparse_gp_predict(const Kernel& k, const Eigen::Ref<const Ei
     if (sparse) {
       LBlow.solveInPlace(A);
       out.cov.noalias() += A.transpose() * A;
+      out.explained = A.colwise().squaredNorm().transpose();
     }
     out.var = out.cov.diagonal();
     return out;
@@ -823,7 +832,9 @@ inline GPPrediction sparse_gp_predict(const Kernel& k, const Eigen::Ref<const Ei
     Eigen::ArrayXd v = kd - A.colwise().squaredNorm().transpose().array();
     if (sparse) {
       LBlow.solveInPlace(A);
-      v += A.colwise().squaredNorm().transpose().array();
+      const Eigen::ArrayXd e = A.colwise().squaredNorm().transpose().array();
+      v += e;
+      out.explained.segment(start, nb) = e.matrix();
     }
     out.var.segment(start, nb) = v.matrix();
   });
