@@ -396,7 +396,7 @@ gp_learning <- function(p) {
   # row: each learning row stands for n / subsample rows, and the stop on
   # a gain per learning row tightens by as much (default factr only). At
   # n = 10^6, m = 500: 1e11 stopped after 4 evaluations, latent RMSE
-  # 0.00207; 2e9 stops after 8, 0.00199 (bench/RESULTS.md).
+  # 0.00207; 2e9 stops after 22, 0.00188 (bench/RESULTS.md).
   if (is.null(p$control$factr)) control$factr <- control$factr * length(rows) / length(pool$rows)
   list(xs = xs[rows, , drop = FALSE], r = p$std$r[rows], Z = Z,
        wt = if (is.null(pool$weights)) numeric(0) else pool$weights[match(rows, pool$rows)], kernel = kernel,
@@ -498,8 +498,8 @@ with_unfitted_rows <- function(fit, x, y, weights, offset) {
 #'   on noisy ones they do not (within 0.3% on 19 sets at 40% less CPU).
 #'   Learned on a subsample (see `subsample`), the default is multiplied by
 #'   `subsample / n`: each learning row then stands for `n / subsample`
-#'   rows of the posterior (n = 10^6, m = 500: 8 evaluations instead of 4,
-#'   latent RMSE 0.00199 against 0.00207).
+#'   rows of the posterior (n = 10^6, m = 500: 22 evaluations instead of
+#'   4, latent RMSE 0.00188 against 0.00207; bench/RESULTS.md).
 #' @param exact_max_n Largest n accepted by `approx = "exact"`.
 #' @param subsample With more rows than this, the hyperparameters and
 #'   inducing points are learned on a random subsample of this many rows
