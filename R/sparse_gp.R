@@ -254,45 +254,49 @@ sparse_gp.default <- function(x, y, kernel = kernel_gaussian(), inducing = 50, a
   # (Bauer et al. 2016): its default keeps the k-means points.
   if (optimize == "auto") optimize <- if (approx == "FITC") "hyper" else "all"
   control <- revalidate_control(control, sparse_gp_control, "sparse_gp_control")
-  if (inherits(x, "sb_chunk_design"))
-    return(gp_chunk_fit(x, list(kernel = kernel, inducing = inducing, default_inducing = missing(inducing),
-                                approx = approx, noise_variance = noise_variance, optimize = optimize,
-                                restarts = restarts, seed = seed, scale = scale, control = control),
-                        generic_call(match.call(), "sparse_gp")))
+  a <- list(kernel = kernel, inducing = inducing, default_inducing = missing(inducing), approx = approx,
+            noise_variance = noise_variance, optimize = optimize, restarts = restarts, seed = seed, scale = scale,
+            weights = weights, offset = offset, control = control)
+  call <- generic_call(match.call(), "sparse_gp")
+  if (inherits(x, "sb_chunk_design")) return(gp_chunk_fit(x, a, call))
+  fit_gp_rows(x, y, a, call)
+}
+
+# A sparse_gp() fit on the rows x, y (`a`: sparse_gp.default()'s other
+# arguments, matched; `served`: the rows the learned hyperparameters serve
+# when more than these, for a fit from chunks learned on a sample).
+fit_gp_rows <- function(x, y, a, call, served = NULL) {
   x <- check_numeric_matrix(x, "x")
   n <- nrow(x)
   if (is.factor(y) || is.character(y) || is.logical(y))
     stop_arg("y", "must be numeric: sparse_gp() is for regression with Gaussian noise.")
   y <- check_response(y, n)
-  case_weights <- check_weights(weights, n)
-  offset <- check_offset(offset, n)
-  if (is.null(noise_variance) && optimize != "none")
+  case_weights <- check_weights(a$weights, n)
+  offset <- check_offset(a$offset, n)
+  if (is.null(a$noise_variance) && a$optimize != "none")
     check_rows_of_weight(case_weights, "give the noise variance with `noise_variance =`")
   if (!is.null(case_weights) && any(case_weights == 0)) {
     # Rows of weight 0 are not in the fit: it is made without them (scaling,
     # width, inducing points and hyperparameters alike) and they get their
     # predictions.
     keep <- case_weights > 0
-    args <- list(x[keep, , drop = FALSE], y[keep], kernel = kernel, approx = approx, noise_variance = noise_variance,
-                 optimize = optimize, restarts = restarts, seed = seed, scale = scale,
-                 weights = case_weights[keep], offset = offset[keep], control = control)
-    if (!missing(inducing)) args$inducing <- inducing
-    fit <- do.call(sparse_gp.default, args)
-    fit$call <- generic_call(match.call(), "sparse_gp")
+    fit <- fit_gp_rows(x[keep, , drop = FALSE], y[keep],
+                       utils::modifyList(a, list(weights = case_weights[keep], offset = offset[keep]),
+                                         keep.null = TRUE), call, served)
     return(with_unfitted_rows(fit, x, y, case_weights, offset))
   }
-  p <- gp_problem(list(x = x, y = y, kernel = kernel, inducing = inducing, default_inducing = missing(inducing),
-                       approx = approx, noise_variance = noise_variance, optimize = optimize, restarts = restarts,
-                       seed = seed, scale = scale, weights = case_weights, offset = offset, control = control))
+  p <- gp_problem(utils::modifyList(a, list(x = x, y = y, weights = case_weights, offset = offset),
+                                    keep.null = TRUE))
+  p$served <- served
   state <- save_rng()
   on.exit(restore_rng(state), add = TRUE)
-  if (!is.null(seed)) set.seed(seed)
+  if (!is.null(a$seed)) set.seed(a$seed)
   progress <- progressr::progressor(steps = 3L)
   learning <- gp_learning(p)
   progress(message = "starting values")
-  opt <- gp_optimise(learning, optimize, restarts, progress)
+  opt <- gp_optimise(learning, a$optimize, a$restarts, progress)
   progress(message = sprintf("optimised on %d rows", nrow(learning$xs)))
-  fit <- gp_fit(p, learning, opt, generic_call(match.call(), "sparse_gp"))
+  fit <- gp_fit(p, learning, opt, call)
   progress(message = sprintf("posterior on %d rows", n))
   fit
 }
@@ -397,7 +401,7 @@ gp_learning <- function(p) {
   # a gain per learning row tightens by as much (default factr only). At
   # n = 10^6, m = 500: 1e11 stopped after 4 evaluations, latent RMSE
   # 0.00207; 2e9 stops after 22, 0.00188 (bench/RESULTS.md).
-  if (is.null(p$control$factr)) control$factr <- control$factr * length(rows) / length(pool$rows)
+  if (is.null(p$control$factr)) control$factr <- control$factr * length(rows) / (p$served %||% length(pool$rows))
   list(xs = xs[rows, , drop = FALSE], r = p$std$r[rows], Z = Z,
        wt = if (is.null(pool$weights)) numeric(0) else pool$weights[match(rows, pool$rows)], kernel = kernel,
        approx = p$approx, noise_given = !is.null(p$noise_variance), vy = vy, control = control, start = start,
@@ -769,11 +773,11 @@ gp_chunk_fit <- function(design, a, call) {
       stop_arg("inducing", sprintf("has %d columns but the inputs have %d.", ncol(inducing), length(design$spec$columns)))
     inducing <- apply_scaling(inducing, scaling)
   }
-  args <- list(apply_scaling(sample$x, scaling), sample$y, kernel = a$kernel, approx = a$approx,
-               noise_variance = a$noise_variance, optimize = a$optimize, restarts = a$restarts, seed = a$seed,
-               scale = FALSE, weights = sample$weights, offset = sample$offset, control = a$control)
-  if (!a$default_inducing) args$inducing <- inducing
-  learned <- do.call(sparse_gp.default, args)
+  # the sample's rows stand for every row, as a subsample's do (gp_learning())
+  learned <- fit_gp_rows(apply_scaling(sample$x, scaling), sample$y,
+                         utils::modifyList(a, list(inducing = inducing, scale = FALSE, weights = sample$weights,
+                                                   offset = sample$offset), keep.null = TRUE), call,
+                         served = mom$kept)
   kernel <- learned$kernel
   noise <- learned$noise_variance
   Z <- learned$inducing_scaled
@@ -799,7 +803,7 @@ gp_chunk_fit <- function(design, a, call) {
   fit <- gp_object(opt, post, st$shift, scaling, design$spec$columns, Z, approx, a$optimize, learned$control, call,
                    NULL)
   fit$weight_unit <- st$unit
-  fit$subsample <- if (a$optimize != "none") nrow(sample$x)
+  fit$subsample <- if (a$optimize != "none" && nrow(sample$x) < mom$kept) nrow(sample$x)
   fit$learned <- learned$learned
   chunk_fit_fields(fit, chunk_info(design, st, 2L), post)
 }

@@ -653,6 +653,9 @@ test_that("beyond control$subsample rows, learning uses a subsample and the post
   sub <- sparse_gp(d$x, d$y, inducing = 15, seed = 1, control = sparse_gp_control(subsample = 1000))
   expect_null(full$subsample)
   expect_equal(sub$subsample, 1000)
+  # each learning row stands for 3 rows of the posterior: the default stop tightens by as much
+  expect_equal(sub$control$factr, full$control$factr / 3)
+  expect_equal(sparse_gp(d$x, d$y, inducing = 15, seed = 1, control = sparse_gp_control(subsample = 1000, factr = 1e7))$control$factr, 1e7)
   expect_output(print(sub), "on 1000 rows")
   expect_output(print(summary(sub)), "on 1000 rows")
   # the reported bound and fitted values are those of every row at the learned hyperparameters
