@@ -108,6 +108,34 @@ test_that("sparse_gp() from chunks learns on a sample of the rows and predicts a
   expect_identical(predict(b2, new), predict(b, new))
 })
 
+test_that("the sample is uniform for a generator that seeds chunk i with set.seed(i)", {
+  f <- function(x) sin(2 * x$x1) * cos(x$x2)
+  make <- local(function(i, rows = 2000) {
+    set.seed(i)  # the sample's keys must not be these draws
+    d <- data.frame(x1 = runif(rows, -3, 3), x2 = runif(rows, -3, 3))
+    d$y <- f(d) + rnorm(rows, sd = 0.2)
+    d
+  }, list2env(list(f = f)))
+  new <- gp_chunk_data(2000, seed = 6)
+  b <- sparse_gp(y ~ x1 + x2, data = data_chunks(make, chunks = 3), inducing = 40, seed = 1,
+                 control = sparse_gp_control(subsample = 1500))
+  expect_lt(sqrt(mean((predict(b, new) - f(new))^2)), 0.05)
+  # the keys leave the caller's generator, its kind and its seed, as they were
+  set.seed(3)
+  before <- .Random.seed
+  kinds <- RNGkind()
+  keys <- sparsebayes:::chunk_keys(2L, 5L)
+  expect_identical(.Random.seed, before)
+  expect_identical(RNGkind(), kinds)
+  expect_identical(sparsebayes:::chunk_keys(2L, 5L), keys)
+  set.seed(2)
+  expect_false(isTRUE(all.equal(keys, runif(5))))
+  rm(".Random.seed", envir = globalenv())
+  sparsebayes:::chunk_keys(2L, 5L)
+  expect_false(exists(".Random.seed", envir = globalenv(), inherits = FALSE))
+  expect_identical(RNGkind(), kinds)
+})
+
 test_that("sparse_gp() from chunks refuses what it cannot do, clearly", {
   d <- gp_chunk_data(500)
   chunks <- data_chunks(d, chunk_size = 200)
