@@ -148,3 +148,30 @@ test_that("sparse_gp() from chunks refuses what it cannot do, clearly", {
   expect_error(sparse_gp(y ~ x1 + x2, data = chunks, kernel = kernel_polynomial()), "kernel")
   expect_error(sparse_gp(y ~ x1 + x2, data = chunks, control = "fast"), "sparse_gp_control")
 })
+
+test_that("the sums and the posterior from them refuse what does not fit together", {
+  d <- gp_chunk_data(300)
+  x <- as.matrix(d[c("x1", "x2")])
+  Z <- x[1:10, ]
+  k <- unclass(kernel_gaussian(width = 0.8, variance = 0.3))
+  factor <- sparsebayes:::.sb_gp_inducing_factor(k, Z, 1e-6)
+  r <- d$y - mean(d$y)
+  sums <- sparsebayes:::.sb_gp_sums(k, 0.04, x, r, Z, numeric(0), "VFE", factor$chol, FALSE, 1L)
+  post <- sparsebayes:::.sb_gp_posterior_from_sums(0.04, factor$chol, sums, "VFE")
+  full <- sparsebayes:::.sb_gp_posterior(k, 0.04, x, r, Z, numeric(0), "VFE", 1e-6, 1L, TRUE)
+  expect_equal(post$value, full$value, tolerance = 1e-12)
+  expect_equal(post$weights, full$weights, tolerance = 1e-12)
+  expect_equal(post$edf, sum(1 - full$lambda * full$pi_diag), tolerance = 1e-10)
+  expect_equal(post$rss, sum((r - full$fitted)^2), tolerance = 1e-10)
+  # FITC's residual sum of squares needs its own sums (Lam is not noise / w)
+  fitc <- sparsebayes:::.sb_gp_sums(k, 0.04, x, r, Z, numeric(0), "FITC", factor$chol, FALSE, 1L)
+  expect_true(is.na(sparsebayes:::.sb_gp_posterior_from_sums(0.04, factor$chol, fitc, "FITC")$rss))
+  expect_error(sparsebayes:::.sb_gp_posterior_from_sums(0.04, factor$chol, sums, "exact"), "no posterior from sums")
+  expect_error(sparsebayes:::.sb_gp_posterior_from_sums(-1, factor$chol, sums, "VFE"), "noise variance must be positive")
+  expect_error(sparsebayes:::.sb_gp_posterior_from_sums(0.04, factor$chol[-1, -1], sums, "VFE"),
+               "inducing points' size")
+  expect_error(sparsebayes:::.sb_gp_sums(k, 0.04, x, r, Z, numeric(0), "VFE", factor$chol[-1, -1], FALSE, 1L),
+               "must be m x m")
+  expect_error(sparsebayes:::.sb_gp_sums(k, 0.04, x, r[-1], Z, numeric(0), "VFE", factor$chol, FALSE, 1L),
+               "different lengths")
+})
