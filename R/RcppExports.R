@@ -69,8 +69,8 @@
     .Call(`_sparsebayes_sb_gp_workspace`)
 }
 
-.sb_gp_posterior <- function(kernel, noise, x, r, z, case_weights, approx, jitter, threads = 1L) {
-    .Call(`_sparsebayes_sb_gp_posterior`, kernel, noise, x, r, z, case_weights, approx, jitter, threads)
+.sb_gp_posterior <- function(kernel, noise, x, r, z, case_weights, approx, jitter, threads = 1L, row_variances = TRUE) {
+    .Call(`_sparsebayes_sb_gp_posterior`, kernel, noise, x, r, z, case_weights, approx, jitter, threads, row_variances)
 }
 
 .sb_gp_predict <- function(kernel, centres, weights, chol, chol_b, x, variance, full_cov, threads = 1L) {
@@ -79,5 +79,17 @@
 
 .sb_laplace_gp_objective <- function(kernel, x, t, case_weights, prior_mean, start, gradient) {
     .Call(`_sparsebayes_sb_laplace_gp_objective`, kernel, x, t, case_weights, prior_mean, start, gradient)
+}
+
+.sb_gp_inducing_factor <- function(kernel, z, jitter) {
+    .Call(`_sparsebayes_sb_gp_inducing_factor`, kernel, z, jitter)
+}
+
+.sb_gp_sums <- function(kernel, noise, x, r, z, case_weights, approx, chol, fit_sums, threads = 1L) {
+    .Call(`_sparsebayes_sb_gp_sums`, kernel, noise, x, r, z, case_weights, approx, chol, fit_sums, threads)
+}
+
+.sb_gp_posterior_from_sums <- function(noise, chol, sums, approx) {
+    .Call(`_sparsebayes_sb_gp_posterior_from_sums`, noise, chol, sums, approx)
 }
 

@@ -58,8 +58,7 @@ can_learn_widths <- function(targets) {
 pooled_rows <- function(xs, targets, weights = NULL) {
   targets <- as.matrix(targets)
   w <- weights %||% rep(1, nrow(xs))
-  keys <- row_keys(xs, targets)  # R/standard_units.R
-  group <- match(keys, keys)
+  group <- first_copy(row_keys(xs, targets))  # R/standard_units.R
   rows <- which(group == seq_along(group))
   pooled <- as.numeric(rowsum(w, group, reorder = FALSE))
   unit <- mean(pooled)

@@ -36,6 +36,7 @@ predict.sb_sparse_gp <- function(object, newdata = NULL, se.fit = FALSE,
   interval <- match_arg(interval)
   check_prediction_args(se.fit, level)
   want_var <- se.fit || interval != "none"
+  if (is.null(newdata)) check_has_rows(object, "predict() without newdata")
   if (is.null(newdata) && !want_var) return(pad_training(object, object$fitted.values))
   x <- if (is.null(newdata)) object$x else new_inputs(object, newdata)
   lat <- gp_latent(object, x, variance = want_var)
@@ -99,7 +100,6 @@ subsample_label <- function(subsample) if (is.null(subsample)) "" else sprintf("
 #' summary(sparse_gp(accel ~ times, data = MASS::mcycle, inducing = 20, seed = 1))
 #' @export
 summary.sb_sparse_gp <- function(object, ...) {
-  y <- object$y
   criterion <- if (object$approx == "VFE") "ELBO" else "log marginal likelihood"
   structure(list(call = object$call, title = gp_title(object), approx = object$approx,
                  optimize = object$optimize, n = stats::nobs(object), m = object$m, hyperparameters = coef(object),
@@ -107,9 +107,8 @@ summary.sb_sparse_gp <- function(object, ...) {
                  criterion = criterion, objective = criterion,  # objective: the former name, for one release
                  converged = object$converged, iterations = object$iterations, message = object$message,
                  subsample = object$subsample, restarts = object$restart_values, jitter_events = object$jitter_events,
-                 rmse = sqrt(mean(object$residuals^2)),
-                 r_squared = 1 - sum(object$residuals^2) / sum((y - mean(y))^2),
-                 edf = sum(leverage(object)), learning = learning_notes(object$learned)),
+                 rmse = training_rmse(object), r_squared = training_r_squared(object),
+                 edf = object$edf %||% sum(leverage(object)), learning = learning_notes(object$learned)),
             class = "summary.sb_sparse_gp")
 }
 
@@ -199,12 +198,13 @@ vcov.sb_sparse_gp <- function(object, ...) {
 NULL
 
 # h_i = 1 - Lambda_ii Pi_ii; 0 for a row of weight 0 (Lambda Inf), which is not in the fit.
-leverage_gp <- function(model) ifelse(is.finite(model$Lambda), 1 - model$Lambda * model$pi_diag, 0)
+leverage_gp <- function(model) ifelse(is.finite(model$Lambda), 1 - model$Lambda * gp_row_variances(model)$pi_diag, 0)
 
 #' @rdname sparse_gp_diagnostics
 #' @importFrom stats hatvalues
 #' @export
 hatvalues.sb_sparse_gp <- function(model, ...) {
+  check_has_rows(model, "hatvalues()")
   h <- leverage_gp(model)
   names(h) <- names(model$fitted.values)
   stats::naresid(model$na.action, h)
@@ -214,9 +214,13 @@ hatvalues.sb_sparse_gp <- function(model, ...) {
 #' @export
 residuals.sb_sparse_gp <- function(object, type = c("response", "pearson", "loo"), ...) {
   type <- match_arg(type)
+  check_has_rows(object, "residuals()")
   point_noise <- object$noise_variance / row_precisions(object)
   r <- switch(type, response = object$residuals, pearson = object$residuals / sqrt(point_noise),
-              loo = ifelse(object$pi_diag > 0, object$pi_r / object$pi_diag, object$residuals))  # weight 0: not in the fit
+              loo = {
+                pi_diag <- gp_row_variances(object)$pi_diag
+                ifelse(pi_diag > 0, object$pi_r / pi_diag, object$residuals)  # weight 0: not in the fit
+              })
   names(r) <- names(object$fitted.values)
   stats::naresid(object$na.action, r)
 }
@@ -233,6 +237,7 @@ ess.sb_sparse_gp <- function(x, which = c("samples", "weights"), order = 1, ...)
   check_dots_empty(...)
   which <- match_arg(which)
   check_order(order)
+  if (which == "samples") check_has_rows(x, "ess(which = \"samples\")")
   if (which == "weights")
     stop_arg("which", "\"weights\" has no meaning for a GP (it has no weights); its effective degrees of freedom ",
              "are sum(hatvalues(x)).")
@@ -265,6 +270,7 @@ plot.sb_sparse_gp <- function(x, level = 0.95, n_grid = 400L, legend = TRUE, mai
   check_probability(level, "level")
   check_number(n_grid, "n_grid", lower = 2, integer = TRUE)
   check_flag(legend, "legend")
+  check_has_rows(x, "plot()")
   response <- response_label(x)
   if (ncol(x$x) != 1L) {
     # the axes of the RVM's plot (plot_diagnostics()): observed across, fitted up

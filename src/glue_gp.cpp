@@ -67,15 +67,16 @@ SEXP sb_gp_workspace() { return Rcpp::XPtr<sparsebayes::GPWorkspace>(new sparseb
 Rcpp::List sb_gp_posterior(Rcpp::List kernel, double noise, Eigen::Map<Eigen::MatrixXd> x,
                            Eigen::Map<Eigen::VectorXd> r, Eigen::Map<Eigen::MatrixXd> z,
                            Eigen::Map<Eigen::VectorXd> case_weights, std::string approx, double jitter,
-                           int threads = 1) {
+                           int threads = 1, bool row_variances = true) {
   RInterruptScope interrupts;
-  const sparsebayes::GPPosterior p = sparsebayes::sparse_gp_posterior(
-      as_kernel(kernel), noise, x, r, z, case_weights, sparsebayes::gp_approx_from_name(approx), jitter, threads);
+  const sparsebayes::GPPosterior p =
+      sparsebayes::sparse_gp_posterior(as_kernel(kernel), noise, x, r, z, case_weights,
+                                       sparsebayes::gp_approx_from_name(approx), jitter, threads, row_variances);
   return Rcpp::List::create(
       Rcpp::Named("value") = p.value, Rcpp::Named("weights") = p.weights, Rcpp::Named("chol") = p.chol,
       Rcpp::Named("chol_b") = p.chol_b, Rcpp::Named("fitted") = p.fitted, Rcpp::Named("fitted_var") = p.fitted_var,
       Rcpp::Named("lambda") = p.lambda, Rcpp::Named("pi_diag") = p.pi_diag, Rcpp::Named("pi_r") = p.pi_r,
-      Rcpp::Named("qu_mean") = p.qu_mean, Rcpp::Named("qu_cov") = p.qu_cov,
+      Rcpp::Named("qu_mean") = p.qu_mean, Rcpp::Named("qu_cov") = p.qu_cov, Rcpp::Named("edf") = p.edf,
       Rcpp::Named("jitter_events") = p.jitter_events);
 }
 
@@ -89,7 +90,7 @@ Rcpp::List sb_gp_predict(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> centres,
   const sparsebayes::GPPrediction p = sparsebayes::sparse_gp_predict(as_kernel(kernel), centres, weights, chol, chol_b,
                                                                      x, variance, full_cov, threads);
   return Rcpp::List::create(Rcpp::Named("mean") = p.mean, Rcpp::Named("var") = p.var,
-                            Rcpp::Named("cov") = p.cov);
+                            Rcpp::Named("explained") = p.explained, Rcpp::Named("cov") = p.cov);
 }
 
 // The Laplace GP classifier's objective (-log q(t | X)) and, with
@@ -111,4 +112,59 @@ Rcpp::List sb_laplace_gp_objective(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd
   }
   return Rcpp::List::create(Rcpp::Named("value") = o.value, Rcpp::Named("gradient") = g, Rcpp::Named("a") = o.a,
                             Rcpp::Named("newton_steps") = o.newton_steps);
+}
+
+// The factor L of K_uu + jitter that every chunk's sums and the posterior
+// from them share (detail::inducing_factor).
+// [[Rcpp::export(.sb_gp_inducing_factor)]]
+Rcpp::List sb_gp_inducing_factor(Rcpp::List kernel, Eigen::Map<Eigen::MatrixXd> z, double jitter) {
+  sparsebayes::detail::SparseFactors f;
+  sparsebayes::detail::inducing_factor(as_kernel(kernel), z, jitter, f);
+  return Rcpp::List::create(Rcpp::Named("chol") = f.L, Rcpp::Named("jitter_events") = f.jitter_events);
+}
+
+// One chunk's sums over rows given L (detail::sparse_sums), as a list that
+// R adds chunk by chunk.
+// [[Rcpp::export(.sb_gp_sums)]]
+Rcpp::List sb_gp_sums(Rcpp::List kernel, double noise, Eigen::Map<Eigen::MatrixXd> x, Eigen::Map<Eigen::VectorXd> r,
+                      Eigen::Map<Eigen::MatrixXd> z, Eigen::Map<Eigen::VectorXd> case_weights, std::string approx,
+                      Eigen::Map<Eigen::MatrixXd> chol, bool fit_sums, int threads = 1) {
+  RInterruptScope interrupts;
+  const sparsebayes::Kernel k = as_kernel(kernel);
+  const sparsebayes::GPApprox a = sparsebayes::gp_approx_from_name(approx);
+  sparsebayes::detail::check_gp_inputs(k, noise, x, r, z, case_weights, a);
+  const sparsebayes::detail::SparseSums s =
+      sparsebayes::detail::sparse_sums(k, noise, x, r, z, case_weights, a, chol, fit_sums, threads);
+  return Rcpp::List::create(
+      Rcpp::Named("E") = s.E, Rcpp::Named("alr") = s.alr, Rcpp::Named("weighted_trace") = s.weighted_trace,
+      Rcpp::Named("log_lam") = s.log_lam, Rcpp::Named("r_lam_r") = s.r_lam_r, Rcpp::Named("rows") = s.rows,
+      Rcpp::Named("weight_sum") = s.weight_sum, Rcpp::Named("log_weight_sum") = s.log_weight_sum,
+      Rcpp::Named("fit_E") = s.fit_E, Rcpp::Named("fit_ar") = s.fit_ar, Rcpp::Named("fit_rr") = s.fit_rr);
+}
+
+// The posterior from the sums of every chunk (sparse_gp_posterior_from_sums).
+// [[Rcpp::export(.sb_gp_posterior_from_sums)]]
+Rcpp::List sb_gp_posterior_from_sums(double noise, Eigen::Map<Eigen::MatrixXd> chol, Rcpp::List sums,
+                                     std::string approx) {
+  const Eigen::MatrixXd E = Rcpp::as<Eigen::MatrixXd>(sums["E"]), fit_E = Rcpp::as<Eigen::MatrixXd>(sums["fit_E"]);
+  sparsebayes::detail::SparseSums s(E.rows(), fit_E.size() > 0);
+  s.E = E;
+  s.alr = Rcpp::as<Eigen::VectorXd>(sums["alr"]);
+  s.weighted_trace = Rcpp::as<double>(sums["weighted_trace"]);
+  s.log_lam = Rcpp::as<double>(sums["log_lam"]);
+  s.r_lam_r = Rcpp::as<double>(sums["r_lam_r"]);
+  s.rows = Rcpp::as<double>(sums["rows"]);
+  s.weight_sum = Rcpp::as<double>(sums["weight_sum"]);
+  s.log_weight_sum = Rcpp::as<double>(sums["log_weight_sum"]);
+  if (s.fit) {
+    s.fit_E = fit_E;
+    s.fit_ar = Rcpp::as<Eigen::VectorXd>(sums["fit_ar"]);
+    s.fit_rr = Rcpp::as<double>(sums["fit_rr"]);
+  }
+  const sparsebayes::GPPosterior p = sparsebayes::sparse_gp_posterior_from_sums(
+      noise, chol, s, sparsebayes::gp_approx_from_name(approx));
+  return Rcpp::List::create(
+      Rcpp::Named("value") = p.value, Rcpp::Named("weights") = p.weights, Rcpp::Named("chol") = p.chol,
+      Rcpp::Named("chol_b") = p.chol_b, Rcpp::Named("qu_mean") = p.qu_mean, Rcpp::Named("qu_cov") = p.qu_cov,
+      Rcpp::Named("edf") = p.edf, Rcpp::Named("rss") = p.rss, Rcpp::Named("jitter_events") = p.jitter_events);
 }

@@ -513,7 +513,7 @@ test_that("predictive variances are sums of squares: >= 0 with no clamp, far awa
         lat <- sparsebayes:::gp_latent(fit, pts)
         info <- sprintf("%s m = %d jitter %g", approx, fit$m, jitter)
         expect_true(all(lat$var >= 0), info = info)
-        expect_true(all(fit$fitted_var >= 0), info = info)
+        expect_true(all(sparsebayes:::gp_row_variances(fit)$fitted_var >= 0), info = info)
         # far from the data the prior variance comes back
         expect_equal(lat$var[abs(pts) >= 1e4], c(1, 1), tolerance = 1e-12, info = info)
       }
@@ -563,7 +563,18 @@ test_that("predictions from the stored factors equal the dense FITC/VFE/exact pr
       expect_equal(lat$var, drop(v), tolerance = 1e-8, info = info)
       expect_equal(predict(fit, xt, se.fit = TRUE)$se.fit, sqrt(drop(v)), tolerance = 1e-8, info = info)
       # the training points: fitted values and their variance, the same formula
-      expect_equal(fit$fitted_var, sparsebayes:::gp_latent(fit, d$x)$var, tolerance = 1e-10, info = info)
+      rv <- sparsebayes:::gp_row_variances(fit)
+      expect_equal(rv$fitted_var, sparsebayes:::gp_latent(fit, d$x)$var, tolerance = 1e-10, info = info)
+      if (approx != "exact") {
+        # the posterior's own pass (row_variances = TRUE: one solve by L LB) gives the same, and Pi's diagonal
+        wt <- if (is.null(w)) numeric(0) else w / fit$weight_unit
+        post <- sparsebayes:::.sb_gp_posterior(unclass(fit$kernel), fit$noise_variance, d$x, d$y - fit$mean,
+                                               fit$inducing_scaled, wt, approx, fit$jitter, 1L, TRUE)
+        expect_null(fit$fitted_var)
+        expect_equal(as.numeric(post$fitted_var), rv$fitted_var, tolerance = 1e-10, info = info)
+        expect_equal(as.numeric(post$pi_diag), rv$pi_diag, tolerance = 1e-10, info = info)
+        expect_equal(fit$edf, sum(hatvalues(fit)), tolerance = 1e-10, info = info)
+      }
     }
   }
 })
@@ -642,6 +653,9 @@ test_that("beyond control$subsample rows, learning uses a subsample and the post
   sub <- sparse_gp(d$x, d$y, inducing = 15, seed = 1, control = sparse_gp_control(subsample = 1000))
   expect_null(full$subsample)
   expect_equal(sub$subsample, 1000)
+  # each learning row stands for 3 rows of the posterior: the default stop tightens by as much
+  expect_equal(sub$control$factr, full$control$factr / 3)
+  expect_equal(sparse_gp(d$x, d$y, inducing = 15, seed = 1, control = sparse_gp_control(subsample = 1000, factr = 1e7))$control$factr, 1e7)
   expect_output(print(sub), "on 1000 rows")
   expect_output(print(summary(sub)), "on 1000 rows")
   # the reported bound and fitted values are those of every row at the learned hyperparameters
