@@ -56,7 +56,8 @@
 #' @seealso [sparsebayes_caret()] for caret; [rvm()], [ard()], [sparse_gp()].
 #' @examples
 #' if (requireNamespace("parsnip", quietly = TRUE)) {
-#'   fit <- parsnip::fit(parsnip::set_engine(parsnip::linear_reg(), "sparsebayes"), mpg ~ ., data = mtcars)
+#'   spec <- parsnip::set_engine(parsnip::linear_reg(), "sparsebayes")
+#'   fit <- parsnip::fit(spec, mpg ~ ., data = mtcars)
 #'   predict(fit, mtcars[1:3, ], type = "pred_int")
 #'   gp <- parsnip::fit(sparse_gp_model(inducing = 20), mpg ~ wt + hp, data = mtcars)
 #'   predict(gp, mtcars[1:3, ], type = "conf_int")
