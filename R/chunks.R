@@ -344,19 +344,13 @@ check_chunk_part <- function(part, i) {
 }
 
 # The scaling of the design from the sums pass, as input_scaling() gives
-# it from the rows (with prior weights, their weighted moments): constant
-# columns get scale 1, and center 0 with `keep_constant`.
+# it from the rows (with prior weights, their weighted moments).
 chunk_scaling <- function(mom, scale, keep_constant = FALSE) {
   if (!scale) return(NULL)
   m <- mom$x
   n_weighted <- if (mom$weighted) m$W else mom$kept
   dof <- if (n_weighted > 1) n_weighted - 1 else n_weighted
-  sds <- sqrt(m$M2 / dof)
-  const <- !is.finite(sds) | if (keep_constant) sds <= 1e-12 * m$size else sds == 0
-  sds[const] <- 1
-  center <- m$mean
-  if (keep_constant) center[const] <- 0
-  list(center = center, scale = sds)
+  moment_scaling(list(center = m$mean, sd = sqrt(m$M2 / dof), size = m$size), keep_constant)
 }
 
 # The first constant non-zero column of the scaled design, as

@@ -115,6 +115,13 @@ prediction_offset <- function(object, newdata, offset, n) {
 input_scaling <- function(x, scale, keep_constant = FALSE, weights = NULL) {
   if (!scale) return(NULL)
   m <- if (is.null(weights)) column_moments(x) else weighted_column_moments(x, weights)
+  moment_scaling(m, keep_constant)
+}
+
+# The scaling from the columns' moments (center, sd, size: their largest
+# magnitude), from rows or from sums over chunks (chunk_scaling()):
+# constant columns get scale 1, and center 0 with `keep_constant`.
+moment_scaling <- function(m, keep_constant) {
   sds <- m$sd
   const <- !is.finite(sds) | if (keep_constant) sds <= 1e-12 * m$size else sds == 0
   sds[const] <- 1
