@@ -70,7 +70,10 @@
 #'   heuristic and two starting noises, then with one per input from each
 #'   optimum found and from the heuristic in every input, the best kept:
 #'   the likelihood has optima whose short widths make the kernel noise by
-#'   another name). Exact copies of a row are pooled and weights taken as
+#'   another name; inputs whose width does not pay its BIC price,
+#'   `log(n) / 2`, are then switched off together, a width 1e4 times the
+#'   heuristic, and the widths optimised again, kept where the likelihood is
+#'   higher). Exact copies of a row are pooled and weights taken as
 #'   precisions (see `weights` in [rvm()]); a constant input gets a width
 #'   1e4 times the largest. Unlike the RVM
 #'   evidence, this criterion does not reward narrow kernels: it has one

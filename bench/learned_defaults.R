@@ -62,7 +62,7 @@ if ("weights" %in% measures) {
 
 if ("sine" %in% measures) {
   out <- NULL
-  for (n in c(150, 200)) for (sd in c(0.5, 0.7, 1)) for (seed in 1:8) {
+  for (n in c(150, 200)) for (sd in c(0.5, 0.7, 1)) for (seed in 1:20) {
     set.seed(seed); X <- matrix(runif(3 * n, -3, 3), n); y <- sin(2 * X[, 1]) + rnorm(n, sd = sd)
     Xt <- matrix(runif(3000, -3, 3), 1000); ft <- sin(2 * Xt[, 1])
     f <- rvm(X, y)

@@ -131,6 +131,20 @@ test_that("a noisy sine learns its widths instead of falling back (the issue's r
   }
 })
 
+test_that("an input whose short width does not pay its price is switched off (a local optimum of the learner)", {
+  # noisy sine, n = 150, noise sd 1: the learner stopped at x2 = 0.69, 3.4
+  # nats below the optimum with x2 off, at 1.9 times the exact GP's error
+  set.seed(1)
+  X <- matrix(runif(450, -3, 3), 150)
+  y <- sin(2 * X[, 1]) + rnorm(150)
+  Xt <- matrix(runif(3000, -3, 3), 1000)
+  f <- rvm(X, y)
+  g <- sparse_gp(X, y, approx = "exact", kernel = kernel_gaussian(c(0.5, 5, 5)))  # started near the truth
+  expect_gt(min(f$kernel$width[2:3]), 100 * f$kernel$width[1])
+  expect_gt(f$kernel$learned$logLik, as.numeric(logLik(g)) - 0.5)
+  expect_lt(rmse(predict(f, Xt), sin(2 * Xt[, 1])), 1.2 * rmse(predict(g, Xt), sin(2 * Xt[, 1])))
+})
+
 test_that("a fallback to the median heuristic is recorded, named by summary(), and only where the GP does not pay", {
   set.seed(6)
   X <- matrix(runif(300, -3, 3), 100)
