@@ -4,7 +4,8 @@
 #' them in memory: give it as `data =` to [ard()], [rvm()] or [sparse_gp()]. A Gaussian fit with
 #' shared noise needs only sums over the rows (the basis' cross-products,
 #' DESIGN's statistics layer), so the memory it holds does not grow with the
-#' number of rows.
+#' number of rows. A two-class [rvm()] needs the same sums weighted by the
+#' likelihood's curvature, once per outer iteration (see Passes).
 #'
 #' @section Sources:
 #' * a data frame or matrix, read `chunk_size` rows at a time;
@@ -26,7 +27,17 @@
 #' A fit reads the chunks several times (passes): [ard()] reads them once
 #' for the factors' levels when the formula has factor or character
 #' variables, once for the means and scales of the inputs and the response,
-#' and once for the statistics. The chunks of a pass are processed through
+#' and once for the statistics. A two-class [rvm()] (a factor, logical or
+#' character response, or 0/1 with `family = binomial()`) reads them once
+#' for the classes, once for the sums and a sample, then once per outer
+#' (IRLS) iteration, as `biglm::bigglm()` does: each pass sums the kernel
+#' basis' cross-products weighted by the curvature `w p (1 - p)` at the
+#' current weights, with the linearised targets, and the fast solver fits
+#' the Gaussian model on them (warm-started from the last pass), until the
+#' relevant set stands and the weights and `log(alpha)` move by less than
+#' `tolerance` ([rvm_control()]): typically 6 to 10 passes, at most 100 (a
+#' warning), counted in `fit$chunks$passes`. More than two classes are
+#' refused: fit one class against the rest, `I(y == "a") ~ ...`. The chunks of a pass are processed through
 #' [future.apply::future_lapply()], so `future::plan()` decides where:
 #' sequentially, on local workers (`multisession`), on other machines
 #' (`cluster`) or through a scheduler (future.batchtools). Data frames,

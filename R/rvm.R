@@ -84,6 +84,8 @@
 #'   [stats::glm()]; with more levels one binary model is fitted per class
 #'   against the rest, and `predict` normalises their probabilities (an
 #'   object of class `"sb_rvm_multiclass"` holding the models in `models`).
+#'   From [data_chunks()], two classes only, by one pass over the chunks per
+#'   outer iteration (see its Passes section), `method = "fast"` and no prior.
 #' @param basis Optional user-supplied n by M design matrix, used instead of
 #'   a kernel (then `x` may be `NULL` and `kernel`, `bias`, `scale` are
 #'   ignored). `predict` then takes the new design matrix as `newdata`.
