@@ -73,7 +73,9 @@
 #'   l-infinity change of `log(alpha)` and of `log(lambda)`,
 #'   `max|change| / (1 + max|log|)`, stays below `tolerance` for `patience`
 #'   consecutive iterations. `tolerance` also ends the per-sample noise
-#'   updates of `"fast"` (the relative change of `log(lambda)`).
+#'   updates of `"fast"` (the relative change of `log(lambda)`), and the
+#'   passes of a two-class [rvm()] from [data_chunks()] (the relative change
+#'   of `log(alpha)` and of the weights between passes; at least 1e-7).
 #' @param damping_alpha,damping_lambda Damping `eta` in (0, 1] of the
 #'   closed-form updates, applied in log space:
 #'   `log a <- (1 - eta) log a + eta log a_new`. 1 is no damping.

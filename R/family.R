@@ -84,7 +84,10 @@ per_sample_noise <- function(noise) noise_models[[noise]]$per_sample
 student_noise <- function(noise) noise_models[[noise]]$student
 
 # The share of training rows a binomial fit puts on the wrong side of 1/2.
-training_error <- function(x) mean((x$fitted.values > 0.5) != (x$y == 1))
+training_error <- function(x) {
+  if (!is.null(x$chunks)) return(x$chunks$error)  # counted in the last pass over the chunks
+  mean((x$fitted.values > 0.5) != (x$y == 1))
+}
 
 # The weighted mean of x (weights w, or none).
 wmean <- function(x, w = NULL) if (is.null(w)) mean(x) else sum(w * x) / sum(w)

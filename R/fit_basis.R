@@ -154,7 +154,7 @@ model_fields <- function(res, y, names, family, method, noise, control) {
   Sigma <- as.matrix(res$Sigma)
   dimnames(Sigma) <- list(names(weights), names(weights))
   eta <- as.numeric(res$fitted)
-  fitted <- if (has_noise(family)) eta else family$linkinv(eta)
+  fitted <- if (has_noise(family) || !length(eta)) eta else family$linkinv(eta)  # none from chunks
   tr <- res$trace
   trace <- data.frame(iteration = tr$iteration, log_posterior = tr$log_posterior, relevant = tr$relevant, noise = tr$noise,
                       action = factor(action_names[tr$action + 1L], levels = action_names),
@@ -180,6 +180,15 @@ model_fields <- function(res, y, names, family, method, noise, control) {
 # Non-convergence is a warning (and `converged = FALSE`), never silent; the
 # paper's schedule runs a fixed budget by design, so it is not warned about.
 warn_not_converged <- function(fit, res) {
+  if (!is.null(res$passes)) {  # a binomial fit from chunks (chunk_laplace_fit())
+    if (!res$passes_converged)
+      warning(sprintf(paste0("the binomial fit from data_chunks() did not converge in %d passes over the chunks ",
+                             "(the relevant set or the weights still moved); `fit$chunks$passes_converged` is FALSE."),
+                      res$passes), call. = FALSE)
+    else if (!fit$converged)
+      warning("the fast solver did not converge within a pass; see `control = rvm_control()`.", call. = FALSE)
+    return(invisible())
+  }
   if (!fit$converged && !identical(fit$schedule, "paper"))
     warning(sprintf("the %s solver did not converge in %d iterations; see `control = %s()`.", fit$method,
                     fit$iterations, attr(fit$control, "maker") %||% "rvm_control"), call. = FALSE)

@@ -76,6 +76,7 @@ predict.sb_rvm <- function(object, newdata = NULL, type = NULL, se.fit = FALSE,
     stop_arg("interval", "\"prediction\" is for gaussian fits; use \"confidence\".")
   if (type %in% c("class", "prob") && (se.fit || interval != "none"))
     stop_arg("type", sprintf("\"%s\" gives no standard errors or intervals; use type = \"response\".", type))
+  if (is.null(newdata)) check_has_rows(object, "predict() without newdata")
   x <- if (is.null(newdata)) NULL else new_inputs(object, newdata)
   padded <- function(out) if (is.null(newdata)) pad_training(object, out) else out
   if (has_noise(family)) {
@@ -273,7 +274,7 @@ fit_quality <- function(x, digits) likelihood_of(x$family)$quality(x, digits)
 # glm's deviance: the sum of the family's deviance residuals at the fitted
 # values, with the prior weights (a sparse GP is gaussian).
 deviance_of <- function(x) {
-  if (!is.null(x$chunks)) return(x$chunks$rss)
+  if (!is.null(x$chunks)) return(x$chunks$deviance %||% x$chunks$rss)
   family <- x$family %||% stats::gaussian()
   sum(family$dev.resids(x$y, x$fitted.values, if (is.null(x$prior.weights)) rep(1, length(x$y)) else x$prior.weights))
 }

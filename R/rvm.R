@@ -84,6 +84,8 @@
 #'   [stats::glm()]; with more levels one binary model is fitted per class
 #'   against the rest, and `predict` normalises their probabilities (an
 #'   object of class `"sb_rvm_multiclass"` holding the models in `models`).
+#'   From [data_chunks()], two classes only, by one pass over the chunks per
+#'   outer iteration (see its Passes section), `method = "fast"` and no prior.
 #' @param basis Optional user-supplied n by M design matrix, used instead of
 #'   a kernel (then `x` may be `NULL` and `kernel`, `bias`, `scale` are
 #'   ignored). `predict` then takes the new design matrix as `newdata`.
@@ -247,7 +249,8 @@ rvm <- function(x, ...) UseMethod("rvm")
 #' @export
 rvm.formula <- function(formula, data, subset, weights, na.action, offset, ...) {
   if (!missing(data) && inherits(data, "sb_chunks"))
-    return(fit_chunks(match.call(), parent.frame(), data, rvm.default, "rvm", ..., sample_size = chunk_sample_size))
+    return(fit_chunks(match.call(), parent.frame(), data, rvm.default, "rvm", ..., sample_size = chunk_sample_size,
+                      classes = TRUE))
   fit_formula(match.call(), parent.frame(), rvm.default, "rvm", ...)
 }
 
@@ -443,9 +446,11 @@ fit_rvm <- function(p, call, design = rvm_design(p)) {
   family <- p$family
   method <- p$solver$method
   y <- p$y
-  fit_one <- function(target, statistics = NULL) {
-    res <- fit_basis(design$Phi, target, family, p$solver, p$noise, p$smoothness, p$wo, design$wavelet,
-                     rows = design$rows, statistics = statistics)
+  # positive: the class code of the target's 1s, for a binomial fit from chunks
+  fit_one <- function(target, statistics = NULL, positive = 1L) {
+    res <- if (!is.null(p$chunks) && !has_noise(family)) chunk_laplace_fit(p, design, positive)  # R/chunks.R
+           else fit_basis(design$Phi, target, family, p$solver, p$noise, p$smoothness, p$wo, design$wavelet,
+                          rows = design$rows, statistics = statistics)
     core <- model_fields(res, target, design$names, family, method, p$noise, p$solver$control)
     relevance_index <- integer(0)
     if (!is.null(kernel) && !p$shortcut) {
@@ -465,7 +470,7 @@ fit_rvm <- function(p, call, design = rvm_design(p)) {
     if (!is.null(res$inclusion)) fit$inclusion <- stats::setNames(res$inclusion, names(fit$weights))
     if (!is.null(res$invariant)) fit$invariant <- res$invariant
     fit <- add_weights_offset(fit, p$wo, res$standard_units)
-    if (!is.null(p$chunks)) fit <- chunk_fit_fields(fit, chunk_info(p$chunks, res$standard_units, 2L), res)
+    if (!is.null(p$chunks)) fit <- chunk_fit_fields(fit, chunk_info(p$chunks, res$standard_units, 2L, res), res)
     class(fit) <- c("sb_rvm", "sparsebayes")
     warn_not_converged(fit, res)
     fit
@@ -481,7 +486,7 @@ fit_rvm <- function(p, call, design = rvm_design(p)) {
   # future::plan() fits them in parallel; the fits draw no random numbers,
   # so every plan gives the same models.
   models <- future.apply::future_lapply(levels(y), function(k) {
-    fit <- fit_one(as.numeric(y == k))
+    fit <- fit_one(as.numeric(y == k), positive = match(k, levels(y)) - 1L)
     fit$levels <- c(paste0("not ", k), k)
     fit
   }, future.seed = NULL)

@@ -31,6 +31,7 @@ sparsebayes::SolverOptions as_options(const Rcpp::List& p, const Rcpp::List& c) 
   SB_READ(p, problem, gradient_form); SB_READ(p, problem, smoothness); SB_READ(p, problem, noise_variance);
   SB_READ(p, problem, n_effective); SB_READ(p, problem, target_variance); SB_READ(p, problem, case_weights);
   SB_READ(p, problem, offset);
+  if (p.containsElementNamed("start_alpha")) SB_READ(p, problem, start_alpha);  // optional: a warm start
   SB_READ(c, loop, max_iterations); SB_READ(c, loop, time_limit); SB_READ(c, loop, tolerance);
   SB_READ(c, noise, init_lambda); SB_READ(c, noise, lambda_min); SB_READ(c, noise, lambda_max);
   SB_READ(c, noise, damping_lambda); SB_READ(c, noise, student_df); SB_READ(c, noise, outlier_class);

@@ -22,6 +22,11 @@ class SharedNoisePath : public FastPath {
 
   void start() override {
     st_.PhiT_t = (st_.stats ? st_.stats->cross : Eigen::VectorXd(st_.Phi.transpose() * st_.t)).cwiseProduct(st_.inv_scale);
+    if (st_.problem.start_alpha.size()) {  // a warm start: the model given
+      st_.begin_model(st_.problem.start_alpha);
+      full_statistics();
+      return;
+    }
     // The first basis has the largest projection on the targets, with
     // alpha = s^2 / (q^2 - s) for a unit-norm column alone in the model.
     Eigen::Index first;

@@ -141,6 +141,22 @@ struct FastState : FastUndoable {
     PhiT_PhiU = cross(first);
   }
 
+  // The model of the columns whose precisions `a` (one per column) are finite (a warm start).
+  void begin_model(const Eigen::VectorXd& a) {
+    used.clear();
+    for (Eigen::Index m = 0; m < M; ++m)
+      if (std::isfinite(a(m))) used.push_back(m);
+    if (used.empty()) throw std::invalid_argument("a warm start needs at least one column in the model");
+    const Eigen::Index S = used.size();
+    alpha.resize(S);
+    PhiT_PhiU.resize(M, S);
+    for (Eigen::Index k = 0; k < S; ++k) {
+      alpha(k) = a(used[k]);
+      PhiT_PhiU.col(k) = cross(used[k]);
+    }
+    mu = Eigen::VectorXd::Zero(S);
+  }
+
   // Sigma and mu from the caches, with noise precision b outside them: O(M S^2).
   Posterior posterior_from_caches(double b) {
     const Eigen::Index S = used.size();

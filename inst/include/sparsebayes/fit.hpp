@@ -66,6 +66,15 @@ inline void to_caller_columns(FitResult& r, const Eigen::VectorXd& scale) {
     r.path_alpha.row(k) = r.path_alpha.row(k).cwiseProduct(scale.cwiseAbs2().transpose());
 }
 
+// The problem with its warm start (start_alpha, of the columns as given) in the unit-norm columns.
+inline ProblemSpec in_unit_columns(ProblemSpec p, const Eigen::VectorXd& scale) {
+  if (p.start_alpha.size() == 0) return p;
+  if (p.start_alpha.size() != scale.size() || (p.start_alpha.array() <= 0.0).any() || p.start_alpha.hasNaN())
+    throw std::invalid_argument("a warm start needs one positive precision (or Inf) per basis column");
+  p.start_alpha = p.start_alpha.cwiseQuotient(scale.cwiseAbs2());
+  return p;
+}
+
 inline void check_problem(const Eigen::Ref<const Eigen::MatrixXd>& Phi, const Eigen::Ref<const Eigen::VectorXd>& t,
                           const Likelihood& lik, const SolverOptions& opt) {
   check_inputs(Phi, t);
@@ -85,7 +94,8 @@ inline FitResult fit_model(const Eigen::Ref<const Eigen::MatrixXd>& Phi, const E
   const Eigen::VectorXd inv_scale = scale.cwiseInverse();
 
   FitResult r = method_named(opt.problem.method).rule == Rule::fast
-                    ? FastSolver(Phi, inv_scale, t, lik, opt.problem, opt.loop, opt.noise, opt.fast).run(progress)
+                    ? FastSolver(Phi, inv_scale, t, lik, detail::in_unit_columns(opt.problem, scale), opt.loop, opt.noise,
+                                 opt.fast).run(progress)
                     : fit_joint_ard(Phi, inv_scale, t, lik, opt.problem, opt.loop, opt.noise, opt.batch, progress);
   detail::to_caller_columns(r, scale);
   return r;
@@ -113,7 +123,7 @@ inline FitResult fit_statistics(const GaussianStatistics& stats, const SolverOpt
   if (!stats.gram.allFinite() || !stats.cross.allFinite() || !std::isfinite(stats.tt))
     throw std::invalid_argument("the statistics contain NA, NaN or infinite values");
   const Eigen::VectorXd scale = detail::column_scale(stats.gram.diagonal().cwiseMax(0.0).cwiseSqrt());
-  ProblemSpec problem = p;
+  ProblemSpec problem = detail::in_unit_columns(p, scale);
   if (!(problem.target_variance > 0.0)) problem.target_variance = stats.target_variance();
   const Eigen::MatrixXd no_rows(0, stats.cols());
   const Likelihood lik = Likelihood::from_name("gaussian");

@@ -38,6 +38,9 @@ struct ProblemSpec {
   Eigen::VectorXd case_weights;  // Bernoulli, Poisson: weights of the log-likelihood terms (empty: none)
   Eigen::VectorXd offset;        //   and an offset of the linear predictor (empty: none)
   Eigen::VectorXd init_noise;    // per-sample noise: starting variances (empty: init_lambda for all); set by fit_joint_ard()
+  // Fast solver, gaussian: a warm start, the precision of every column (Inf: not in the model; of the columns
+  // as the caller gave them, set in unit-norm columns by fit_model() and fit_statistics()); empty: the usual start.
+  Eigen::VectorXd start_alpha;
 };
 
 // When a solver stops: every solver.

@@ -1,0 +1,135 @@
+# Binomial rvm() from data_chunks(): one pass over the chunks per outer
+# (IRLS) iteration, the fast solver on the curvature-weighted sums,
+# warm-started from the last pass. It reaches the in-memory fit's fixed
+# point (the Laplace mode, alphas stationary at its curvature) where the
+# in-memory solver's steps all stood: on these data it rejected none
+# (asserted below), and the fits agree to 1e-6. That is what both reach:
+# the in-memory mode search stops at a gradient of 1e-6 per weight, and
+# the fast solver's alphas move by rounding below ~1e-7 (tight tolerances
+# for both: min_delta_log_alpha = 1e-10, tolerance = 1e-7).
+
+binomial_chunk_data <- function(n = 6000, seed = 1) {
+  set.seed(seed)
+  d <- data.frame(x1 = rnorm(n), x2 = rnorm(n))
+  d$Class <- factor(ifelse(runif(n) < plogis(2 * sin(d$x1) + d$x2), "b", "a"))
+  d$w <- sample(0:3, n, replace = TRUE)
+  d
+}
+
+tight <- rvm_control(min_delta_log_alpha = 1e-10, tolerance = 1e-7)
+
+test_that("a binomial rvm() from chunks is the fit from the rows, to 1e-6", {
+  d <- binomial_chunk_data()
+  new <- binomial_chunk_data(300, seed = 2)
+  centres <- as.matrix(d[seq(1, 6000, length.out = 40), c("x1", "x2")])
+  k <- kernel_gaussian(1)
+  a <- rvm(Class ~ x1 + x2, data = d, kernel = k, centres = centres, control = tight)
+  b <- rvm(Class ~ x1 + x2, data = data_chunks(d, chunk_size = 3000), kernel = k, centres = centres, control = tight)
+  expect_false(any(a$trace$action == "rejected"))  # the premise: the in-memory steps all stood
+  expect_identical(b$relevant, a$relevant)
+  expect_identical(b$levels, a$levels)
+  expect_equal(coef(b), coef(a), tolerance = 1e-6)
+  expect_equal(log(b$alpha[b$relevant]), log(a$alpha[a$relevant]), tolerance = 1e-5)
+  expect_equal(as.numeric(logLik(b)), as.numeric(logLik(a)), tolerance = 1e-6)
+  expect_equal(predict(b, new, type = "response"), predict(a, new, type = "response"), tolerance = 1e-6)
+  expect_equal(predict(b, new, type = "prob"), predict(a, new, type = "prob"), tolerance = 1e-6)
+  expect_identical(predict(b, new, type = "class"), predict(a, new, type = "class"))
+  # passes: the response's classes, the sums (scaling, sample), then one per outer iteration
+  expect_true(b$chunks$passes_converged)
+  expect_true(b$converged)
+  expect_gte(b$chunks$passes, 5L)
+  expect_lte(b$chunks$passes, 12L)
+  expect_equal(nrow(b$trace), b$chunks$passes - 2L)
+  # summary(): training error and deviance from the last pass; no rows kept
+  expect_equal(summary(b)$error, summary(a)$error)
+  expect_equal(deviance(b), deviance(a), tolerance = 1e-6)
+  expect_output(print(summary(b)), "Data: +a data frame of 6000 rows in chunks, [0-9]+ passes")
+  expect_output(print(b), "training error")
+  expect_null(b$fitted.values)
+  expect_null(b$prior.weights)
+  expect_lt(max(lengths(unclass(b))), 1000)
+  expect_equal(nobs(b), 6000)
+  expect_error(predict(b), "does not keep")
+  expect_error(fitted(b), "does not keep")
+})
+
+test_that("a binomial rvm() from chunks takes weights, offsets, and logical or 0/1 responses", {
+  # data on which the in-memory solver rejected no step (seeds 1 and 5 of the weighted fit, where it
+  # did or where the two ended on different optima, are in the report of the change)
+  d <- binomial_chunk_data(4000, seed = 2)
+  new <- binomial_chunk_data(200, seed = 5)
+  new$o <- 0.1
+  centres <- as.matrix(d[seq(1, 4000, length.out = 25), c("x1", "x2")])
+  chunks <- data_chunks(d, chunk_size = 1500)
+  k <- kernel_gaussian(1.2)
+  a <- rvm(Class ~ x1 + x2, data = d, weights = w, kernel = k, centres = centres, control = tight)
+  b <- rvm(Class ~ x1 + x2, data = chunks, weights = w, kernel = k, centres = centres, control = tight)
+  expect_false(any(a$trace$action == "rejected"))
+  expect_identical(b$relevant, a$relevant)
+  expect_equal(coef(b), coef(a), tolerance = 1e-6)
+  expect_equal(as.numeric(logLik(b)), as.numeric(logLik(a)), tolerance = 1e-6)
+  expect_equal(predict(b, new, type = "response"), predict(a, new, type = "response"), tolerance = 1e-6)
+  expect_equal(nobs(b), sum(d$w > 0))
+  d <- binomial_chunk_data(4000, seed = 3)
+  d$o <- runif(4000, -0.5, 0.5)
+  centres <- as.matrix(d[seq(1, 4000, length.out = 25), c("x1", "x2")])
+  chunks <- data_chunks(d, chunk_size = 1500)
+  a <- rvm(Class ~ x1 + x2 + offset(o), data = d, kernel = k, centres = centres, control = tight)
+  b <- rvm(Class ~ x1 + x2 + offset(o), data = chunks, kernel = k, centres = centres, control = tight)
+  expect_false(any(a$trace$action == "rejected"))
+  expect_equal(coef(b), coef(a), tolerance = 1e-6)
+  expect_equal(predict(b, new, type = "response"), predict(a, new, type = "response"), tolerance = 1e-6)
+  # the same classes as a logical, a character and a 0/1 response with family = binomial
+  d$L <- d$Class == "b"
+  d$S <- as.character(d$Class)
+  d$N <- as.numeric(d$L)
+  ref <- rvm(Class ~ x1 + x2, data = chunks, kernel = k, centres = centres)
+  fits <- list(rvm(L ~ x1 + x2, data = data_chunks(d, chunk_size = 1500), kernel = k, centres = centres),
+               rvm(S ~ x1 + x2, data = data_chunks(d, chunk_size = 1500), kernel = k, centres = centres),
+               rvm(N ~ x1 + x2, data = data_chunks(d, chunk_size = 1500), family = "binomial", kernel = k,
+                   centres = centres))
+  for (fit in fits) expect_equal(coef(fit), coef(ref), tolerance = 1e-12)
+  expect_identical(fits[[1L]]$levels, c("FALSE", "TRUE"))
+  expect_identical(fits[[2L]]$levels, c("a", "b"))
+  expect_identical(fits[[3L]]$levels, c("0", "1"))
+})
+
+test_that("a binomial rvm() from chunks is the same under a sequential and a multisession plan", {
+  skip_on_cran()
+  skip_if_not_installed("future")
+  d <- binomial_chunk_data(3000, seed = 6)
+  centres <- as.matrix(d[seq(1, 3000, length.out = 20), c("x1", "x2")])
+  chunks <- data_chunks(d, chunk_size = 400)
+  old <- future::plan(future::sequential)
+  on.exit(future::plan(old), add = TRUE)
+  a <- rvm(Class ~ x1 + x2, data = chunks, kernel = kernel_gaussian(1), centres = centres)
+  future::plan(future::multisession, workers = 2)
+  b <- rvm(Class ~ x1 + x2, data = chunks, kernel = kernel_gaussian(1), centres = centres)
+  expect_identical(coef(b), coef(a))
+  expect_identical(b$logLik, a$logLik)
+  expect_identical(b$chunks$passes, a$chunks$passes)
+})
+
+test_that("a binomial rvm() from chunks refuses what it cannot do, clearly, and warns at its cap", {
+  d <- binomial_chunk_data(1200, seed = 7)
+  d$g <- factor(sample(c("p", "q", "r"), 1200, replace = TRUE))
+  chunks <- data_chunks(d, chunk_size = 400)
+  centres <- as.matrix(d[1:10, c("x1", "x2")])
+  expect_error(rvm(g ~ x1 + x2, data = chunks, kernel = kernel_gaussian(1), centres = centres),
+               "3 classes \\(p, q, r\\).*rvm\\(I\\(g == \"p\"\\)")
+  expect_error(rvm(Class ~ x1 + x2, data = chunks, method = "em", centres = centres), "\"fast\"")
+  expect_error(rvm(Class ~ x1 + x2, data = chunks, family = gaussian(), centres = centres), "must be binomial")
+  expect_error(rvm(Class ~ x1 + x2, data = chunks, prior = "BIC", centres = centres), "none")
+  bad <- d
+  bad$N <- ifelse(seq_len(1200) > 1000, 2, as.numeric(d$Class == "b"))
+  expect_error(rvm(N ~ x1 + x2, data = data_chunks(bad, chunk_size = 400), family = binomial(), centres = centres,
+                   kernel = kernel_gaussian(1)), "0/1")
+  bad$N <- 1
+  expect_error(rvm(N ~ x1 + x2, data = data_chunks(bad, chunk_size = 400), family = binomial(), centres = centres,
+                   kernel = kernel_gaussian(1)), "single class")
+  withr::local_options(sparsebayes.chunk_max_passes = 2L)
+  expect_warning(fit <- rvm(Class ~ x1 + x2, data = chunks, kernel = kernel_gaussian(1), centres = centres),
+                 "did not converge in 2 passes")
+  expect_false(fit$chunks$passes_converged)
+  expect_false(fit$converged)
+})
