@@ -133,3 +133,14 @@ test_that("a binomial rvm() from chunks refuses what it cannot do, clearly, and 
   expect_false(fit$chunks$passes_converged)
   expect_false(fit$converged)
 })
+
+test_that("a binomial fit from chunks whose passes run away stops with a clear error", {
+  skip_if_not_installed("mlbench")
+  data(Sonar, package = "mlbench", envir = environment())
+  # 208 centres on 208 nearly separable rows: full Newton steps overshoot
+  # (weights 91 -> 3e7 in two passes); fewer centres fit
+  expect_error(suppressMessages(rvm(Class ~ ., data = data_chunks(Sonar, chunk_size = 50))),
+               "diverged at outer pass [0-9]+: its weights grew without bound")
+  fit <- suppressMessages(rvm(Class ~ ., data = data_chunks(Sonar, chunk_size = 50), centres = 50))
+  expect_gt(mean(predict(fit, Sonar, type = "class") == Sonar$Class), 0.8)
+})
