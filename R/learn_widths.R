@@ -151,8 +151,11 @@ learn_kernel_widths <- function(kernel, xs, targets, weights = NULL, control = s
     }
     list(value = value, gradient = grad)
   }
+  # the heuristic width of every input (the per-input stage's second start,
+  # the centre of its search, and 1e4 times it an input switched off)
+  heuristic <- log(h) + rep_len(log_spread, p)
   optimise <- function(theta0, nw) {
-    centre <- log(h) + if (nw == 1L) 0 else rep_len(log_spread, nw)
+    centre <- if (nw == 1L) log(h) else heuristic
     lower <- c(centre - log(1e4), unlist(lapply(outputs, `[[`, "lower")))
     upper <- c(centre + log(1e4), unlist(lapply(outputs, `[[`, "upper")))
     res <- lbfgsb(shared_fn_gr(function(theta) objective(theta, nw)), theta0, lower, upper,
@@ -177,19 +180,18 @@ learn_kernel_widths <- function(kernel, xs, targets, weights = NULL, control = s
   # stops in (noisy sine, n = 150, noise sd 1: x2 at 0.69, 3.4 nats below
   # the optimum with x2 off, latent RMSE 1.9 times the exact GP's).
   switch_off_inputs <- function(best) {
-    centre <- log(h) + rep_len(log_spread, p)
     # a width 100 times the heuristic is already off: the kernel varies by
     # 1e-4 over the inputs' spread (Friedman 1's five noise inputs end there)
     cost <- vapply(seq_len(p), function(j) {
-      if (best$theta[j] >= centre[j] + log(100)) return(Inf)
+      if (best$theta[j] >= heuristic[j] + log(100)) return(Inf)
       theta <- best$theta
-      theta[j] <- centre[j] + log(1e4)
+      theta[j] <- heuristic[j] + log(1e4)
       objective(theta, p, gradient = FALSE)$value - best$value
     }, numeric(1))
     off <- which(cost <= log(n) / 2)
     if (!length(off) || length(off) == p) return(best)
     theta <- best$theta
-    theta[off] <- centre[off] + log(1e4)
+    theta[off] <- heuristic[off] + log(1e4)
     other <- optimise(theta, p)
     if (other$value < best$value) other else best
   }
@@ -209,7 +211,7 @@ learn_kernel_widths <- function(kernel, xs, targets, weights = NULL, control = s
   # worse). A classifier has no noise for its kernel to stand in for.
   per_input <- if (p == 1L) one else {
     starts <- list(c(log_widths(one$theta, 1L) + numeric(p), one$theta[-1L]))
-    if (regression) starts[[2L]] <- c(log(h) + rep_len(log_spread, p),
+    if (regression) starts[[2L]] <- c(heuristic,
                                       unlist(lapply(outputs, function(o) o$starts[[length(o$starts)]])))
     best <- best_of(starts, function(theta) optimise(theta, p), function(run) run$value, keep = "min")$result
     if (regression) switch_off_inputs(best) else best
@@ -324,8 +326,7 @@ gaussian_outputs <- function(xs, targets, weights, control) {
                                    gp_settings("exact", control$jitter, gradient), workspace)
            list(value = res$value, gradient = res$gradient)
          },
-         natural = function(par) list(variance = exp(par[1L]) * scale^2, noise = exp(par[2L]) * scale^2),
-         quiet = function(par) is_quiet_response(exp(par[2L]), vy))
+         natural = function(par) list(variance = exp(par[1L]) * scale^2, noise = exp(par[2L]) * scale^2))
   })
 }
 
@@ -349,7 +350,7 @@ binomial_outputs <- function(xs, targets, weights) {
            warm <<- res$a
            list(value = res$value, gradient = res$gradient)
          },
-         natural = function(par) list(variance = exp(par[1L]), noise = NA_real_), quiet = function(par) FALSE)
+         natural = function(par) list(variance = exp(par[1L]), noise = NA_real_))
   })
 }
 
