@@ -413,22 +413,32 @@ chunk_standard_units <- function(mom, const) {
 # standard_units() forms them in memory. The basis is formed for blocks of
 # at most 1e7 numbers (80 MB), so a chunk of any size fits.
 chunk_statistics_pass <- function(source, spec, st, basis, M) {
-  block <- max(1L, floor(1e7 / M))
   add <- function(a, b) if (is.null(a)) b else if (is.null(b)) a else Map(`+`, a, b)
+  chunk_basis_pass(source, spec, basis, M, function(Phi, part, rows) {
+    sw <- if (st$weighted) sqrt(part$weights[rows] / st$unit) else 1
+    t <- sw * (part$y[rows] - (part$offset[rows] %||% 0) - st$shift) / st$scale
+    .sb_statistics(if (st$weighted) Phi * sw else Phi, t)
+  }, add, "statistics")
+}
+
+# One pass over the kernel basis of every chunk's rows of positive weight,
+# formed in blocks of at most 1e7 numbers: `block_sums(Phi, part, rows)`
+# gives a block's sums (part: chunk_frame()'s, its weights filled in; rows:
+# the block's rows of it), which `add` adds in order. `check(part, i)` sees
+# each chunk i first.
+chunk_basis_pass <- function(source, spec, basis, M, block_sums, add, label, check = NULL) {
+  block <- max(1L, floor(1e7 / M))
   chunk_pass(source, function(chunk, i) {
     part <- chunk_frame(chunk, spec)
     if (is.null(part)) return(NULL)
-    w <- part$weights %||% rep(1, length(part$y))
-    keep <- which(w > 0)
+    if (!is.null(check)) check(part, i)
+    part$weights <- part$weights %||% rep(1, length(part$y))
+    keep <- which(part$weights > 0)
     value <- NULL
-    for (rows in split(keep, ceiling(seq_along(keep) / block))) {
-      sw <- if (st$weighted) sqrt(w[rows] / st$unit) else 1
-      t <- sw * (part$y[rows] - (part$offset[rows] %||% 0) - st$shift) / st$scale
-      Phi <- basis(part$x[rows, , drop = FALSE])
-      value <- add(value, .sb_statistics(if (st$weighted) Phi * sw else Phi, t))
-    }
+    for (rows in split(keep, ceiling(seq_along(keep) / block)))
+      value <- add(value, block_sums(basis(part$x[rows, , drop = FALSE]), part, rows))
     value
-  }, add, "statistics")
+  }, add, label)
 }
 
 # A formula fit from chunks: `fitter` (ard.default()) is given the design
@@ -761,32 +771,25 @@ log_det_spd <- function(S) {
 # those of class `positive` and those `wrong`ly classified (eta > 0 against
 # t = 1). The basis is formed for blocks of at most 1e7 numbers.
 chunk_laplace_pass <- function(source, spec, basis, M, relevant, mu, positive, pass) {
-  block <- max(1L, floor(1e7 / M))
   add <- function(a, b) if (is.null(a)) b else if (is.null(b)) a else
     list(statistics = Map(`+`, a$statistics, b$statistics), log_lik = a$log_lik + b$log_lik, kept = a$kept + b$kept,
          positive = a$positive + b$positive, wrong = a$wrong + b$wrong)
-  value <- chunk_pass(source, function(chunk, i) {
-    part <- chunk_frame(chunk, spec)
-    if (is.null(part)) return(NULL)
+  check <- function(part, i) {
     if (is.null(spec$classes) && any(!part$y %in% c(0, 1)))
       stop_arg("y", sprintf("must be a factor, logical or 0/1 for the binomial family (chunk %d).", i))
-    w <- part$weights %||% rep(1, length(part$y))
-    keep <- which(w > 0)
-    value <- NULL
-    for (rows in split(keep, ceiling(seq_along(keep) / block))) {
-      Phi <- basis(part$x[rows, , drop = FALSE])
-      t <- as.numeric(part$y[rows] == positive)
-      eta0 <- if (length(relevant)) drop(Phi[, relevant, drop = FALSE] %*% mu) else numeric(length(rows))
-      eta <- eta0 + (part$offset[rows] %||% 0)
-      sw <- sqrt(w[rows])
-      sb <- sw * sqrt(stats::plogis(eta) * stats::plogis(-eta))
-      sz <- sb * eta0 + sw * ifelse(t == 1, exp(-eta / 2), -exp(eta / 2))
-      log_p <- ifelse(t == 1, stats::plogis(eta, log.p = TRUE), stats::plogis(-eta, log.p = TRUE))
-      value <- add(value, list(statistics = .sb_statistics(Phi * sb, sz), log_lik = sum(w[rows] * log_p),
-                               kept = length(rows), positive = sum(t), wrong = sum((eta > 0) != (t == 1))))
-    }
-    value
-  }, add, sprintf("binomial pass %d", pass))
+  }
+  value <- chunk_basis_pass(source, spec, basis, M, function(Phi, part, rows) {
+    w <- part$weights[rows]
+    t <- as.numeric(part$y[rows] == positive)
+    eta0 <- if (length(relevant)) drop(Phi[, relevant, drop = FALSE] %*% mu) else numeric(length(rows))
+    eta <- eta0 + (part$offset[rows] %||% 0)
+    sw <- sqrt(w)
+    sb <- sw * sqrt(stats::plogis(eta) * stats::plogis(-eta))
+    sz <- sb * eta0 + sw * ifelse(t == 1, exp(-eta / 2), -exp(eta / 2))
+    log_p <- ifelse(t == 1, stats::plogis(eta, log.p = TRUE), stats::plogis(-eta, log.p = TRUE))
+    list(statistics = .sb_statistics(Phi * sb, sz), log_lik = sum(w * log_p), kept = length(rows), positive = sum(t),
+         wrong = sum((eta > 0) != (t == 1)))
+  }, add, sprintf("binomial pass %d", pass), check)
   if (is.null(value) || value$kept < 2L) stop_arg("data", "gives fewer than two rows of positive weight.")
   if (value$positive == 0 || value$positive == value$kept)
     stop_arg("y", "has a single class among the rows of positive weight; there is nothing to classify.")
