@@ -21,6 +21,10 @@
     .Call(`_sparsebayes_sb_fit_statistics`, statistics, problem, control)
 }
 
+.sb_fit_passes <- function(statistics, t, weighted, rows, problem, control) {
+    .Call(`_sparsebayes_sb_fit_passes`, statistics, t, weighted, rows, problem, control)
+}
+
 .sb_methods <- function() {
     .Call(`_sparsebayes_sb_methods`)
 }

@@ -286,6 +286,7 @@ ard_settings <- function(p, a) {
   }
   control <- solver_control(control, method, "ard_control")
   control$outlier_class <- control$outlier_class %||% TRUE
+  if (!is.null(p$chunks) && per_sample_noise(noise)) control$start <- chunk_start(control$start)
   check_noise_control(control, noise, method)
   if (smoothness > 0) control$noise_update_start <- 0L  # hold the starting noise for the first steps
   structure(c(p[c("xs", "y", "wo", "scaling", "n_rows", "chunks")],
@@ -371,7 +372,8 @@ choose_ard_prior <- function(xs, y, wo, d, control, statistics = basis_statistic
 # they were chosen with the left-out row.)
 warn_interpolation <- function(fit, n) {
   g <- effective_parameters(fit)
-  set_aside <- if (length(fit$lambda) > 1L) down_weighted(fit$lambda[is.finite(fit$lambda)]) else 0L
+  set_aside <- if (length(fit$lambda) > 1L) down_weighted(fit$lambda[is.finite(fit$lambda)])
+               else fit$chunks$noise$down_weighted %||% 0L
   if (g + set_aside <= n / 2) return(invisible())
   spent <- sprintf("%.1f effective parameters%s", g,
                    if (set_aside > 0) sprintf(" and %d down-weighted samples", set_aside) else "")

@@ -66,7 +66,19 @@ predict.sb_ard <- function(object, newdata = NULL, se.fit = FALSE, interval = c(
 new_point_noise <- function(object, noise_level = "mean") {
   if (student_noise(object$noise) && is.finite(object$student[["df"]] %||% NA))
     return(list(variance = object$student[["scale"]], df = object$student[["df"]]))
-  list(variance = base_noise(object$lambda, noise_level), df = Inf)
+  ns <- sample_noise_summary(object)
+  list(variance = if (is.null(ns)) base_noise(object$lambda, noise_level) else ns[[noise_level]], df = Inf)
+}
+
+# What print(), summary() and predict() read of per-sample noise variances
+# (NULL for shared noise): from the fit's lambda, or as a fit from chunks
+# kept it (it keeps no per-row noise).
+sample_noise_summary <- function(object) object$chunks$noise %||% noise_summary(object$lambda)
+
+noise_summary <- function(lambda) {
+  if (length(lambda) <= 1L) return(NULL)
+  list(median = stats::median(lambda), mean = base_noise(lambda, "mean"), trimmed = base_noise(lambda, "trimmed"),
+       quantiles = stats::quantile(lambda, c(0, 0.25, 0.5, 0.75, 1)), down_weighted = down_weighted(lambda))
 }
 
 # lambda_b: the mean, or the mean within the 5% and 95% quantiles, of the
@@ -143,12 +155,13 @@ solver_label <- function(x) {
 # "noise sd 0.31", "noise sd: median 0.30, 12 samples down-weighted", or for
 # Student-t noise its scale and degrees of freedom as well.
 noise_label <- function(x, digits) {
-  if (length(x$lambda) == 1L) return(sprintf("noise sd %s", format(sqrt(x$lambda), digits = digits)))
+  ns <- sample_noise_summary(x)
+  if (is.null(ns)) return(sprintf("noise sd %s", format(sqrt(x$lambda), digits = digits)))
   student <- if (!is.null(x$student) && is.finite(x$student[["df"]]))
     sprintf(" (t scale %s, df %s)", format(sqrt(x$student[["scale"]]), digits = digits),
             format(x$student[["df"]], digits = digits))
-  sprintf("noise sd: median %s%s, %d samples down-weighted", format(sqrt(stats::median(x$lambda)), digits = digits),
-          student %||% "", down_weighted(x$lambda))
+  sprintf("noise sd: median %s%s, %d samples down-weighted", format(sqrt(ns$median), digits = digits),
+          student %||% "", ns$down_weighted)
 }
 
 # ", Student-t with df 4.2 and scale sd 0.31", or "" for other noise models.
@@ -190,12 +203,11 @@ down_weighted <- function(lambda) length(flagged_rows(lambda))
 #' @export
 summary.sb_ard <- function(object, n_weights = 10L, ...) {
   coefs <- weight_table(object, n_weights)
-  per_sample <- length(object$lambda) > 1L
+  ns <- sample_noise_summary(object)
   structure(list(call = object$call, method = object$method, noise = object$noise, n = stats::nobs(object),
                  d = object$n_basis, n_relevant = length(object$relevant),
-                 sigma = if (per_sample) NA_real_ else sqrt(object$lambda),
-                 lambda_summary = if (per_sample) stats::quantile(object$lambda, c(0, 0.25, 0.5, 0.75, 1)),
-                 down_weighted = if (per_sample) down_weighted(object$lambda) else 0L, student = object$student,
+                 sigma = if (is.null(ns)) sqrt(object$lambda) else NA_real_,
+                 lambda_summary = ns$quantiles, down_weighted = ns$down_weighted %||% 0L, student = object$student,
                  logLik = object$logLik, prior = object$prior, smoothness = object$smoothness,
                  prior_choice = object$prior_choice,
                  iterations = object$iterations, converged = object$converged,

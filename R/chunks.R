@@ -5,7 +5,9 @@
 #' shared noise needs only sums over the rows (the basis' cross-products,
 #' DESIGN's statistics layer), so the memory it holds does not grow with the
 #' number of rows. A two-class [rvm()] needs the same sums weighted by the
-#' likelihood's curvature, once per outer iteration (see Passes).
+#' likelihood's curvature, once per outer iteration, and Student-t or
+#' per-sample noise the sums weighted by the noise, twice per noise step
+#' (see Passes).
 #'
 #' @section Sources:
 #' * a data frame or matrix, read `chunk_size` rows at a time;
@@ -36,7 +38,13 @@
 #' the Gaussian model on them (warm-started from the last pass), until the
 #' relevant set stands and the weights and `log(alpha)` move by less than
 #' `tolerance` ([rvm_control()]): typically 6 to 10 passes, at most 100 (a
-#' warning), counted in `fit$chunks$passes`. The passes are full Newton
+#' warning), counted in `fit$chunks$passes`. [ard()] with `noise =
+#' "student"` or `"sample"` holds the response (one number a row) and reads
+#' the chunks twice per noise step (every 5 iterations after the first 50):
+#' every row's residual and `x_i' Sigma x_i`, then the cross-products
+#' weighted by the new noise; from the plain start only (`start = "best"`
+#' falls back to it, `"robust"` is refused), it is the fit from the rows
+#' with `start = "plain"`. The passes are full Newton
 #' steps, as IRLS without step-halving: where the classes nearly separate
 #' (as many centres as rows, say) they can run away, and the fit stops with
 #' an error saying so. More than two classes are refused: fit one class
@@ -153,40 +161,51 @@ read_chunk <- function(source, i, con = NULL) {
 # group is combined where it is computed (future_lapply(), where
 # future::plan() says), and the groups' values in order here, so the result
 # is the same under every plan. Memory: the groups' values, never a row
-# more than one chunk's.
-chunk_pass <- function(source, f, combine, what) {
-  if (source$kind == "function") return(function_pass(source, f, combine, what))
+# more than one chunk's. With `slices` (one value per chunk: what this
+# process holds of the chunk's rows), f(chunk, i, slices[[i]]), and each
+# group is sent its own slices only; f must not hold them all either.
+chunk_pass <- function(source, f, combine, what, slices = NULL) {
+  if (source$kind == "function") return(function_pass(source, f, combine, what, slices))
   k <- source$count
   groups <- split(seq_len(k), ceiling(seq_len(k) * min(k, 16L) / k))
-  progress <- progressr::progressor(steps = k, label = what)
-  group_value <- function(chunks, con = NULL) {
+  jobs <- lapply(groups, function(g) list(chunks = g, slices = slices[g]))
+  group_value <- chunk_group(source, f, combine, progressr::progressor(steps = k, label = what))
+  values <- if (source$kind == "connection")  # a live connection stays in this process
+    lapply(jobs, group_value, con = source$connection)
+  else future.apply::future_lapply(jobs, group_value, future.seed = NULL, future.chunk.size = 1L)
+  Reduce(combine, values)
+}
+
+# The value of a group of chunks, job = list(chunks, slices): a closure of
+# its own, so that a worker is sent no more than its job.
+chunk_group <- function(source, f, combine, progress) {
+  function(job, con = NULL) {
     if (source$kind == "connect") {
       con <- source$connect()
       on.exit(DBI::dbDisconnect(con))
     }
     value <- NULL
-    for (i in chunks) {
-      v <- f(read_chunk(source, i, con), i)
+    for (k in seq_along(job$chunks)) {
+      i <- job$chunks[k]
+      chunk <- read_chunk(source, i, con)
+      v <- if (is.null(job$slices)) f(chunk, i) else f(chunk, i, job$slices[[k]])
       value <- if (is.null(value)) v else combine(value, v)
       progress()
     }
     value
   }
-  values <- if (source$kind == "connection")  # a live connection stays in this process
-    lapply(groups, group_value, con = source$connection)
-  else future.apply::future_lapply(groups, group_value, future.seed = NULL, future.chunk.size = 1L)
-  Reduce(combine, values)
 }
 
 # A pass over a biglm-style function: rewind, then chunks until NULL.
-function_pass <- function(source, f, combine, what) {
+function_pass <- function(source, f, combine, what, slices = NULL) {
   source$next_chunk(reset = TRUE)
   progress <- progressr::progressor(steps = 1L, label = what)
   value <- NULL
   i <- 0L
   while (!is.null(chunk <- source$next_chunk(reset = FALSE))) {
     i <- i + 1L
-    v <- f(as.data.frame(chunk), i)
+    if (!is.null(slices) && i > length(slices)) stop_arg("data", "gave more chunks than in its first pass.")
+    v <- if (is.null(slices)) f(as.data.frame(chunk), i) else f(as.data.frame(chunk), i, slices[[i]])
     value <- if (is.null(value)) v else combine(value, v)
   }
   progress()
@@ -421,24 +440,37 @@ chunk_statistics_pass <- function(source, spec, st, basis, M) {
   }, add, "statistics")
 }
 
-# One pass over the kernel basis of every chunk's rows of positive weight,
+# One pass over the basis of every chunk's rows of positive weight,
 # formed in blocks of at most 1e7 numbers: `block_sums(Phi, part, rows)`
 # gives a block's sums (part: chunk_frame()'s, its weights filled in; rows:
 # the block's rows of it), which `add` adds in order. `check(part, i)` sees
-# each chunk i first.
-chunk_basis_pass <- function(source, spec, basis, M, block_sums, add, label, check = NULL) {
+# each chunk i first. With `slices` (chunk_pass()'s, one value per row of
+# positive weight), block_sums(Phi, part, rows, slice) is given the
+# block's entries of its chunk's slice.
+chunk_basis_pass <- function(source, spec, basis, M, block_sums, add, label, check = NULL, slices = NULL) {
+  chunk_pass(source, basis_chunk(spec, basis, M, block_sums, add, check), add, label, slices)
+}
+
+basis_chunk <- function(spec, basis, M, block_sums, add, check) {
   block <- max(1L, floor(1e7 / M))
-  chunk_pass(source, function(chunk, i) {
+  function(chunk, i, slice = NULL) {
     part <- chunk_frame(chunk, spec)
+    keep <- if (!is.null(part)) which((part$weights %||% rep(1, length(part$y))) > 0)
+    if (!is.null(slice) && length(slice) != length(keep))
+      stop_arg("data", sprintf("gave %d rows of positive weight in chunk %d, %d in its first pass; the chunks must not change between passes.",
+                               length(keep), i, length(slice)))
     if (is.null(part)) return(NULL)
     if (!is.null(check)) check(part, i)
     part$weights <- part$weights %||% rep(1, length(part$y))
-    keep <- which(part$weights > 0)
     value <- NULL
-    for (rows in split(keep, ceiling(seq_along(keep) / block)))
-      value <- add(value, block_sums(basis(part$x[rows, , drop = FALSE]), part, rows))
+    for (pos in split(seq_along(keep), ceiling(seq_along(keep) / block))) {
+      rows <- keep[pos]
+      Phi <- basis(part$x[rows, , drop = FALSE])
+      sums <- if (is.null(slice)) block_sums(Phi, part, rows) else block_sums(Phi, part, rows, slice[pos])
+      value <- add(value, sums)
+    }
     value
-  }, add, label)
+  }
 }
 
 # A formula fit from chunks: `fitter` (ard.default()) is given the design
@@ -468,12 +500,99 @@ chunk_problem <- function(design, a) {
   check_chunk_solver(a)
   mom <- design$moments
   scaling <- chunk_scaling(mom, a$scale, keep_constant = TRUE)
-  st <- chunk_standard_units(mom, chunk_constant_column(mom$x, scaling))
+  const <- chunk_constant_column(mom$x, scaling)
+  sample_noise <- per_sample_noise(a$noise)
+  st <- if (sample_noise) chunk_robust_units(design, scaling, const) else chunk_standard_units(mom, const)
   names <- design$spec$columns
   st$statistics <- chunk_design_statistics(mom, design$spec, scaling, st)
+  chunks <- chunk_info(design, st, if (sample_noise) 2L else 1L)
+  if (sample_noise) chunks$start <- "plain"
   list(xs = matrix(0, 0L, length(names), dimnames = list(NULL, names)), y = NULL, wo = list(), scaling = scaling,
-       n_rows = mom$kept, n_features = sum(names != "(Intercept)"), statistics = st, chunks = chunk_info(design, st, 1L))
+       n_rows = mom$kept, n_features = sum(names != "(Intercept)"), statistics = st, chunks = chunks)
 }
+
+# Per-sample and Student-t noise from chunks (fit_passes() in fit.hpp). The
+# noise step reads every row's residual (the t scale's floor is a median,
+# the outlier class's E-step is per row, the noise bounds follow the
+# residuals' MAD), so the response in standard units is held in this
+# process, one number per row of positive weight (8 bytes a row: 80 MB at
+# 10^7 rows), and the rows are read again at each noise step, in two
+# passes: their residuals and x_i' Sigma x_i at the current posterior, then
+# their statistics weighted by the new noise (1 / lambda_i, each chunk sent
+# its own rows'). The standard units are those of the rows in memory
+# (standard_units(robust = TRUE): the response's weighted median and MAD),
+# from the response read by a first pass. Returns them with `y` (the
+# targets) and `passes` (the two passes, for .sb_fit_passes()).
+chunk_robust_units <- function(design, scaling, const) {
+  source <- design$source
+  spec <- design$spec
+  resp <- chunk_pass(source, function(chunk, i) {
+    part <- chunk_frame(chunk, spec)
+    if (is.null(part)) return(list(z = numeric(0), w = numeric(0), count = 0L))
+    w <- part$weights %||% rep(1, length(part$y))
+    keep <- w > 0
+    list(z = part$y[keep] - (part$offset[keep] %||% 0), w = w[keep], count = sum(keep))
+  }, function(a, b) list(z = c(a$z, b$z), w = c(a$w, b$w), count = c(a$count, b$count)), "response")
+  weighted <- any(resp$w != 1)
+  st <- standard_units(NULL, resp$z, if (weighted) resp$w, NULL, const = const, robust = TRUE, rows = NULL)
+  st$weighted <- weighted
+  st$unit <- 1
+  counts <- resp$count
+  M <- length(spec$columns)
+  # What the workers are sent comes from chunk_block(), whose frame holds no n-length vector.
+  units <- st[c("shift", "scale", "weighted")]
+  read <- 0L
+  st$passes <- list(
+    count = function() read,
+    weighted = function(w) {
+      read <<- read + 1L
+      chunk_basis_pass(source, spec, scaled_basis(scaling), M, chunk_block("weighted", units),
+                       function(a, b) if (is.null(a)) b else Map(`+`, a, b), "weighted statistics",
+                       slices = split_rows(w, counts))
+    },
+    rows = function(cols, coef, R) {
+      read <<- read + 1L
+      chunk_basis_pass(source, spec, scaled_basis(scaling), M, chunk_block("rows", units, cols, coef, R),
+                       function(a, b) if (is.null(a)) b else list(resid = c(a$resid, b$resid), q = c(a$q, b$q)),
+                       "residuals")
+    })
+  st
+}
+
+# The start of a per-sample noise fit from chunks: the plain one. The
+# high-breakdown start (least trimmed squares) searches subsets of the rows
+# in memory; "best" (the default) falls back to the plain start, which the
+# fit's `chunks` and summary() record.
+chunk_start <- function(start) {
+  if (identical(start, "robust"))
+    stop_arg("control", "has start = \"robust\": the high-breakdown start searches the rows in memory; a fit from data_chunks() starts from the plain start only.")
+  "plain"
+}
+
+# The scaled design of ard()'s rows, as scaled_design() forms it in memory.
+scaled_basis <- function(scaling) function(x) scaled_design(x, scaling, FALSE)
+
+# A block's part of a pass of chunk_robust_units(): its rows of the basis
+# and targets in standard units (sqrt(w) (z - shift) / scale, as
+# standard_units() forms them) and either the statistics weighted by
+# `slice` or the residuals at coefficients `coef` of the columns `cols`
+# and |R phi_i|^2.
+chunk_block <- function(what, units, cols = NULL, coef = NULL, R = NULL) {
+  shift <- units$shift
+  scale <- units$scale
+  weighted <- units$weighted
+  function(Phi, part, rows, slice) {
+    sw <- if (weighted) sqrt(part$weights[rows]) else 1
+    t <- sw * (part$y[rows] - (part$offset[rows] %||% 0) - shift) / scale
+    if (weighted) Phi <- Phi * sw
+    if (what == "weighted") return(.sb_statistics(Phi * sqrt(slice), t * sqrt(slice)))
+    Pa <- Phi[, cols, drop = FALSE]
+    list(resid = as.numeric(t - Pa %*% coef), q = rowSums((Pa %*% t(R))^2))
+  }
+}
+
+# v split into the chunks' slices of `counts` rows.
+split_rows <- function(v, counts) unname(split(v, factor(rep.int(seq_along(counts), counts), levels = seq_along(counts))))
 
 # A fit from chunks keeps no n-length vector: its training fit is its
 # residual sum of squares (from the statistics) against the total, or
@@ -482,6 +601,12 @@ chunk_problem <- function(design, a) {
 # `chunks`).
 chunk_fit_fields <- function(fit, chunks, res) {
   for (field in c("fitted.values", "linear.predictors", "residuals", "y", "x")) fit[field] <- list(NULL)
+  if (!is.null(res$row_passes)) {  # per-sample noise: the passes it read, and its noise in summary
+    chunks$passes <- chunks$passes + res$row_passes
+    chunks$noise <- noise_summary(c(fit$lambda, rep(Inf, chunks$rows - chunks$kept)))  # weight 0: infinite noise, as in memory
+    chunks$outliers <- if (length(fit$outlier_probability)) sum(fit$outlier_probability > 0.5, na.rm = TRUE)
+    for (field in c("lambda", "outlier_probability")) fit[field] <- list(NULL)
+  }
   if (!is.null(res$passes)) for (field in c("prior.weights", "offset")) fit[field] <- list(NULL)
   fit$chunks <- c(chunks, list(rss = res$rss))
   fit
@@ -548,9 +673,12 @@ sample_combine <- function(a, b, size) {
 
 # What a fit from chunks can solve from sums: shared noise, and every rule
 # but those that read rows (irls1, the primal gradient).
-check_chunk_solver <- function(a) {
-  if (per_sample_noise(a$noise))
-    stop_arg("noise", "must be \"shared\" for a fit from data_chunks(): per-sample and Student-t noise read every row.")
+check_chunk_solver <- function(a, sample_noise = TRUE) {
+  if (per_sample_noise(a$noise) && !sample_noise)
+    stop_arg("noise", "must be \"shared\" for this fit from data_chunks(); ard() fits per-sample and Student-t noise from chunks.")
+  if (per_sample_noise(a$noise) && !a$method %in% c("em", "mackay", "irls2"))
+    stop_arg("method", sprintf("\"%s\" with noise = \"%s\" reads every row at every step; from data_chunks() use \"em\", \"mackay\" or \"irls2\".",
+                               a$method, a$noise))
   if (a$method == "irls1" || (a$method == "gradient" && a$gradient_form == "primal"))
     stop_arg("method", sprintf("\"%s\"%s reads every row; from data_chunks() use \"em\", \"mackay\", \"fast\", \"irls2\" or gradient_form = \"dual\".",
                                a$method, if (a$method == "gradient") " with gradient_form = \"primal\"" else ""))
@@ -586,7 +714,7 @@ rvm_chunk_problem <- function(a) {
     if (!identical(a$prior, "auto") && !identical(a$prior, "none"))
       stop_arg("prior", "must be \"none\" for the binomial and poisson families.")
   }
-  check_chunk_solver(a)
+  check_chunk_solver(a, sample_noise = FALSE)
   kernels <- as_dictionary(a$kernel)
   if (length(kernels) != 1L || is_wavelet(kernels[[1L]]) || is_evidence_width(kernels[[1L]]))
     stop_arg("kernel", "must be a single kernel, not wavelets or a dictionary, and its width a number, \"median\" or ",
@@ -836,7 +964,10 @@ chunk_info <- function(design, st, passes, res = NULL) {
 # The line of summary() that says a fit was made from chunks, and what it read.
 chunk_line <- function(chunks) {
   if (is.null(chunks)) return("")
-  sprintf("Data:               %s in chunks, %d pass%s, %.0f rows fitted%s; sums kept, not rows\n",
-          chunks$source, chunks$passes, if (chunks$passes == 1L) "" else "es", chunks$kept,
-          if (chunks$omitted > 0) sprintf(" (%.0f with NA left out)", chunks$omitted) else "")
+  line <- sprintf("Data:               %s in chunks, %d pass%s, %.0f rows fitted%s; sums kept, not rows\n",
+                  chunks$source, chunks$passes, if (chunks$passes == 1L) "" else "es", chunks$kept,
+                  if (chunks$omitted > 0) sprintf(" (%.0f with NA left out)", chunks$omitted) else "")
+  if (identical(chunks$start, "plain"))  # per-sample noise: see chunk_start()
+    line <- paste0(line, "Start:              the plain one only (the robust start searches the rows in memory)\n")
+  line
 }

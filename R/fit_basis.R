@@ -34,7 +34,11 @@ fit_basis <- function(Phi, y, family, solver, noise = "shared", smoothness = 0, 
                             n_effective = if (gaussian) st$n_effective else -1,
                             target_variance = if (gaussian) st$target_variance else -1,
                             case_weights = if (!gaussian) weights, offset = if (!gaussian) offset)
-  if (gaussian && !is.null(st$statistics)) {  # from sums over chunks of rows (data_chunks())
+  if (gaussian && !is.null(st$passes)) {  # per-sample noise from passes over chunks of rows (data_chunks())
+    res <- .sb_fit_passes(st$statistics, st$y, st$passes$weighted, st$passes$rows, problem, core_settings(control))
+    res$rss <- statistics_rss(st$statistics, res)
+    res$row_passes <- st$passes$count()
+  } else if (gaussian && !is.null(st$statistics)) {  # from sums over chunks of rows (data_chunks())
     res <- .sb_fit_statistics(st$statistics, problem, core_settings(control))
     res$rss <- statistics_rss(st$statistics, res)
   } else {

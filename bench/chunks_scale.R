@@ -6,6 +6,7 @@
 #   Rscript bench/chunks_scale.R ard 1e7
 #   Rscript bench/chunks_scale.R rvm 1e7
 #   Rscript bench/chunks_scale.R sparse_gp 1e6     # VFE, 500 inducing points, learned on a sample of 20000
+#   Rscript bench/chunks_scale.R student 1e6       # ard(noise = "student"), d = 20, t(3) noise and 2% outliers
 suppressPackageStartupMessages(library(sparsebayes))
 args <- commandArgs(TRUE)
 what <- if (length(args)) args[1L] else "ard"
@@ -19,15 +20,18 @@ peak_rss <- function() {  # VmHWM of this process, MB
   as.numeric(gsub("[^0-9]", "", line)) / 1024
 }
 
-if (what == "ard") {
-  d <- 200L
+if (what %in% c("ard", "student")) {
+  student <- what == "student"
+  d <- if (student) 20L else 200L
   beta <- c(3, -2, 1.5, 1, -1, 0.5, rep(0, d - 6L))
   make <- local(function(i, rows = chunk) {  # local: its environment (chunk, d, beta) goes to the workers
     set.seed(i)
     X <- matrix(rnorm(rows * d), rows, dimnames = list(NULL, paste0("x", seq_len(d))))
-    data.frame(y = drop(X %*% beta) + rnorm(rows), X)
-  }, list2env(list(chunk = chunk, d = d, beta = beta)))
-  fit_n <- function(n) ard(y ~ ., data = data_chunks(make, chunks = ceiling(n / chunk)))
+    e <- if (student) stats::rt(rows, df = 3) + 20 * (runif(rows) < 0.02) else rnorm(rows)
+    data.frame(y = drop(X %*% beta) + e, X)
+  }, list2env(list(chunk = chunk, d = d, beta = beta, student = student)))
+  fit_n <- function(n) ard(y ~ ., data = data_chunks(make, chunks = ceiling(n / chunk)),
+                           noise = if (student) "student" else "shared")
   latent <- function(fit) {  # the latent error: of the coefficients
     b <- setNames(numeric(d), paste0("x", seq_len(d)))
     k <- intersect(names(coef(fit)), names(b))

@@ -82,6 +82,22 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// sb_fit_passes
+Rcpp::List sb_fit_passes(Rcpp::List statistics, Eigen::Map<Eigen::VectorXd> t, Rcpp::Function weighted, Rcpp::Function rows, Rcpp::List problem, Rcpp::List control);
+RcppExport SEXP _sparsebayes_sb_fit_passes(SEXP statisticsSEXP, SEXP tSEXP, SEXP weightedSEXP, SEXP rowsSEXP, SEXP problemSEXP, SEXP controlSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::List >::type statistics(statisticsSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type t(tSEXP);
+    Rcpp::traits::input_parameter< Rcpp::Function >::type weighted(weightedSEXP);
+    Rcpp::traits::input_parameter< Rcpp::Function >::type rows(rowsSEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type problem(problemSEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type control(controlSEXP);
+    rcpp_result_gen = Rcpp::wrap(sb_fit_passes(statistics, t, weighted, rows, problem, control));
+    return rcpp_result_gen;
+END_RCPP
+}
 // sb_methods
 Rcpp::DataFrame sb_methods();
 RcppExport SEXP _sparsebayes_sb_methods() {
@@ -348,6 +364,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_sparsebayes_sb_fit", (DL_FUNC) &_sparsebayes_sb_fit, 5},
     {"_sparsebayes_sb_statistics", (DL_FUNC) &_sparsebayes_sb_statistics, 2},
     {"_sparsebayes_sb_fit_statistics", (DL_FUNC) &_sparsebayes_sb_fit_statistics, 3},
+    {"_sparsebayes_sb_fit_passes", (DL_FUNC) &_sparsebayes_sb_fit_passes, 6},
     {"_sparsebayes_sb_methods", (DL_FUNC) &_sparsebayes_sb_methods, 0},
     {"_sparsebayes_sb_kernels", (DL_FUNC) &_sparsebayes_sb_kernels, 0},
     {"_sparsebayes_sb_laplace_mode", (DL_FUNC) &_sparsebayes_sb_laplace_mode, 4},

@@ -49,6 +49,17 @@ sparsebayes::SolverOptions as_options(const Rcpp::List& p, const Rcpp::List& c) 
 }
 #undef SB_READ
 
+// R's list of statistics (.sb_statistics()'s) as the core's.
+sparsebayes::GaussianStatistics as_statistics(const Rcpp::List& statistics) {
+  sparsebayes::GaussianStatistics s;
+  s.gram = Rcpp::as<Eigen::MatrixXd>(statistics["gram"]);
+  s.cross = Rcpp::as<Eigen::VectorXd>(statistics["cross"]);
+  s.tt = Rcpp::as<double>(statistics["tt"]);
+  s.sum_t = Rcpp::as<double>(statistics["sum_t"]);
+  s.n = static_cast<Eigen::Index>(Rcpp::as<double>(statistics["n"]));
+  return s;
+}
+
 Rcpp::List as_list(const sparsebayes::FitResult& r) {
   Rcpp::IntegerVector relevant(r.relevant.size());
   for (std::size_t k = 0; k < r.relevant.size(); ++k) relevant[k] = static_cast<int>(r.relevant[k]) + 1;
@@ -142,14 +153,42 @@ Rcpp::List sb_statistics(Eigen::Map<Eigen::MatrixXd> Phi, Eigen::Map<Eigen::Vect
 // [[Rcpp::export(.sb_fit_statistics)]]
 Rcpp::List sb_fit_statistics(Rcpp::List statistics, Rcpp::List problem, Rcpp::List control) {
   RInterruptScope interrupts;
-  sparsebayes::GaussianStatistics s;
-  s.gram = Rcpp::as<Eigen::MatrixXd>(statistics["gram"]);
-  s.cross = Rcpp::as<Eigen::VectorXd>(statistics["cross"]);
-  s.tt = Rcpp::as<double>(statistics["tt"]);
-  s.sum_t = Rcpp::as<double>(statistics["sum_t"]);
-  s.n = static_cast<Eigen::Index>(Rcpp::as<double>(statistics["n"]));
+  const sparsebayes::GaussianStatistics s = as_statistics(statistics);
   const sparsebayes::SolverOptions opt = as_options(problem, control);
   return as_list(sparsebayes::fit_statistics(s, opt, make_progress(setting<int>(control, "verbose"))));
+}
+
+// The core's passes over rows (ard_posterior.hpp) as calls of two R
+// functions, which read the chunks: weighted(w) gives .sb_statistics()'s
+// list; rows(cols, coef, R) a list of resid and q (cols 1-based). An R
+// error or interrupt in them unwinds the core as any other.
+class RRowPasses : public sparsebayes::RowPasses {
+ public:
+  RRowPasses(Rcpp::Function weighted, Rcpp::Function rows) : weighted_(weighted), rows_(rows) {}
+  sparsebayes::GaussianStatistics weighted(const Eigen::VectorXd& w) override {
+    return as_statistics(weighted_(Rcpp::wrap(w)));
+  }
+  void rows(const std::vector<Eigen::Index>& cols, const Eigen::VectorXd& coef, const Eigen::MatrixXd& R,
+            Eigen::VectorXd& resid, Eigen::VectorXd& q) override {
+    Rcpp::IntegerVector c(cols.size());
+    for (std::size_t k = 0; k < cols.size(); ++k) c[k] = static_cast<int>(cols[k]) + 1;
+    const Rcpp::List out = rows_(c, Rcpp::wrap(coef), Rcpp::wrap(R));
+    resid = Rcpp::as<Eigen::VectorXd>(out["resid"]);
+    q = Rcpp::as<Eigen::VectorXd>(out["q"]);
+  }
+
+ private:
+  Rcpp::Function weighted_, rows_;
+};
+
+// [[Rcpp::export(.sb_fit_passes)]]
+Rcpp::List sb_fit_passes(Rcpp::List statistics, Eigen::Map<Eigen::VectorXd> t, Rcpp::Function weighted,
+                         Rcpp::Function rows, Rcpp::List problem, Rcpp::List control) {
+  RInterruptScope interrupts;
+  const sparsebayes::GaussianStatistics s = as_statistics(statistics);
+  RRowPasses passes(weighted, rows);
+  const sparsebayes::SolverOptions opt = as_options(problem, control);
+  return as_list(sparsebayes::fit_passes(s, t, passes, opt, make_progress(setting<int>(control, "verbose"))));
 }
 
 // The table of methods and what each supports (methods.hpp), for R's checks.

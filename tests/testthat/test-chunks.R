@@ -142,7 +142,7 @@ test_that("data_chunks() and fits from it refuse what they cannot do, clearly", 
   expect_error(data_chunks(42), "must be a data frame")
   expect_error(data_chunks(c("no-such-file-1.csv")), "do not exist")
   expect_error(data_chunks(d, query = 1), "query")
-  expect_error(ard(y ~ x1, data = chunks, noise = "student"), "shared")
+  expect_error(ard(y ~ x1, data = chunks, noise = "student", method = "fast"), "reads every row at every step")
   expect_error(ard(y ~ x1, data = chunks, method = "irls1"), "reads every row")
   expect_error(ard(y ~ x1, data = chunks, method = "gradient"), "reads every row")
   expect_error(ard(y ~ x1, data = data_chunks(function(reset) NULL)), "no chunk")

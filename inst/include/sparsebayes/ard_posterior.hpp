@@ -35,6 +35,20 @@ inline Eigen::VectorXd row_norms_of_product(const Eigen::MatrixXd& A, const Eige
 
 }  // namespace ard_detail
 
+// Passes over rows held elsewhere (data_chunks(): R reads them chunk by
+// chunk), for per-sample noise fitted without the rows in memory: the rows'
+// statistics weighted by the current noise, and every row's residual and
+// x_i' Sigma x_i at the current posterior. Columns as given (not scaled).
+class RowPasses {
+ public:
+  virtual ~RowPasses() = default;
+  // Phi' W Phi, Phi' W t and t' W t (gram, cross, tt) for W = diag(w).
+  virtual GaussianStatistics weighted(const Eigen::VectorXd& w) = 0;
+  // Per row i: t_i - phi_i' coef and |R phi_i|^2, phi_i over the columns `cols`.
+  virtual void rows(const std::vector<Eigen::Index>& cols, const Eigen::VectorXd& coef, const Eigen::MatrixXd& R,
+                    Eigen::VectorXd& resid, Eigen::VectorXd& q) = 0;
+};
+
 class ArdPosterior {
   // Column j with unit mean square (defined first: its type is deduced).
   auto xcol(Eigen::Index j) const { return Phi_.col(j) * x_scale_(j); }
@@ -46,11 +60,13 @@ class ArdPosterior {
   static constexpr int kColStats = 2;  // q_col: x_j' Pi_y x_j (and the full Sigma)
   static constexpr int kSigma = 4;     // the full Sigma (weight space)
 
-  // Phi diag(inv_scale) has unit-norm columns (see fit.hpp); Phi, problem and stats outlive the posterior.
-  // With `stats` (shared noise; statistics.hpp), Phi and y have no rows.
+  // Phi diag(inv_scale) has unit-norm columns (see fit.hpp); Phi, problem, stats and passes outlive the posterior.
+  // With `stats` (shared noise; statistics.hpp), Phi and y have no rows; with
+  // `passes` too (per-sample noise), y has them and the rows are read by passes.
   ArdPosterior(const Eigen::Ref<const Eigen::MatrixXd>& Phi, const Eigen::VectorXd& inv_scale, const Eigen::VectorXd& y,
-               const Likelihood& lik, const ProblemSpec& problem, const GaussianStatistics* stats = nullptr)
-      : problem_(problem), lik_(lik), stats_(stats), n_(stats ? stats->n : Phi.rows()),
+               const Likelihood& lik, const ProblemSpec& problem, const GaussianStatistics* stats = nullptr,
+               RowPasses* passes = nullptr)
+      : problem_(problem), lik_(lik), stats_(stats), passes_(passes), n_(stats ? stats->n : Phi.rows()),
         d_(stats ? stats->cols() : Phi.cols()), y_(y), Phi_(Phi) {
     // Unit-norm columns times sqrt(N): unit mean square (over the replicated rows
     // when prior weights count copies), the units of alpha_min, alpha_max and init_alpha.
@@ -67,6 +83,8 @@ class ArdPosterior {
   Eigen::Index rows() const { return n_; }
   Eigen::Index cols() const { return d_; }
   const Eigen::VectorXd& y() const { return y_; }
+  // Whether the rows are in memory, so that the residuals follow every update.
+  bool has_rows() const { return stats_ == nullptr; }
   const Columns& nonzero_columns() const { return nonzero_; }
   bool usable(Eigen::Index j) const { return x_scale_(j) > 0.0; }
 
@@ -78,14 +96,19 @@ class ArdPosterior {
   double rss() const { return stats_ ? rss_ : resid_.squaredNorm(); }
   // The residuals' variance that the noise bounds follow: their squared MAD, or
   // from the statistics alone their mean square.
-  double residual_variance() const { return stats_ ? rss_ / n_ : robust_residual_variance(resid_); }
+  double residual_variance() const { return stats_ && !passes_ ? rss_ / n_ : robust_residual_variance(resid_); }
   const Eigen::VectorXd& q_row() const { return q_row_; }
   const Eigen::VectorXd& q_col() const { return q_col_; }
   int& jitter_events() { return jitter_events_; }
   bool mode_converged() const { return mode_converged_; }
 
-  // The noise changed, or columns came back: the weighted caches must be rebuilt.
+  // Columns came back: the weighted caches must be rebuilt.
   void invalidate() { lambda_changed_ = true; }
+  // The noise changed: so do the weighted caches and, read by passes, the rows' statistics.
+  void noise_changed() {
+    lambda_changed_ = true;
+    weights_stale_ = true;
+  }
 
   void update(const Columns& active, const Eigen::VectorXd& alpha, const Eigen::VectorXd& lambda, int need) {
     if (!lik_.gaussian()) laplace(active, alpha);
@@ -110,8 +133,9 @@ class ArdPosterior {
   void candidate_scores(const Columns& P, const Columns& active, const Eigen::VectorXd& alpha,
                         const Eigen::VectorXd& lambda, Eigen::VectorXd& s, Eigen::VectorXd& q) {
     const Eigen::Index S = active.size(), nP = P.size();
-    if (!problem_.per_sample && XtX_.size() > 0 && S <= n_) {  // shared noise, X'X cached: its blocks, O(S^2 (S + P))
-      const double w = 1.0 / lambda(0);
+    // Shared noise, X'X cached, or the weighted X' L^-1 X of all columns from passes: its blocks, O(S^2 (S + P)).
+    if ((!problem_.per_sample || passes_) && XtX_.size() > 0 && S <= n_) {
+      const double w = passes_ ? 1.0 : 1.0 / lambda(0);
       Eigen::MatrixXd H(S, S), C(S, nP);
       Eigen::VectorXd b(S);
       for (Eigen::Index k = 0; k < S; ++k) {
@@ -192,6 +216,7 @@ class ArdPosterior {
   const ProblemSpec& problem_;
   Likelihood lik_;
   const GaussianStatistics* stats_;
+  RowPasses* passes_;
   Eigen::Index n_, d_;
   Eigen::VectorXd y_;
   Eigen::Ref<const Eigen::MatrixXd> Phi_;  // the caller's basis: it outlives the solver (see fit.hpp)
@@ -204,8 +229,10 @@ class ArdPosterior {
   Eigen::VectorXd b_;
   bool lambda_changed_ = true;
   Columns cache_cols_;
-  Eigen::MatrixXd XtX_;  // shared noise: X'X of all columns, once
+  Eigen::MatrixXd XtX_;  // shared noise: X'X of all columns, once; from passes: X' L^-1 X at the current noise
   Eigen::VectorXd Xty_;
+  double tWt_ = 0.0;           // from passes: y' L^-1 y
+  bool weights_stale_ = true;  // from passes: the noise changed since they were read
   Eigen::MatrixXd Xa_;
   Columns xa_cols_;
 
@@ -288,6 +315,26 @@ class ArdPosterior {
         b_(k) = Xty_(active[k]) / lambda(0);
         for (Eigen::Index l = 0; l < S; ++l) A_(k, l) = XtX_(active[k], active[l]) / lambda(0);
       }
+    } else if (passes_) {  // per-sample noise, rows read by passes: once per noise step, all columns
+      if (weights_stale_) {
+        const GaussianStatistics s = passes_->weighted(lambda.cwiseInverse());
+        if (s.gram.rows() != d_ || s.gram.cols() != d_ || s.cross.size() != d_)
+          throw std::invalid_argument("a pass over the rows gave statistics of the wrong size");
+        if (!s.gram.allFinite() || !s.cross.allFinite() || !std::isfinite(s.tt))
+          throw std::invalid_argument("the weighted statistics contain NA, NaN or infinite values");
+        Xty_ = s.cross.cwiseProduct(x_scale_);
+        XtX_ = s.gram;
+        XtX_.array().colwise() *= x_scale_.array();
+        XtX_.array().rowwise() *= x_scale_.transpose().array();
+        tWt_ = s.tt;
+        weights_stale_ = false;
+      }
+      A_.resize(S, S);
+      b_.resize(S);
+      for (Eigen::Index k = 0; k < S; ++k) {
+        b_(k) = Xty_(active[k]);
+        for (Eigen::Index l = 0; l < S; ++l) A_(k, l) = XtX_(active[k], active[l]);
+      }
     } else if (lambda_changed_ || cache_cols_.empty()) {
       const Eigen::VectorXd w = lambda.cwiseInverse().cwiseSqrt();
       const Eigen::MatrixXd Xw = w.asDiagonal() * active_X(active);
@@ -330,15 +377,29 @@ class ArdPosterior {
     diag_sigma_ = Linv.colwise().squaredNorm().transpose();
     if (need & (kColStats | kSigma)) Sigma_ = gram_matrix(Linv);
     // Shared noise needs no copy of the active columns (A_ comes from X'X).
-    if (problem_.per_sample) resid_ = y_ - active_X(active) * mu_;
+    if (passes_) {  // the rows' residuals when a pass reads them (kRowStats)
+    } else if (problem_.per_sample) resid_ = y_ - active_X(active) * mu_;
     else if (stats_) rss_ = std::max(stats_->tt - lambda(0) * mu_.dot(2.0 * b_ - A_ * mu_), 0.0);  // its terms cancel near interpolation
     else resid_ = y_ - active_times(active, mu_);
     const double log_det_H = 2.0 * llt.matrixLLT().diagonal().array().log().sum();
     // y' Sigma_y^-1 y = r' L^-1 r + mu' G mu: no cancellation when lambda is tiny.
-    const double fit_term = problem_.per_sample ? (resid_.array().square() / lambda.array()).sum()
-                                            : rss() / lambda(0);
+    const double fit_term = passes_ ? std::max(tWt_ - mu_.dot(2.0 * b_ - A_ * mu_), 0.0)
+                            : problem_.per_sample ? (resid_.array().square() / lambda.array()).sum()
+                                                  : rss() / lambda(0);
     log_ml_ = log_evidence(log_det_H, alpha, mu_, log_det(lambda), fit_term, n_);
-    if (need & kRowStats) q_row_ = ard_detail::row_norms_of_product(active_X(active), Linv);
+    if ((need & kRowStats) && passes_) {
+      // x_i = phi_i x_scale: the coefficients and Sigma's factor of the columns as given.
+      const Eigen::Index S = active.size();
+      Eigen::VectorXd xs(S);
+      for (Eigen::Index k = 0; k < S; ++k) xs(k) = x_scale_(active[k]);
+      const Eigen::VectorXd coef = mu_.cwiseProduct(xs);
+      const Eigen::MatrixXd R = Linv * xs.asDiagonal();
+      passes_->rows(active, coef, R, resid_, q_row_);
+      if (resid_.size() != n_ || q_row_.size() != n_)
+        throw std::invalid_argument("a pass over the rows gave the wrong number of rows");
+    } else if (need & kRowStats) {
+      q_row_ = ard_detail::row_norms_of_product(active_X(active), Linv);
+    }
     if (need & kColStats) q_col_ = (A_.array() * Sigma_.array()).rowwise().sum().matrix().cwiseProduct(alpha);
   }
 

@@ -134,6 +134,40 @@ inline FitResult fit_statistics(const GaussianStatistics& stats, const SolverOpt
   return r;
 }
 
+// A gaussian fit with per-sample (or Student-t) noise from rows read by
+// passes (data_chunks()): `stats` are the rows' sums in standard units
+// (statistics.hpp: the column scales and the count), `t` the targets, held
+// here because the noise step reads every row's (the Student-t floor's
+// robust scale, the outlier class's range); `passes` read the rows again at
+// each noise step, twice: their residuals and x_i' Sigma x_i at the current
+// posterior, then their statistics weighted by the new noise. The batch
+// solver from its plain start only (the high-breakdown start reads the rows
+// in memory), with the rules that read no row statistics between noise
+// steps: the same fit as fit_model() on those rows with start "plain", up
+// to rounding, without fitted values.
+inline FitResult fit_passes(const GaussianStatistics& stats, const Eigen::VectorXd& t, RowPasses& passes,
+                            const SolverOptions& opt, const Progress& progress = nullptr) {
+  const ProblemSpec& p = opt.problem;
+  if (!p.per_sample) throw std::invalid_argument("a fit from passes over rows is for per-sample noise");
+  if (method_named(p.method).rule == Rule::fast) throw std::invalid_argument("a fit from passes over rows needs a batch rule");
+  if (make_ard_rule(p, opt.batch)->needs() & ArdPosterior::kRowStats)
+    throw std::invalid_argument("method '" + p.method + "' reads the rows at every step; a fit from passes needs another");
+  if (p.gradient_form == "primal") throw std::invalid_argument("a fit from passes has no sample space (gradient form 'primal')");
+  if (opt.batch.studentized) throw std::invalid_argument("the studentized noise update reads the rows at every step");
+  if (stats.gram.rows() != stats.gram.cols() || stats.cross.size() != stats.cols())
+    throw std::invalid_argument("the statistics' Gram matrix and cross products do not match");
+  if (stats.n < 2 || t.size() != stats.n) throw std::invalid_argument("the targets must be one per row of the statistics");
+  if (stats.cols() < 1) throw std::invalid_argument("the basis has no columns");
+  if (!stats.gram.allFinite() || !t.allFinite()) throw std::invalid_argument("the statistics contain NA, NaN or infinite values");
+  const Eigen::VectorXd scale = detail::column_scale(stats.gram.diagonal().cwiseMax(0.0).cwiseSqrt());
+  const Eigen::MatrixXd no_rows(0, stats.cols());
+  const Likelihood lik = Likelihood::from_name("gaussian");
+  const Eigen::VectorXd inv_scale = scale.cwiseInverse();
+  FitResult r = JointArd(no_rows, inv_scale, t, lik, p, opt.loop, opt.noise, opt.batch, &stats, &passes).run(progress);
+  detail::to_caller_columns(r, scale);
+  return r;
+}
+
 // The prior of a wavelet fit: the smoothness constant per level (the
 // scaling coefficient, then the detail levels coarse to fine; empty: the
 // options' constant for all), learned when asked (with the fit averaged

@@ -72,17 +72,18 @@ struct PathRecorder {
 class JointArd {
  public:
   // Phi diag(inv_scale) has unit-norm columns (see fit.hpp); with `stats`
-  // (shared noise, statistics.hpp) Phi and y have no rows.
+  // (shared noise, statistics.hpp) Phi and y have no rows; with `passes` too
+  // (per-sample noise), y has them and the rows are read by passes.
   JointArd(const Eigen::Ref<const Eigen::MatrixXd>& Phi, const Eigen::VectorXd& inv_scale, const Eigen::VectorXd& y,
            const Likelihood& lik, const ProblemSpec& problem, const LoopControl& loop, const NoiseControl& noise,
-           const BatchControl& batch, const GaussianStatistics* stats = nullptr)
+           const BatchControl& batch, const GaussianStatistics* stats = nullptr, RowPasses* passes = nullptr)
       : problem_(problem),
         loop_(loop),
         noise_control_(noise),
         batch_(batch),
         rule_(make_ard_rule(problem_, batch_)),
         noise_(problem_, noise_control_, batch_, lik, y),
-        post_(Phi, inv_scale, y, lik, problem_, stats) {
+        post_(Phi, inv_scale, y, lik, problem_, stats, passes) {
     if (problem_.gradient_form != "auto" && problem_.gradient_form != "primal" && problem_.gradient_form != "dual")
       throw std::invalid_argument("unknown gradient form '" + problem_.gradient_form + "'");
     if (!(batch_.alpha_min > 0.0 && batch_.alpha_min < batch_.alpha_max && noise_control_.lambda_min > 0.0 &&
@@ -158,7 +159,7 @@ class JointArd {
       if (update_lambda) {
         // Damped (closed-form rules only) and clipped, as every solver's noise step.
         last_lambda_change = noise_.step(l_new, post_, damp ? noise_control_.damping_lambda : 1.0, linear);
-        post_.invalidate();
+        post_.noise_changed();
       }
       const Eigen::VectorXd log_alpha_new = alpha_new.array().log();
       const double alpha_change =
@@ -180,7 +181,7 @@ class JointArd {
     noise_.report(res);
     res.log_evidence = log_evidence();
     res.log_posterior = res.log_evidence;  // no prior on the precisions in the batch solvers
-    res.fitted = post_.y() - post_.resid();
+    if (post_.has_rows()) res.fitted = post_.y() - post_.resid();
     res.iterations = t;
     res.converged = converged;
     res.jitter_events = post_.jitter_events();
