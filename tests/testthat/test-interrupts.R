@@ -130,3 +130,11 @@ test_that("an interrupt stops a fit from chunks, between chunks or inside a chun
     after = 4)
   expect_identical(res$result, "INTERRUPTED ALIVE", info = res$log)
 })
+
+test_that("an interrupt stops a Student-t fit from chunks, in its passes or in the solver between them", {
+  res <- interrupt_child(c(
+    "  part <- function(i) { set.seed(i); x <- matrix(rnorm(2e5), 2e4); data.frame(x, y = x[, 1] + rt(2e4, 3)) }",
+    "  ard(y ~ ., data = data_chunks(part, chunks = 200), noise = 'student')"),
+    after = 4)
+  expect_identical(res$result, "INTERRUPTED ALIVE", info = res$log)
+})
