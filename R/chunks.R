@@ -685,8 +685,10 @@ check_chunk_solver <- function(a, sample_noise = TRUE) {
 }
 
 # The rows of the sample an rvm() fit from chunks learns its kernel's widths
-# and chooses its centres on.
+# and chooses its centres on, and of the larger one on which the evidence
+# chooses how much narrower its basis' widths are (chunk_basis_widths()).
 chunk_sample_size <- 20000L
+chunk_width_rows <- 100000L
 
 # The problem of an rvm() fit from chunks, with rvm_problem()'s fields: a
 # single kernel, a gaussian response with shared noise. The kernel's widths
@@ -722,7 +724,7 @@ rvm_chunk_problem <- function(a) {
   check_flag(a$bias)
   check_flag(a$scale, "scale")
   mom <- design$moments
-  sample <- mom$sample
+  sample <- sample_head(mom$sample, chunk_sample_size)
   y <- if (has_noise(family)) sample$y else chunk_classes(sample$y, classes)
   scaling <- chunk_scaling(mom, a$scale)
   x <- sample$x
@@ -743,8 +745,18 @@ rvm_chunk_problem <- function(a) {
                  learn_default = learn_default, bias = a$bias, centres = centres, Phi = NULL, shortcut = FALSE,
                  family = family, noise = a$noise, prior = prior, level_prior = NULL,
                  smoothness = smoothness_constant(prior, mom$kept, choices = c("none", "AIC", "BIC", "RIC")),
-                 solver = solver_spec(a$method, control, a$gradient_form), chunks = design),
+                 solver = solver_spec(a$method, control, a$gradient_form), chunks = design,
+                 width_rows = if (learn_default) mom$sample),
             class = "sb_problem")
+}
+
+# The rows of the `size` smallest keys of a sample (chunk_sample()): a
+# uniform sample of its own, that of the same size read directly.
+sample_head <- function(sample, size) {
+  if (length(sample$key) <= size) return(sample)
+  k <- seq_len(size)
+  list(key = sample$key[k], x = sample$x[k, , drop = FALSE], y = sample$y[k], weights = sample$weights[k],
+       offset = sample$offset[k])
 }
 
 # The classes of a binomial rvm() from chunks, as a factor of the sample's
@@ -925,27 +937,62 @@ chunk_laplace_pass <- function(source, spec, basis, M, relevant, mu, positive, p
 }
 
 # The basis widths of an rvm() from chunks whose widths the exact GP
-# learned: the GP's, or the GP's / sqrt(2), which give the basis the GP's
-# covariance (k(x, x_i) of width w with dense weights has covariance width
-# sqrt(2) w), whichever has the larger evidence on the sample. On 3e5 rows
-# the evidence preferred / sqrt(2) by 2000 nats (latent RMSE 0.013 against
-# 0.037); on a sample of 5000 rows its preference was within +-15 nats and
-# changed sign, on 20000 rows 100 nats and more; bench/chunks_scale.R.
+# learned (on 300 rows of the sample): the GP's, or narrower by factors of
+# sqrt(2) while the evidence of the fit on the basis grows, on a larger
+# sample of the rows (chunk_width_rows, all rows below that). The GP's
+# widths suit its own basis of every row; a basis of M centres gets finer
+# ones as more rows support them, and at n = 1e5 the evidence over all
+# rows preferred the GP's widths times 0.5 (latent RMSE 0.0131) to
+# / sqrt(2) (0.0146), where on the 20000-row sample it stopped at
+# / sqrt(2); on 5000 rows its preferences were within +-15 nats and
+# changed sign (bench/chunks_scale.R). One O(rows M^2) sum of the basis per
+# width tried (blocks of at most 1e7 numbers), and a fit from the sums.
 chunk_basis_widths <- function(p) {
   kernel <- p$kernels[[1L]]
   if (!identical(kernel$width_rule, "learn")) return(p)
   centres <- apply_scaling(p$centres, p$scaling)
+  rows <- p$width_rows
+  st <- standard_units(NULL, rows$y, rows$weights, rows$offset, const = if (p$bias) c(1, 1) else c(0, 0), rows = NULL)
+  xs <- apply_scaling(rows$x[st$keep, , drop = FALSE], p$scaling)
   evidence <- function(width) {
     k <- kernel
     k$width <- width
-    fit_basis(kernel_design(k, p$xs, centres, p$bias), p$y, p$family, solver_spec("fast", rvm_control()), wo = p$wo,
-              rows = p$x)$log_evidence
+    st$statistics <- block_statistics(function(i) kernel_design(k, xs[i, , drop = FALSE], centres, p$bias), st)
+    fit_basis(NULL, NULL, p$family, solver_spec("fast", rvm_control()), wo = list(), statistics = st)$log_evidence
   }
-  narrow <- kernel$width / sqrt(2)
-  gain <- evidence(narrow) - evidence(kernel$width)
-  if (gain > 0) p$kernels[[1L]]$width <- narrow
-  p$kernels[[1L]]$learned$basis_gain <- gain
+  # Narrower while the evidence grows, at most three halvings: the GP's
+  # widths suit its own basis of every row; a basis of M centres fitted
+  # to more rows supports finer ones.
+  widths <- lapply(0:6, function(k) kernel$width * 2^(-k / 2))
+  ev <- evidence(widths[[1L]])
+  for (k in 2:length(widths)) {
+    ev[k] <- evidence(widths[[k]])
+    if (ev[k] <= ev[k - 1L]) break
+  }
+  best <- which.max(ev)
+  p$kernels[[1L]]$width <- widths[[best]]
+  p$kernels[[1L]]$learned$basis_gain <- ev[best] - ev[1L]
+  p$kernels[[1L]]$learned$basis_multiple <- 2^-((best - 1) / 2)
+  p$kernels[[1L]]$learned$basis_rows <- length(st$y)
+  p$width_rows <- NULL
   p
+}
+
+# The statistics (.sb_statistics()'s sums) of the basis rows `basis(i)` of
+# the kept rows i and the targets st$y of standard_units(), rows of
+# weight w times sqrt(w) as it forms them, in blocks of at most 1e7 numbers.
+block_statistics <- function(basis, st) {
+  n <- length(st$y)
+  sw <- st$sw
+  value <- NULL
+  M <- ncol(basis(1L))
+  for (i in split(seq_len(n), ceiling(seq_len(n) / max(1L, floor(1e7 / M))))) {
+    Phi <- basis(i)
+    if (!is.null(st$weights)) Phi <- Phi * sw[i]
+    s <- .sb_statistics(Phi, st$y[i])
+    value <- if (is.null(value)) s else Map(`+`, value, s)
+  }
+  value
 }
 
 # The description of a fit from chunks that the fit keeps; for a binomial

@@ -290,8 +290,8 @@ learning_notes <- function(learned) {
     if (length(learned$bounds)) paste("at a bound of the search:", paste(learned$bounds, collapse = ", ")),
     if (isFALSE(learned$converged)) "the hyperparameter optimisation did not converge",
     if (!is.null(learned$basis_gain))
-      sprintf("from chunks: basis widths %s (the GP's / sqrt(2): %+.1f nats on the sample of rows)",
-              if (learned$basis_gain > 0) "the GP's / sqrt(2)" else "the GP's", learned$basis_gain),
+      sprintf("from chunks: basis widths the GP's times %.3g (%+.1f nats over the GP's, on a sample of %d rows)",
+              learned$basis_multiple %||% 1, learned$basis_gain, learned$basis_rows %||% NA_integer_),
     if (isTRUE(learned$copies > 0))
       sprintf("%d exact %s of rows pooled (weights as precisions: ?rvm)", learned$copies,
               if (learned$copies == 1L) "copy" else "copies"))
@@ -394,7 +394,7 @@ input_relevance <- function(object, ...) {
   if (!inherits(object, c("sb_rvm", "sb_rvm_multiclass", "sb_sparse_gp")) || !inherits(kernel, "sparsebayes_kernel") ||
       !is.numeric(kernel$width))
     stop_arg("object", "must be a fit of rvm() or sparse_gp() with a single kernel that has widths.")
-  inputs <- input_names(object$x)
+  inputs <- input_names(object$x %||% object$centres)  # a fit from chunks keeps no rows, only its centres
   width <- rep_len(unname(kernel$width), length(inputs))
   out <- data.frame(input = inputs, width = width, relevance = (min(width) / width)^2, stringsAsFactors = FALSE)
   out <- out[order(out$width), , drop = FALSE]

@@ -249,7 +249,7 @@ rvm <- function(x, ...) UseMethod("rvm")
 #' @export
 rvm.formula <- function(formula, data, subset, weights, na.action, offset, ...) {
   if (!missing(data) && inherits(data, "sb_chunks"))
-    return(fit_chunks(match.call(), parent.frame(), data, rvm.default, "rvm", ..., sample_size = chunk_sample_size,
+    return(fit_chunks(match.call(), parent.frame(), data, rvm.default, "rvm", ..., sample_size = chunk_width_rows,
                       classes = TRUE))
   fit_formula(match.call(), parent.frame(), rvm.default, "rvm", ...)
 }

@@ -202,6 +202,20 @@ test_that("rvm() from chunks learns its widths and centres on a sample, and pred
   expect_error(rvm(y ~ x1, data = data_chunks(d), noise = "sample"), "shared")
 })
 
+test_that("rvm() from chunks narrows the GP's widths while the evidence on its rows grows", {
+  d <- rvm_chunk_data(20000, seed = 7)
+  b <- suppressMessages(rvm(y ~ x1 + x2, data = data_chunks(d, chunk_size = 5000), centres = 150))
+  learned <- b$kernel$learned
+  expect_true(learned$basis_multiple %in% 2^-(0:6 / 2))
+  expect_gte(learned$basis_gain, 0)
+  expect_equal(learned$basis_rows, 20000L)  # every row, below chunk_width_rows
+  expect_equal(b$kernel$width, learned$width * learned$basis_multiple)
+  expect_output(print(summary(b)), "basis widths the GP's times")
+  expect_identical(input_relevance(b)$input[1L], "x1")  # from the centres' names: no rows kept
+  g <- sparse_gp(y ~ x1 + x2, data = data_chunks(d[1:3000, ], chunk_size = 1000), inducing = 20)
+  expect_setequal(input_relevance(g)$input, c("x1", "x2"))
+})
+
 test_that("summary() says a fit was made from chunks", {
   d <- chunk_data(900)
   d$x1[3] <- NA
