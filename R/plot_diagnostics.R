@@ -85,8 +85,8 @@ plot_feature_evidence <- function(x, top = 30L, main = NULL, xlab = NULL, pch = 
   graphics::dotchart(lb[shown], labels = names(lb)[shown], pch = pch %||% ifelse(chosen[shown], 19, 1),
                      col = col %||% ifelse(chosen[shown], "steelblue4", "grey40"),
                      main = main %||% "Evidence for each weight", xlab = xlab %||% "log Bayes factor (keep vs prune)",
-                     xlim = range(c(lb[shown], bar, 0)), ...)
-  graphics::abline(v = bar, lty = 2, col = "firebrick")
+                     xlim = range(c(lb[shown], bar[is.finite(bar)], 0)), ...)
+  if (is.finite(bar)) graphics::abline(v = bar, lty = 2, col = "firebrick")  # none once every candidate is selected
   subtitle(sprintf("%d of %d retained selected (filled); dashed: evidence a further feature needs", k, length(lb)))
 }
 
@@ -100,15 +100,19 @@ check_highlight <- function(highlight, n) {
 plot_relevance <- function(x, highlight = NULL, main = NULL, xlab = NULL, ylab = NULL, col = NULL, ...) {
   check_single_model(x)
   if (!has_noise(x$family)) stop("which = \"relevance\" needs a gaussian fit.", call. = FALSE)
-  n <- length(x$y)
-  highlight <- check_highlight(highlight, n)
+  rows <- is.null(x$chunks)  # a fit from chunks keeps no rows: no panel of samples
   w_rel <- ifelse(is.finite(x$alpha), 1 / x$alpha, 0)
-  s_rel <- 1 / sample_noise(x)
-  op <- graphics::par(mfrow = c(1L, 2L))
-  on.exit(graphics::par(op))
+  if (rows) {
+    n <- length(x$y)
+    highlight <- check_highlight(highlight, n)
+    s_rel <- 1 / sample_noise(x)
+    panels <- graphics::par(mfrow = c(1L, 2L))
+    on.exit(graphics::par(panels))
+  }
   pruned <- w_rel == 0
   main <- rep_len(main %||% c("Relevance of each weight", "Relevance of each sample"), 2L)
-  op <- c(op, graphics::par(cex.main = title_cex(main)))
+  op <- graphics::par(cex.main = title_cex(main))
+  on.exit(graphics::par(op), add = TRUE)
   xlab <- rep_len(xlab %||% c("basis function", "sample"), 2L)
   ylab <- rep_len(ylab %||% c("relevance 1/alpha (prior variance of the weight)",
                               "relevance 1/lambda (inverse noise variance)"), 2L)
@@ -117,6 +121,7 @@ plot_relevance <- function(x, highlight = NULL, main = NULL, xlab = NULL, ylab =
   subtitle(sprintf("%d of %d kept (crosses: pruned); effective support %.1f%%", sum(!pruned), length(w_rel),
                    100 * ess_scores(w_rel, 1)))
   graphics::points(which(pruned), rep(0, sum(pruned)), pch = 4, cex = 0.5, col = "grey50")
+  if (!rows) return(invisible())
   cols <- rep_len(col %||% "grey30", n)
   cols[highlight] <- "firebrick"
   graphics::plot(seq_len(n), s_rel, type = "h", col = cols, ylim = c(0, max(s_rel)),
@@ -138,7 +143,8 @@ plot_trajectory <- function(x, highlight = NULL, main = NULL, xlab = NULL, ylab 
   positive <- function(m) { m <- 1 / m; m[!is.finite(m) | m <= 0] <- NA; m }
   w_path <- positive(path$alpha)
   s_path <- positive(path$lambda)
-  op <- graphics::par(mfrow = c(1L, 2L))
+  noise_path <- ncol(s_path) > 0L  # per-sample noise read by passes over chunks keeps none
+  op <- graphics::par(mfrow = c(1L, 1L + noise_path))
   on.exit(graphics::par(op))
   pruned <- !is.finite(x$alpha)
   shared <- ncol(s_path) == 1L
@@ -161,6 +167,7 @@ plot_trajectory <- function(x, highlight = NULL, main = NULL, xlab = NULL, ylab 
   }
   draw(w_path, pruned, 1L, if (any(pruned)) sprintf("red: the %d of %d weights pruned by the end", sum(pruned), length(pruned))
                            else sprintf("all %d weights kept", length(pruned)))
+  if (!noise_path) return(invisible())
   red <- seq_len(ncol(s_path)) %in% highlight
   draw(s_path, red, 2L, if (shared) "one noise level for all samples"
                         else if (length(highlight)) sprintf("red: the %d highlighted samples", length(highlight))

@@ -89,3 +89,16 @@ test_that("per-sample noise from chunks says what it cannot do", {
   expect_error(suppressWarnings(ard(y ~ x1, data = data_chunks(shifting), noise = "student")),
                "must not change between passes|wrong number of rows")
 })
+
+test_that("the plots of a fit from chunks show what it keeps: weights, not samples", {
+  d <- noise_chunk_data(400)
+  b <- ard(y ~ x1 + x2, data = data_chunks(d, chunk_size = 200), noise = "student")
+  grDevices::pdf(NULL)
+  on.exit(grDevices::dev.off())
+  expect_silent(plot(b, which = "relevance"))
+  expect_silent(plot(b, which = "trajectory"))
+  expect_equal(ncol(b$path$lambda), 0L)  # no T x n trajectory of the per-row noise
+  expect_silent(plot(b, which = "evidence"))  # every candidate selected: no bar for a further one
+  expect_error(plot(b, which = "leverage"), "does not keep")
+  expect_silent(plot(ard(y ~ x1 + x2, data = data_chunks(d, chunk_size = 200)), which = "relevance"))
+})

@@ -138,7 +138,7 @@ class JointArd {
       }
       const TraceRow row{t, log_evidence(), static_cast<int>(active_.size()), noise_.trace_value(), kReestimate};
       res.trace.push_back(row);
-      path.record(t, full_alpha(), noise_.lambda());
+      path.record(t, full_alpha(), path_lambda());
       if (progress) progress(row);
       if (converged || t >= loop_.max_iterations) break;
       if (std::chrono::duration<double>(clock::now() - start).count() > loop_.time_limit) break;
@@ -186,7 +186,7 @@ class JointArd {
     res.converged = converged;
     res.jitter_events = post_.jitter_events();
     res.mode_converged = post_.mode_converged();
-    path.report(res, post_.cols(), noise_.lambda().size());
+    path.report(res, post_.cols(), path_lambda().size());
     to_unit_norm(res);
     return res;
   }
@@ -204,6 +204,12 @@ class JointArd {
   ArdPosterior post_;
   Columns active_;        // columns still in the model, increasing
   Eigen::VectorXd alpha_;  // alpha per active column
+
+  // The noise's trajectory, but not per row when the rows are read by passes:
+  // it would hold T x n numbers (1.6 GB at n = 1e6).
+  Eigen::VectorXd path_lambda() const {
+    return post_.has_rows() || !problem_.per_sample ? noise_.lambda() : Eigen::VectorXd();
+  }
 
   void posterior(int t) { post_.update(active_, alpha_, noise_.lambda(), noise_.needs(t) | rule_->needs()); }
   // The log evidence: the posterior's log_ml() plus, under Student-t noise,
