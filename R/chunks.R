@@ -44,10 +44,17 @@
 #' every row's residual and `x_i' Sigma x_i`, then the cross-products
 #' weighted by the new noise; from the plain start only (`start = "best"`
 #' falls back to it, `"robust"` is refused), it is the fit from the rows
-#' with `start = "plain"`. The passes are full Newton
-#' steps, as IRLS without step-halving: where the classes nearly separate
-#' (as many centres as rows, say) they can run away, and the fit stops with
-#' an error saying so. More than two classes are refused: fit one class
+#' with `start = "plain"`. A two-class fit's passes are full Newton steps
+#' at newly re-estimated alphas while each raises the penalised log
+#' posterior. Where one does not (the classes nearly separate: as many
+#' centres as rows, say), the fit continues as the in-memory solver works:
+#' it searches the mode at fixed alphas by damped Newton steps (one pass a
+#' trial, the step halved until the log posterior rises), re-estimates the
+#' alphas only at a mode, and keeps the former alphas and mode if the new
+#' mode's evidence is lower. That takes more passes (47 on `mlbench::Sonar`
+#' with a centre on each of its 208 rows), marked `"mode search"` and
+#' `"rejected"` in `fit$trace$action`; where even damped steps make no
+#' progress, the fit stops with an error. More than two classes are refused: fit one class
 #' against the rest, `I(y == "a") ~ ...`. The chunks of a pass are processed through
 #' [future.apply::future_lapply()], so `future::plan()` decides where:
 #' sequentially, on local workers (`multisession`), on other machines
@@ -823,6 +830,18 @@ chunk_max_passes <- function() as.integer(getOption("sparsebayes.chunk_max_passe
 # local optima of the evidence (from scratch, one data set ended 9.9 nats
 # below the in-memory fit; starting the first pass from the in-memory
 # solver's first column matched fewer fits).
+# Those full steps at newly re-estimated alphas can overshoot without bound
+# where the classes nearly separate (Sonar, 208 centres: weights from 91 to
+# 3e7 in two passes), and halving them while still re-estimating the
+# alphas every pass cycled (100 passes, accuracy 0.68): the alphas were
+# re-estimated at a curvature far from any mode. So a step is checked at the
+# next pass (chunk_step_failed()), and once one fails the fit takes the
+# in-memory solver's structure for the rest of the passes
+# (chunk_mode_search()): a damped Newton search of the mode at fixed
+# alphas, one pass per trial, then the fast solver once at the mode's sums
+# to re-estimate the alphas, whose new mode must not lower the Laplace
+# evidence (else the previous mode and alphas are kept and the fit ends).
+# Fits whose steps all improve keep the interleaved path and its passes.
 # The passes end when the relevant set is unchanged and mu and log(alpha)
 # change by less than `tolerance` (relative l-infinity, as the batch
 # solvers; at least 1e-7, below which the fast solver's alphas move by
@@ -836,6 +855,7 @@ chunk_laplace_fit <- function(p, design, positive) {
   settings <- core_settings(control)
   problem <- solver_problem("fast", noise_variance = 1)
   tolerance <- max(control$tolerance, 1e-7)
+  M <- design$M
   relevant <- integer(0)
   mu <- numeric(0)
   alpha <- numeric(0)
@@ -844,54 +864,228 @@ chunk_laplace_fit <- function(p, design, positive) {
   inner_converged <- TRUE
   jitter <- 0L
   converged <- FALSE
-  for (pass in seq_len(chunk_max_passes())) {
-    sums <- chunk_laplace_pass(source, spec, design$basis, design$M, relevant, mu, positive, pass)
-    # The passes are full Newton steps, as IRLS without step-halving: where
-    # the classes nearly separate they can overshoot without bound (Sonar,
-    # 208 centres: weights from 91 to 3e7 in two passes). Halving the step
-    # on the log posterior stopped the overflow but not the cycling (100
-    # fits, accuracy 0.68), so a run-away is an error, not a fit.
-    if (pass == 1L) null_log_lik <- sums$log_lik
-    if (!all(is.finite(unlist(sums$statistics))) || sums$log_lik < null_log_lik)
-      stop(sprintf(paste0("the binomial fit from data_chunks() diverged at outer pass %d: its weights grew without bound ",
-                          "(the log-likelihood fell below that of weights 0), as IRLS does where the classes nearly ",
-                          "separate. Fit these rows in memory (its solver checks every step), or give fewer `centres` ",
-                          "or a wider kernel."), pass), call. = FALSE)
-    problem$start_alpha <- if (length(relevant)) replace(rep(Inf, design$M), relevant, alpha) else numeric(0)
+  # The fast solver on a pass's sums, warm-started from (relevant, alpha).
+  refit <- function(sums, relevant, alpha) {
+    problem$start_alpha <- if (length(relevant)) replace(rep(Inf, M), relevant, alpha) else numeric(0)
     res <- .sb_fit_statistics(sums$statistics, problem, settings)
+    iterations <<- iterations + as.integer(res$iterations)
+    inner_converged <<- inner_converged && isTRUE(res$converged)
+    jitter <<- jitter + as.integer(res$jitter_events)
     o <- order(res$relevant)
     new_relevant <- as.integer(res$relevant)[o]
-    new_mu <- as.numeric(res$mu)[o]
-    Sigma <- as.matrix(res$Sigma)[o, o, drop = FALSE]
-    new_alpha <- as.numeric(res$alpha)[new_relevant]
-    iterations <- iterations + as.integer(res$iterations)
-    inner_converged <- inner_converged && isTRUE(res$converged)
-    jitter <- jitter + as.integer(res$jitter_events)
-    same <- identical(new_relevant, relevant)
+    list(relevant = new_relevant, mu = as.numeric(res$mu)[o], Sigma = as.matrix(res$Sigma)[o, o, drop = FALSE],
+         alpha = as.numeric(res$alpha)[new_relevant], alpha_all = as.numeric(res$alpha))
+  }
+  # The relative change from (relevant, alpha, mu) to the fit `new` (Inf if the relevant set moved).
+  change_to <- function(new, relevant, alpha, mu) {
+    if (!identical(new$relevant, relevant)) return(Inf)
+    max(max(abs(log(new$alpha) - log(alpha))) / (1 + max(abs(log(alpha)))),
+        max(abs(new$mu - mu)) / (1 + max(abs(mu))))
+  }
+  step <- function(pass, log_posterior, action, n_relevant = length(relevant))  # action: see action_names
+    trace[[pass]] <<- data.frame(iteration = pass, log_posterior = log_posterior, relevant = n_relevant,
+                                 noise = NA_real_, action = action)
+  previous <- NULL  # the point of the last pass whose step stood: relevant, mu, sums
+  search <- NULL    # the mode search at fixed alphas, once a full step failed
+  for (pass in seq_len(chunk_max_passes())) {
+    sums <- chunk_laplace_pass(source, spec, design$basis, M, relevant, mu, positive, pass)
+    if (pass == 1L) null_log_lik <- sums$log_lik
+    if (is.null(search) && chunk_step_failed(sums, previous, relevant, mu, alpha, null_log_lik)) {
+      # The full step from `previous` failed: search the mode at these alphas from there.
+      if (is.null(previous)) chunk_stuck(pass)  # not finite at mu = 0
+      search <- chunk_mode_search(previous, relevant, alpha, failed = TRUE)
+      step(pass, NA_real_, 6L)  # "rejected"
+      mu <- search$mu
+      next
+    }
+    if (!is.null(search)) {
+      search <- chunk_mode_search_pass(search, sums, pass, tolerance)
+      if (!search$at_mode) {
+        step(pass, search$log_evidence, if (search$accepted) 7L else 6L)  # "mode search" / "rejected"
+        mu <- search$mu
+        next
+      }
+      # At the mode of these alphas: re-estimate them on its sums (one solver call, no pass).
+      base <- search$base
+      if (!is.null(search$last) && evidence_fell(search$log_evidence, search$last$log_evidence)) {
+        # The new alphas' mode has lower evidence: keep the previous mode and its alphas.
+        step(pass, search$log_evidence, 6L)
+        fit <- search$last$fit
+        sums <- search$last$sums
+        relevant <- fit$relevant
+        log_evidence <- search$last$log_evidence
+        converged <- TRUE
+        break
+      }
+      fit <- refit(base$sums, relevant, alpha)
+      change <- change_to(fit, relevant, alpha, base$mu)
+      sums <- base$sums
+      log_evidence <- search$log_evidence
+      step(pass, log_evidence, 0L, length(fit$relevant))  # "re-estimate"
+      if (change < tolerance) {
+        relevant <- fit$relevant
+        converged <- TRUE
+        break
+      }
+      last <- list(fit = list(relevant = relevant, mu = base$mu, Sigma = search$Sigma,
+                              alpha_all = replace(rep(Inf, M), relevant, alpha)),
+                   sums = base$sums, log_evidence = log_evidence)
+      search <- chunk_mode_search(list(relevant = relevant, mu = base$mu, sums = base$sums), fit$relevant, fit$alpha)
+      search$last <- last
+      relevant <- fit$relevant
+      alpha <- fit$alpha
+      mu <- search$mu
+      next
+    }
+    fit <- refit(sums, relevant, alpha)
+    same <- identical(fit$relevant, relevant)
     # laplace_log_evidence() at this pass's mu (its data log-likelihood) and curvature (Sigma)
     log_evidence <- if (same)
-      sums$log_lik - 0.5 * sum(new_alpha * mu^2) + 0.5 * sum(log(new_alpha)) + 0.5 * log_det_spd(Sigma)
+      sums$log_lik - 0.5 * sum(fit$alpha * mu^2) + 0.5 * sum(log(fit$alpha)) + 0.5 * log_det_spd(fit$Sigma)
     else NA_real_
-    change <- if (same) max(max(abs(log(new_alpha) - log(alpha))) / (1 + max(abs(log(alpha)))),
-                            max(abs(new_mu - mu)) / (1 + max(abs(mu))))
-              else Inf
-    trace[[pass]] <- data.frame(iteration = pass, log_posterior = log_evidence, relevant = length(new_relevant),
-                                noise = NA_real_, action = 7L)  # "mode search": a Newton step at new alphas
-    relevant <- new_relevant
-    mu <- new_mu
-    alpha <- new_alpha
+    change <- change_to(fit, relevant, alpha, mu)
+    step(pass, log_evidence, 0L, length(fit$relevant))  # "re-estimate": new alphas, a full Newton step at them
+    previous <- list(relevant = relevant, mu = mu, alpha = alpha, sums = sums)
+    relevant <- fit$relevant
+    mu <- fit$mu
+    alpha <- fit$alpha
     if (change < tolerance) {
       converged <- TRUE
       break
     }
   }
+  if (!converged && !is.null(search$base)) {
+    # Out of passes while searching: the last point that stood, at the alphas being searched.
+    fit <- list(relevant = relevant, mu = search$base$mu, Sigma = search$Sigma %||% fit$Sigma,
+                alpha_all = replace(rep(Inf, M), relevant, alpha))
+    sums <- search$base$sums %||% sums
+    log_evidence <- search$log_evidence
+  }
   trace <- do.call(rbind, trace)
-  list(relevant = relevant, mu = mu, Sigma = Sigma, alpha = as.numeric(res$alpha), lambda = NA_real_,
+  list(relevant = fit$relevant, mu = fit$mu, Sigma = fit$Sigma, alpha = fit$alpha_all, lambda = NA_real_,
        log_evidence = log_evidence, log_posterior = log_evidence, fitted = numeric(0), trace = as.list(trace),
        path = list(iteration = integer(0)), converged = converged && inner_converged, iterations = iterations,
        jitter_events = jitter, mode_converged = TRUE, passes = pass, passes_converged = converged,
        deviance = -2 * sums$log_lik, error = sums$wrong / sums$kept)
 }
+
+# Did a value fall from `before` to `now` beyond round-off (as the in-memory
+# solver's evidence_fell())?
+evidence_fell <- function(now, before) now < before - 1e-9 * (1 + abs(before))
+
+# The penalised log posterior log p(t | mu) - sum(alpha mu^2) / 2.
+penalised_log_posterior <- function(log_lik, mu, alpha) log_lik - 0.5 * sum(alpha * mu^2)
+
+# Did the full Newton step of the last pass fail? Its sums (at the new mu,
+# with the alphas that step was taken at) are not finite, its
+# log-likelihood fell below that of mu = 0, or its penalised log posterior
+# fell below that of the point it started from (`previous`, whose pass gave
+# its log-likelihood) under the same alphas. A column of that point that
+# the step deleted keeps its former alpha there: under the new alpha
+# (infinite) every step that deletes would pass, and on Sonar the run-away
+# began with one (log-likelihood -17.7 to -30.4, then -73, then -7e6).
+chunk_step_failed <- function(sums, previous, relevant, mu, alpha, null_log_lik) {
+  if (!all(is.finite(unlist(sums$statistics))) || !is.finite(sums$log_lik)) return(TRUE)
+  if (is.null(previous)) return(FALSE)
+  if (sums$log_lik < null_log_lik) return(TRUE)
+  at <- match(previous$relevant, relevant)
+  before <- ifelse(is.na(at), previous$alpha, alpha[at])
+  evidence_fell(penalised_log_posterior(sums$log_lik, mu, alpha),
+                penalised_log_posterior(previous$sums$log_lik, previous$mu, before))
+}
+
+# A mode search at the fixed alphas `alpha` of the columns `relevant`, from
+# the point `from` (relevant, mu, sums of its pass); `failed`: the full
+# Newton step from there at these alphas was the step that failed, so the
+# first trial is half of it. A point with a column outside `relevant` is
+# first moved off it (the column's weight set to 0), which needs a pass of
+# its own; new columns start at 0, which moves nothing. Returns the
+# search's state, with `mu` the point to pass next.
+chunk_mode_search <- function(from, relevant, alpha, failed = FALSE) {
+  search <- list(relevant = relevant, alpha = alpha, base = NULL, step = 1, target = NULL, last = NULL)
+  start <- numeric(length(relevant))
+  at <- match(from$relevant, relevant)
+  start[at[!is.na(at)]] <- from$mu[!is.na(at)]
+  if (anyNA(at)) {
+    search$mu <- start  # the base to pass, then Newton from it
+    return(search)
+  }
+  chunk_next_trial(chunk_base(search, list(mu = start, sums = from$sums)), if (failed) 0.5 else 1)
+}
+
+# The search's base becomes `base` (mu, sums at mu): its penalised log
+# posterior, Newton step and the Laplace evidence there at the search's
+# alphas, from the pass's sums: with G = Phi' B Phi and c = Phi' B z over
+# the relevant columns (z = Phi mu + (t - p) / B, B = w p (1 - p)), the
+# Hessian is H = G + diag(alpha) and the Newton step goes to H^-1 c.
+chunk_base <- function(search, base) {
+  r <- search$relevant
+  st <- base$sums$statistics
+  H <- st$gram[r, r, drop = FALSE]
+  diag(H) <- diag(H) + search$alpha
+  R <- chol(H)
+  target <- backsolve(R, backsolve(R, st$cross[r], transpose = TRUE))
+  base$log_posterior <- penalised_log_posterior(base$sums$log_lik, base$mu, search$alpha)
+  search$base <- base
+  search$target <- target
+  search$Sigma <- chol2inv(R)
+  # the Newton decrement g' H^-1 g, g = c - H mu the gradient
+  search$decrement <- sum((st$cross[r] - drop(H %*% base$mu)) * (target - base$mu))
+  search$log_evidence <- base$log_posterior + 0.5 * sum(log(search$alpha)) - sum(log(diag(R)))
+  search
+}
+
+# The next trial of the search: `step` of the way from its base to its
+# Newton target.
+chunk_next_trial <- function(search, step) {
+  search$step <- step
+  search$mu <- search$base$mu + step * (search$target - search$base$mu)
+  search$accepted <- FALSE
+  search$at_mode <- FALSE
+  search
+}
+
+# One pass of the mode search: `sums` at its trial point search$mu. The
+# trial stands if its penalised log posterior exceeds the base's (it
+# becomes the base), else the step is halved, down to 1/256 (SparseBayes's
+# constants, as the in-memory laplace_mode()). The mode is found where the
+# Newton step from the base moves mu by less than `tolerance` (relative, as
+# the passes' rule) or the Newton decrement is at round-off; where no step
+# down to 1/256 ascends, the base is the mode if the decrement is at the
+# rounding level of the log posterior, and otherwise the fit cannot make
+# progress: an error.
+chunk_mode_search_pass <- function(search, sums, pass, tolerance) {
+  finite <- all(is.finite(unlist(sums$statistics))) && is.finite(sums$log_lik)
+  if (is.null(search$base)) {  # the pass of the search's starting point
+    if (!finite) chunk_stuck(pass)
+    search <- chunk_base(search, list(mu = search$mu, sums = sums))
+    search$accepted <- TRUE
+  } else if (finite && penalised_log_posterior(sums$log_lik, search$mu, search$alpha) > search$base$log_posterior) {
+    search <- chunk_base(search, list(mu = search$mu, sums = sums))
+    search$accepted <- TRUE
+  } else if (search$step > 1 / 256) {
+    return(chunk_next_trial(search, search$step / 2))
+  } else {
+    if (search$decrement >= 1e-8 * (1 + abs(search$base$log_posterior))) chunk_stuck(pass)
+    search$at_mode <- TRUE
+    search$accepted <- FALSE
+    return(search)
+  }
+  mu <- search$base$mu
+  moved <- max(abs(search$target - mu)) / (1 + max(abs(mu)))
+  if (!length(mu) || moved < tolerance || search$decrement < 1e-14 * (1 + abs(search$base$log_posterior))) {
+    search$at_mode <- TRUE
+    return(search)
+  }
+  search <- chunk_next_trial(search, 1)
+  search$accepted <- TRUE
+  search
+}
+
+chunk_stuck <- function(pass)
+  stop(sprintf(paste0("the binomial fit from data_chunks() could not make progress at outer pass %d: even damped ",
+                      "Newton steps at fixed alphas did not raise the log posterior (or its sums were not finite). ",
+                      "Fit these rows in memory, or give fewer `centres` or a wider kernel."), pass), call. = FALSE)
 
 # log det of a symmetric positive definite matrix.
 log_det_spd <- function(S) {

@@ -209,7 +209,12 @@
 #'     (variance) and `action` (`"rejected"`: a binomial or poisson step of
 #'     `"fast"`, or a binomial batch of steps at fixed curvature, undone
 #'     because the evidence at the new posterior mode fell; `"mode search"`:
-#'     a binomial fit of `"fast"` re-finding the mode after such a batch).}
+#'     a binomial fit of `"fast"` re-finding the mode after such a batch).
+#'     A two-class fit from [data_chunks()] has one row per pass over the
+#'     chunks: `"re-estimate"` (new alphas from the pass's sums, and the
+#'     Newton step at them), `"mode search"` (a damped Newton step at fixed
+#'     alphas that raised the log posterior), `"rejected"` (a step that did
+#'     not, or new alphas whose mode had lower evidence).}
 #'   \item{converged, iterations}{whether the solver met its convergence
 #'     rule, and how many iterations it took.}
 #'   \item{jitter_events}{Cholesky factorisations that needed jitter.}

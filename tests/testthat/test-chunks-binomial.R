@@ -134,13 +134,44 @@ test_that("a binomial rvm() from chunks refuses what it cannot do, clearly, and 
   expect_false(fit$converged)
 })
 
-test_that("a binomial fit from chunks whose passes run away stops with a clear error", {
+test_that("a binomial fit from chunks whose full steps run away searches the mode at fixed alphas instead", {
   skip_if_not_installed("mlbench")
   data(Sonar, package = "mlbench", envir = environment())
-  # 208 centres on 208 nearly separable rows: full Newton steps overshoot
-  # (weights 91 -> 3e7 in two passes); fewer centres fit
-  expect_error(suppressMessages(rvm(Class ~ ., data = data_chunks(Sonar, chunk_size = 50))),
-               "diverged at outer pass [0-9]+: its weights grew without bound")
+  # 208 centres on 208 nearly separable rows: full Newton steps at newly
+  # re-estimated alphas overshoot (weights 91 -> 3e7 in two passes, where
+  # the fit used to stop with an error); a step whose log posterior fell
+  # switches the passes to damped mode searches at fixed alphas
+  a <- suppressMessages(rvm(Class ~ ., data = Sonar))
+  fit <- suppressMessages(rvm(Class ~ ., data = data_chunks(Sonar, chunk_size = 50)))
+  expect_true(fit$converged)
+  expect_true(fit$chunks$passes_converged)
+  expect_true(all(is.finite(coef(fit))))
+  expect_lt(max(abs(coef(fit))), 1000)  # no run-away (91 -> 3e7 before)
+  expect_true(any(fit$trace$action == "rejected"))
+  expect_true(any(fit$trace$action == "mode search"))
+  expect_equal(nrow(fit$trace), fit$chunks$passes - 2L)
+  accuracy <- function(f) mean(predict(f, Sonar, type = "class") == Sonar$Class)
+  # in memory: accuracy 0.995, deviance 37.5, log evidence -57.8; from chunks 1, 33.8, -58.0
+  expect_gt(accuracy(fit), 0.95)
+  expect_gte(accuracy(fit), accuracy(a) - 0.02)
+  expect_lt(deviance(fit), 1.25 * deviance(a))
+  expect_gt(as.numeric(logLik(fit)), as.numeric(logLik(a)) - 2)
   fit <- suppressMessages(rvm(Class ~ ., data = data_chunks(Sonar, chunk_size = 50), centres = 50))
   expect_gt(mean(predict(fit, Sonar, type = "class") == Sonar$Class), 0.8)
+})
+
+test_that("the mode search from chunks stops with a clear error where no damped step ascends", {
+  # a search whose smallest step (1/256) did not raise the log posterior, far from the mode (decrement 1)
+  search <- list(relevant = 1L, alpha = 1, base = list(mu = 1, log_posterior = 0), step = 1 / 256, decrement = 1,
+                 target = 3, mu = 1 + 2 / 256)
+  sums <- list(statistics = list(gram = matrix(1), cross = 1, tt = 1, sum_t = 1, n = 2), log_lik = -100)
+  expect_error(sparsebayes:::chunk_mode_search_pass(search, sums, 7L, 1e-4),
+               "could not make progress at outer pass 7")
+  # at the rounding level of the log posterior, the base is the mode
+  search$decrement <- 1e-12
+  expect_true(sparsebayes:::chunk_mode_search_pass(search, sums, 7L, 1e-4)$at_mode)
+  # non-finite sums at a trial are a failed trial: the step is halved
+  search$step <- 0.5
+  sums$statistics$gram <- matrix(NaN)
+  expect_equal(sparsebayes:::chunk_mode_search_pass(search, sums, 7L, 1e-4)$step, 0.25)
 })
