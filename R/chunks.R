@@ -39,7 +39,8 @@
 #' relevant set stands and the weights and `log(alpha)` move by less than
 #' `tolerance` ([rvm_control()]): typically 6 to 10 passes, at most 100 (a
 #' warning), counted in `fit$chunks$passes`. [ard()] with `noise =
-#' "student"` or `"sample"` holds the response (one number a row) and reads
+#' "student"` or `"sample"` holds every row's response, noise and residual
+#' (about 10 numbers a row) and reads
 #' the chunks twice per noise step (every 5 iterations after the first 50):
 #' every row's residual and `x_i' Sigma x_i`, then the cross-products
 #' weighted by the new noise; from the plain start only (`start = "best"`
@@ -439,13 +440,15 @@ chunk_standard_units <- function(mom, const) {
 # standard_units() forms them in memory. The basis is formed for blocks of
 # at most 1e7 numbers (80 MB), so a chunk of any size fits.
 chunk_statistics_pass <- function(source, spec, st, basis, M) {
-  add <- function(a, b) if (is.null(a)) b else if (is.null(b)) a else Map(`+`, a, b)
   chunk_basis_pass(source, spec, basis, M, function(Phi, part, rows) {
     sw <- if (st$weighted) sqrt(part$weights[rows] / st$unit) else 1
     t <- sw * (part$y[rows] - (part$offset[rows] %||% 0) - st$shift) / st$scale
     .sb_statistics(if (st$weighted) Phi * sw else Phi, t)
-  }, add, "statistics")
+  }, add_sums, "statistics")
 }
+
+# Two lists of sums added element by element; NULL (no rows) adds nothing.
+add_sums <- function(a, b) if (is.null(a)) b else if (is.null(b)) a else Map(`+`, a, b)
 
 # One pass over the basis of every chunk's rows of positive weight,
 # formed in blocks of at most 1e7 numbers: `block_sums(Phi, part, rows)`
@@ -522,8 +525,9 @@ chunk_problem <- function(design, a) {
 # noise step reads every row's residual (the t scale's floor is a median,
 # the outlier class's E-step is per row, the noise bounds follow the
 # residuals' MAD), so the response in standard units is held in this
-# process, one number per row of positive weight (8 bytes a row: 80 MB at
-# 10^7 rows), and the rows are read again at each noise step, in two
+# process, one number per row of positive weight (the solver adds the
+# noise, residuals, x_i' Sigma x_i and E_i: about 10 numbers a row in all),
+# and the rows are read again at each noise step, in two
 # passes: their residuals and x_i' Sigma x_i at the current posterior, then
 # their statistics weighted by the new noise (1 / lambda_i, each chunk sent
 # its own rows'). The standard units are those of the rows in memory
@@ -554,7 +558,7 @@ chunk_robust_units <- function(design, scaling, const) {
     weighted = function(w) {
       read <<- read + 1L
       chunk_basis_pass(source, spec, scaled_basis(scaling), M, chunk_block("weighted", units),
-                       function(a, b) if (is.null(a)) b else Map(`+`, a, b), "weighted statistics",
+                       add_sums, "weighted statistics",
                        slices = split_rows(w, counts))
     },
     rows = function(cols, coef, R) {
@@ -1183,8 +1187,7 @@ block_statistics <- function(basis, st) {
   for (i in split(seq_len(n), ceiling(seq_len(n) / max(1L, floor(1e7 / M))))) {
     Phi <- basis(i)
     if (!is.null(st$weights)) Phi <- Phi * sw[i]
-    s <- .sb_statistics(Phi, st$y[i])
-    value <- if (is.null(value)) s else Map(`+`, value, s)
+    value <- add_sums(value, .sb_statistics(Phi, st$y[i]))
   }
   value
 }

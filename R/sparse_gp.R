@@ -783,7 +783,6 @@ gp_chunk_fit <- function(design, a, call) {
   Z <- learned$inducing_scaled
   factor <- .sb_gp_inducing_factor(unclass(kernel), Z, learned$jitter)
   approx <- a$approx
-  add <- function(u, v) if (is.null(u)) v else if (is.null(v)) u else Map(`+`, u, v)
   sums <- chunk_pass(design$source, function(chunk, i) {
     part <- chunk_frame(chunk, design$spec)
     if (is.null(part)) return(NULL)
@@ -794,7 +793,7 @@ gp_chunk_fit <- function(design, a, call) {
     .sb_gp_sums(unclass(kernel), noise, apply_scaling(part$x[keep, , drop = FALSE], scaling), r, Z,
                 if (st$weighted) w[keep] / st$unit else numeric(0), approx, factor$chol, approx == "FITC",
                 kernel_threads())
-  }, add, "posterior")
+  }, add_sums, "posterior")
   post <- .sb_gp_posterior_from_sums(noise, factor$chol, sums, approx)
   post$jitter_events <- post$jitter_events + factor$jitter_events
   opt <- list(par = list(kernel = kernel, noise = noise, Z = Z), noise_estimated = learned$noise_estimated,

@@ -48,6 +48,15 @@ test_that("ard() with Student-t or per-sample noise from chunks is the fit from 
   }
 })
 
+test_that("per-sample noise from chunks passes over a chunk with no complete row", {
+  d <- noise_chunk_data(600, seed = 5)
+  d$x1[201:300] <- NA  # the third chunk of 100 rows gives nothing
+  a <- ard(y ~ x1 + x2, data = d, noise = "student", control = ard_control(start = "plain"))
+  b <- ard(y ~ x1 + x2, data = data_chunks(d, chunk_size = 100), noise = "student")
+  expect_equal(coef(b), coef(a), tolerance = 1e-6)
+  expect_equal(as.numeric(logLik(b)), as.numeric(logLik(a)), tolerance = 1e-6)
+})
+
 test_that("per-sample noise from chunks is the same under a sequential and a multisession plan", {
   skip_on_cran()
   d <- noise_chunk_data(800, seed = 4)

@@ -297,43 +297,32 @@ class ArdPosterior {
       const Eigen::MatrixXd& Xa = active_X(active);
       A_.noalias() = Xa.transpose() * Xa / lambda(0);
       b_.noalias() = Xa.transpose() * y_ / lambda(0);
-    } else if (!problem_.per_sample) {
-      if (XtX_.size() == 0) {
-        // Phi'Phi and Phi'y of all columns: the statistics given, or those of the
-        // rows (statistics.hpp; the O(n d^2) cost of a shared-noise fit), scaled
-        // in place by the column scales.
-        GaussianStatistics own;
-        if (!stats_) own.add_rows(Phi_, y_);
-        Xty_ = (stats_ ? stats_->cross : own.cross).cwiseProduct(x_scale_);
-        XtX_ = stats_ ? stats_->gram : std::move(own.gram);
-        XtX_.array().colwise() *= x_scale_.array();
-        XtX_.array().rowwise() *= x_scale_.transpose().array();
-      }
-      A_.resize(S, S);
-      b_.resize(S);
-      for (Eigen::Index k = 0; k < S; ++k) {
-        b_(k) = Xty_(active[k]) / lambda(0);
-        for (Eigen::Index l = 0; l < S; ++l) A_(k, l) = XtX_(active[k], active[l]) / lambda(0);
-      }
-    } else if (passes_) {  // per-sample noise, rows read by passes: once per noise step, all columns
-      if (weights_stale_) {
-        const GaussianStatistics s = passes_->weighted(lambda.cwiseInverse());
+    } else if (!problem_.per_sample || passes_) {
+      // X'X and X'y of all columns, scaled in place by the column scales. Shared
+      // noise: Phi'Phi and Phi'y once, the statistics given or those of the rows
+      // (statistics.hpp; the O(n d^2) cost of a shared-noise fit). Per-sample
+      // noise with rows read by passes: X' L^-1 X and X' L^-1 y, read once per
+      // noise step. The active block, over the shared noise.
+      if (passes_ && weights_stale_) {
+        GaussianStatistics s = passes_->weighted(lambda.cwiseInverse());
         if (s.gram.rows() != d_ || s.gram.cols() != d_ || s.cross.size() != d_)
           throw std::invalid_argument("a pass over the rows gave statistics of the wrong size");
         if (!s.gram.allFinite() || !s.cross.allFinite() || !std::isfinite(s.tt))
           throw std::invalid_argument("the weighted statistics contain NA, NaN or infinite values");
-        Xty_ = s.cross.cwiseProduct(x_scale_);
-        XtX_ = s.gram;
-        XtX_.array().colwise() *= x_scale_.array();
-        XtX_.array().rowwise() *= x_scale_.transpose().array();
+        scale_sums(std::move(s.gram), s.cross);
         tWt_ = s.tt;
         weights_stale_ = false;
+      } else if (!passes_ && XtX_.size() == 0) {
+        GaussianStatistics own;
+        if (!stats_) own.add_rows(Phi_, y_);
+        scale_sums(stats_ ? stats_->gram : std::move(own.gram), stats_ ? stats_->cross : own.cross);
       }
+      const double noise = passes_ ? 1.0 : lambda(0);  // the weights are in the passes' sums
       A_.resize(S, S);
       b_.resize(S);
       for (Eigen::Index k = 0; k < S; ++k) {
-        b_(k) = Xty_(active[k]);
-        for (Eigen::Index l = 0; l < S; ++l) A_(k, l) = XtX_(active[k], active[l]);
+        b_(k) = Xty_(active[k]) / noise;
+        for (Eigen::Index l = 0; l < S; ++l) A_(k, l) = XtX_(active[k], active[l]) / noise;
       }
     } else if (lambda_changed_ || cache_cols_.empty()) {
       const Eigen::VectorXd w = lambda.cwiseInverse().cwiseSqrt();
@@ -359,6 +348,14 @@ class ArdPosterior {
     }
     cache_cols_ = active;
     lambda_changed_ = false;
+  }
+
+  // XtX_ and Xty_ from sums over the columns as given: times the column scales.
+  void scale_sums(Eigen::MatrixXd gram, const Eigen::VectorXd& cross) {
+    Xty_ = cross.cwiseProduct(x_scale_);
+    XtX_ = std::move(gram);
+    XtX_.array().colwise() *= x_scale_.array();
+    XtX_.array().rowwise() *= x_scale_.transpose().array();
   }
 
   // Sigma_theta = (Alpha + A)^-1: O(d^3) per iteration, plus O(n d^2) when lambda changed.

@@ -66,6 +66,18 @@ inline void to_caller_columns(FitResult& r, const Eigen::VectorXd& scale) {
     r.path_alpha.row(k) = r.path_alpha.row(k).cwiseProduct(scale.cwiseAbs2().transpose());
 }
 
+// The checked statistics of a fit from sums (fit_statistics(), fit_passes())
+// and their columns' scales, the norms of the columns as given.
+inline Eigen::VectorXd statistics_scale(const GaussianStatistics& stats) {
+  if (stats.gram.rows() != stats.gram.cols() || stats.cross.size() != stats.cols())
+    throw std::invalid_argument("the statistics' Gram matrix and cross products do not match");
+  if (stats.n < 2) throw std::invalid_argument("at least two observations are needed");
+  if (stats.cols() < 1) throw std::invalid_argument("the basis has no columns");
+  if (!stats.gram.allFinite() || !stats.cross.allFinite() || !std::isfinite(stats.tt))
+    throw std::invalid_argument("the statistics contain NA, NaN or infinite values");
+  return column_scale(stats.gram.diagonal().cwiseMax(0.0).cwiseSqrt());
+}
+
 // The problem with its warm start (start_alpha, of the columns as given) in the unit-norm columns.
 inline ProblemSpec in_unit_columns(ProblemSpec p, const Eigen::VectorXd& scale) {
   if (p.start_alpha.size() == 0) return p;
@@ -116,13 +128,7 @@ inline FitResult fit_statistics(const GaussianStatistics& stats, const SolverOpt
     throw std::invalid_argument("method '" + p.method + "' reads the rows; a fit from statistics needs another");
   if (!fast && p.gradient_form == "primal")
     throw std::invalid_argument("a fit from statistics has no sample space (gradient form 'primal')");
-  if (stats.gram.rows() != stats.gram.cols() || stats.cross.size() != stats.cols())
-    throw std::invalid_argument("the statistics' Gram matrix and cross products do not match");
-  if (stats.n < 2) throw std::invalid_argument("at least two observations are needed");
-  if (stats.cols() < 1) throw std::invalid_argument("the basis has no columns");
-  if (!stats.gram.allFinite() || !stats.cross.allFinite() || !std::isfinite(stats.tt))
-    throw std::invalid_argument("the statistics contain NA, NaN or infinite values");
-  const Eigen::VectorXd scale = detail::column_scale(stats.gram.diagonal().cwiseMax(0.0).cwiseSqrt());
+  const Eigen::VectorXd scale = detail::statistics_scale(stats);
   ProblemSpec problem = detail::in_unit_columns(p, scale);
   if (!(problem.target_variance > 0.0)) problem.target_variance = stats.target_variance();
   const Eigen::MatrixXd no_rows(0, stats.cols());
@@ -154,12 +160,8 @@ inline FitResult fit_passes(const GaussianStatistics& stats, const Eigen::Vector
     throw std::invalid_argument("method '" + p.method + "' reads the rows at every step; a fit from passes needs another");
   if (p.gradient_form == "primal") throw std::invalid_argument("a fit from passes has no sample space (gradient form 'primal')");
   if (opt.batch.studentized) throw std::invalid_argument("the studentized noise update reads the rows at every step");
-  if (stats.gram.rows() != stats.gram.cols() || stats.cross.size() != stats.cols())
-    throw std::invalid_argument("the statistics' Gram matrix and cross products do not match");
-  if (stats.n < 2 || t.size() != stats.n) throw std::invalid_argument("the targets must be one per row of the statistics");
-  if (stats.cols() < 1) throw std::invalid_argument("the basis has no columns");
-  if (!stats.gram.allFinite() || !t.allFinite()) throw std::invalid_argument("the statistics contain NA, NaN or infinite values");
-  const Eigen::VectorXd scale = detail::column_scale(stats.gram.diagonal().cwiseMax(0.0).cwiseSqrt());
+  const Eigen::VectorXd scale = detail::statistics_scale(stats);
+  if (t.size() != stats.n || !t.allFinite()) throw std::invalid_argument("the targets must be one finite value per row of the statistics");
   const Eigen::MatrixXd no_rows(0, stats.cols());
   const Likelihood lik = Likelihood::from_name("gaussian");
   const Eigen::VectorXd inv_scale = scale.cwiseInverse();
