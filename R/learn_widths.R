@@ -292,6 +292,9 @@ learning_notes <- function(learned) {
     if (!is.null(learned$basis_gain))
       sprintf("from chunks: basis widths the GP's times %.3g (%+.1f nats over the GP's, on a sample of %d rows)",
               learned$basis_multiple %||% 1, learned$basis_gain, learned$basis_rows %||% NA_integer_),
+    if (!is.null(learned$inducing))
+      sprintf("%d of %d inducing points kept: K_uu cannot tell the others from them (control$inducing_tol)",
+              learned$inducing[["kept"]], learned$inducing[["asked"]]),
     if (isTRUE(learned$copies > 0))
       sprintf("%d exact %s of rows pooled (weights as precisions: ?rvm)", learned$copies,
               if (learned$copies == 1L) "copy" else "copies"))

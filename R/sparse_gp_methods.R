@@ -95,7 +95,8 @@ subsample_label <- function(subsample) if (is.null(subsample)) "" else sprintf("
 #'   `edf`, the effective degrees of freedom `sum(hatvalues(object))`, and
 #'   `learning`, lines naming learned hyperparameters that fell back to a
 #'   heuristic, ended at a bound of their search or were learned from
-#'   pooled copies of rows.
+#'   pooled copies of rows, and how many of the inducing points asked for
+#'   were kept (see `inducing_tol` in [sparse_gp_control()]).
 #' @examples
 #' summary(sparse_gp(accel ~ times, data = MASS::mcycle, inducing = 20, seed = 1))
 #' @export

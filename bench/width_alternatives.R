@@ -85,6 +85,7 @@ regression_methods <- list(
   sparse_gp_learn1e10 = with_constant("learn_factr", 1e10, function(f, d) sparse_gp(f, data = d, seed = 1)),
   sparse_gp_factr1e10 = function(f, d) sparse_gp(f, data = d, seed = 1, control = sparse_gp_control(factr = 1e10)),
   sparse_gp_factr1e11 = function(f, d) sparse_gp(f, data = d, seed = 1, control = sparse_gp_control(factr = 1e11)),
+  sparse_gp_all_inducing = function(f, d) sparse_gp(f, data = d, seed = 1, control = sparse_gp_control(inducing_tol = 0)),
   svm = function(f, d) svm(f, data = d),
   ranger = ranger_fit)
 

@@ -341,9 +341,10 @@ test_that("bad inputs give clear errors", {
   expect_error(sparse_gp(x, y, inducing = matrix(0, 3, 2)), "`inducing` has 2 columns but the inputs have 1")
   expect_error(sparse_gp(x, y, inducing = matrix(NA_real_, 3, 1)), "`inducing` contains NA")
   expect_error(sparse_gp(rep(c(1, 2), 15), y, inducing = 5), "only 2 distinct rows")
-  # the default number is capped at the distinct rows (a given one is not)
+  # the default number is capped at the distinct rows (a given one is not),
+  # before those K_uu cannot tell apart are dropped
   few <- sparse_gp(eruptions ~ waiting, data = faithful[1:120, ])
-  expect_equal(few$m, sum(!duplicated(faithful$waiting[1:120])))
+  expect_equal(few$learned$inducing[["asked"]], sum(!duplicated(faithful$waiting[1:120])))
   expect_error(sparse_gp(x, y, noise_variance = -1), "`noise_variance` must be >")
   expect_error(sparse_gp(x, y, noise_variance = c(1, 2)), "`noise_variance` must be a single finite number")
   expect_error(sparse_gp(x, y, restarts = -1), "`restarts` must be >= 0")
@@ -653,8 +654,10 @@ test_that("beyond control$subsample rows, learning uses a subsample and the post
   sub <- sparse_gp(d$x, d$y, inducing = 15, seed = 1, control = sparse_gp_control(subsample = 1000))
   expect_null(full$subsample)
   expect_equal(sub$subsample, 1000)
-  # each learning row stands for 3 rows of the posterior: the default stop tightens by as much
-  expect_equal(sub$control$factr, full$control$factr / 3)
+  # beyond 1000 rows the default stop is on the gain over every row the
+  # posterior serves, learned on a subsample or not
+  expect_equal(sub$control$factr, full$control$factr)
+  expect_equal(full$control$factr, sparse_gp(d$x[1:500, ], d$y[1:500], inducing = 15, seed = 1)$control$factr / 3)
   expect_equal(sparse_gp(d$x, d$y, inducing = 15, seed = 1, control = sparse_gp_control(subsample = 1000, factr = 1e7))$control$factr, 1e7)
   expect_output(print(sub), "on 1000 rows")
   expect_output(print(summary(sub)), "on 1000 rows")
@@ -736,4 +739,49 @@ test_that("sparse_gp()'s deprecated `noise =` warns and fits as `noise_variance 
                  "`noise` is deprecated in sparse_gp\\(\\); use `noise_variance`")
   old$call <- new$call
   expect_identical(old, new)
+})
+
+test_that("inducing points K_uu cannot tell apart are dropped before learning, and summary() says so", {
+  d <- gp_toy(300, seed = 3)
+  k <- kernel_gaussian(1.5, 1)
+  # 60 k-means points on a smooth 1-D curve: most lie in the span of others
+  fit <- sparse_gp(d$x, d$y, kernel = k, inducing = 60, noise_variance = 0.04, optimize = "none", seed = 1,
+                   scale = FALSE)
+  all <- sparse_gp(d$x, d$y, kernel = k, inducing = 60, noise_variance = 0.04, optimize = "none", seed = 1,
+                   scale = FALSE, control = sparse_gp_control(inducing_tol = 0))
+  expect_equal(all$m, 60L)
+  expect_null(all$learned$inducing)
+  expect_lt(fit$m, 30L)
+  expect_equal(nrow(fit$inducing), fit$m)
+  expect_equal(fit$learned$inducing, c(asked = 60L, kept = fit$m))
+  expect_output(print(summary(fit)), sprintf("%d of 60 inducing points kept", fit$m))
+  # every dropped point has a variance given the kept ones of at most the
+  # tolerance (the jitter, relative to the kernel variance) ...
+  kept <- match(data.frame(t(fit$inducing)), data.frame(t(all$inducing)))
+  expect_false(anyNA(kept))
+  K <- gp_k(all$inducing, all$inducing, 1.5, 1)
+  cond <- diag(K)[-kept] - colSums(K[kept, -kept] * solve(K[kept, kept], K[kept, -kept]))
+  expect_true(all(cond <= 1e-6))
+  # ... so the bound and the predictive distribution hardly move
+  # (here 0.004 nats and 3e-5)
+  expect_lt(abs(fit$logLik - all$logLik), 0.01)
+  xt <- matrix(seq(-3, 3, length.out = 11))
+  expect_lt(max(abs(predict(fit, xt, interval = "prediction") - predict(all, xt, interval = "prediction"))), 1e-4)
+  # a stricter tolerance keeps more
+  expect_gt(sparse_gp(d$x, d$y, kernel = k, inducing = 60, noise_variance = 0.04, optimize = "none", seed = 1,
+                      scale = FALSE, control = sparse_gp_control(inducing_tol = 1e-10))$m, fit$m)
+  # copies of given points carry nothing the first copy does not
+  z <- matrix(c(-2, 0, 0, 1, 2, 2, 2))
+  twice <- sparse_gp(d$x, d$y, kernel = k, inducing = z, noise_variance = 0.04, optimize = "none")
+  once <- sparse_gp(d$x, d$y, kernel = k, inducing = unique(z), noise_variance = 0.04, optimize = "none")
+  expect_equal(twice$m, 4L)
+  expect_equal(twice$logLik, once$logLik, tolerance = 1e-12)
+  expect_equal(predict(twice, xt), predict(once, xt), tolerance = 1e-12)
+  expect_equal(unname(twice$inducing), unname(once$inducing))
+  # learned fits drop from the k-means points at the starting widths
+  learned <- sparse_gp(d$x, d$y, inducing = 60, seed = 1)
+  expect_lt(learned$m, 60L)
+  expect_equal(learned$learned$inducing[["kept"]], learned$m)
+  expect_error(sparse_gp_control(inducing_tol = -1), "`inducing_tol` must be >= 0 and <= 1")
+  expect_error(sparse_gp_control(inducing_tol = 2), "`inducing_tol` must be >= 0 and <= 1")
 })
