@@ -57,7 +57,7 @@ print.sb_sparse_gp <- function(x, digits = max(3L, getOption("digits") - 3L), ..
   cat("Call: ", paste(deparse(x$call, width.cutoff = 70L), collapse = "\n  "), "\n", sep = "")
   cat(sprintf("Kernel: %s\n", utils::capture.output(print(x$kernel))))
   cat(sprintf("%s (n = %d); noise sd %s; %s %s\n",
-              if (x$approx == "exact") "all training inputs" else sprintf("%d inducing points", x$m),
+              if (x$approx == "exact") "all training inputs" else inducing_label(x),
               stats::nobs(x), format(sqrt(x$noise_variance), digits = digits),
               if (x$approx == "VFE") "ELBO" else "log marginal likelihood", format(x$logLik, digits = digits + 2L)))
   cat(sprintf("Optimised: %s; %s\n", x$optimize, optim_label(x)))
@@ -68,6 +68,13 @@ optim_label <- function(x) {
   if (x$optimize == "none") return("no optimisation")
   sprintf("L-BFGS-B, %d evaluations%s, %s", x$iterations[[1L]], subsample_label(x$subsample),
           if (x$converged) "converged" else "NOT converged")
+}
+
+# "m inducing points", and how many were asked for when some were dropped
+# (those K_uu cannot tell apart, gp_learning()).
+inducing_label <- function(x) {
+  asked <- x$learned$inducing[["asked"]]
+  sprintf("%d inducing points%s", x$m, if (is.null(asked)) "" else sprintf(" of %d asked", asked))
 }
 
 subsample_label <- function(subsample) if (is.null(subsample)) "" else sprintf(" on %d rows", subsample)

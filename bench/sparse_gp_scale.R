@@ -17,7 +17,7 @@ args <- commandArgs(TRUE)
 
 one_fit <- function(method, n, m) {
   if (method == "bam" && n * m^2 > 3e10)
-    return(data.frame(method = method, n = n, m = m, wall = NA, cpu = NA, rss_mb = NA, rmse = NA))
+    return(data.frame(method = method, n = n, m = m, kept = NA, wall = NA, cpu = NA, rss_mb = NA, rmse = NA))
   suppressPackageStartupMessages(library(sparsebayes))
   set.seed(1)
   x <- matrix(runif(2 * n, -3, 3), n, 2, dimnames = list(NULL, c("x1", "x2")))
@@ -26,9 +26,11 @@ one_fit <- function(method, n, m) {
   xt <- matrix(runif(2 * 5000, -3, 3), 5000, 2, dimnames = list(NULL, c("x1", "x2")))
   ft <- sin(2 * xt[, 1]) * cos(xt[, 2])
   gc(FALSE)
+  kept <- m
   t <- system.time(pred <- switch(method,
     sparse_gp = {
       fit <- sparse_gp(x, y, inducing = m, seed = 1)
+      kept <- fit$m  # after the points K_uu cannot tell apart are dropped
       predict(fit, xt)
     },
     rvm = {
@@ -42,7 +44,7 @@ one_fit <- function(method, n, m) {
     }))
   status <- readLines("/proc/self/status")
   rss <- as.numeric(gsub("[^0-9]", "", grep("^VmHWM", status, value = TRUE))) / 1024
-  data.frame(method = method, n = n, m = m, wall = t[["elapsed"]], cpu = t[["user.self"]] + t[["sys.self"]],
+  data.frame(method = method, n = n, m = m, kept = kept, wall = t[["elapsed"]], cpu = t[["user.self"]] + t[["sys.self"]],
              rss_mb = rss, rmse = sqrt(mean((pred - ft)^2)))
 }
 
@@ -61,7 +63,7 @@ rows <- lapply(seq_len(nrow(cells)), function(i) {
   out <- suppressWarnings(system2("Rscript", c(script, "--one", cl$method, format(cl$n, scientific = FALSE), cl$m),
                                   stdout = TRUE, stderr = FALSE))
   res <- tryCatch(utils::read.csv(text = out), error = function(e) NULL)
-  if (is.null(res) || !nrow(res)) res <- data.frame(method = cl$method, n = cl$n, m = cl$m, wall = NA, cpu = NA,
+  if (is.null(res) || !nrow(res)) res <- data.frame(method = cl$method, n = cl$n, m = cl$m, kept = NA, wall = NA, cpu = NA,
                                                     rss_mb = NA, rmse = NA)
   message(sprintf("%-9s n = %7d m = %3d: %s s, RMSE %s", cl$method, as.integer(cl$n), cl$m, format(res$wall),
                   format(res$rmse, digits = 3)))
@@ -71,6 +73,6 @@ res <- do.call(rbind, rows)
 cat("Command: `Rscript bench/sparse_gp_scale.R`\n\n")
 cat(sprintf("Machine: %s, R %s, %d cores, %s\n\n", Sys.info()[["machine"]], getRversion(),
             parallel::detectCores(), format(Sys.time(), "%Y-%m-%d %H:%M UTC", tz = "UTC")))
-cat("| n | m | method | wall s | CPU s | peak RSS MB | latent RMSE |\n|---:|---:|---|---:|---:|---:|---:|\n")
-cat(sprintf("| %s | %d | %s | %.1f | %.1f | %.0f | %.5f |\n", format(res$n, big.mark = ",", scientific = FALSE),
-            res$m, res$method, res$wall, res$cpu, res$rss_mb, res$rmse), sep = "")
+cat("| n | m | kept | method | wall s | CPU s | peak RSS MB | latent RMSE |\n|---:|---:|---:|---|---:|---:|---:|---:|\n")
+cat(sprintf("| %s | %d | %s | %s | %.1f | %.1f | %.0f | %.5f |\n", format(res$n, big.mark = ",", scientific = FALSE),
+            res$m, format(res$kept), res$method, res$wall, res$cpu, res$rss_mb, res$rmse), sep = "")

@@ -29,6 +29,9 @@ pick <- function(all, i) if (length(args) >= i && nzchar(args[i])) all[strsplit(
 #   stopping rule (learn_factr, R/learn_widths.R);
 # sparse_gp_factr1e8, 1e10, 1e11: fixed stopping rules of sparse_gp()'s own
 #   optimisation (the default: 1e11 on noisy responses, 1e10 on others);
+# sparse_gp_all_inducing, sparse_gp_fitc_all_inducing: every inducing
+#   point kept (inducing_tol = 0), against the default that drops those
+#   K_uu cannot tell apart (sparse_gp_fitc: FITC at its defaults);
 # rvm_vfe, rvm_vfe_narrow_fixed: the RVM on the sparse GP's widths.
 narrower_fits <- function(f, d, control = rvm_control()) {
   fit <- rvm(f, data = d, control = control)
@@ -86,6 +89,9 @@ regression_methods <- list(
   sparse_gp_factr1e10 = function(f, d) sparse_gp(f, data = d, seed = 1, control = sparse_gp_control(factr = 1e10)),
   sparse_gp_factr1e11 = function(f, d) sparse_gp(f, data = d, seed = 1, control = sparse_gp_control(factr = 1e11)),
   sparse_gp_all_inducing = function(f, d) sparse_gp(f, data = d, seed = 1, control = sparse_gp_control(inducing_tol = 0)),
+  sparse_gp_fitc = function(f, d) sparse_gp(f, data = d, seed = 1, approx = "FITC"),
+  sparse_gp_fitc_all_inducing = function(f, d) sparse_gp(f, data = d, seed = 1, approx = "FITC",
+                                                         control = sparse_gp_control(inducing_tol = 0)),
   svm = function(f, d) svm(f, data = d),
   ranger = ranger_fit)
 

@@ -755,6 +755,8 @@ test_that("inducing points K_uu cannot tell apart are dropped before learning, a
   expect_equal(nrow(fit$inducing), fit$m)
   expect_equal(fit$learned$inducing, c(asked = 60L, kept = fit$m))
   expect_output(print(summary(fit)), sprintf("%d of 60 inducing points kept", fit$m))
+  expect_output(print(fit), sprintf("%d inducing points of 60 asked \\(n = 300\\)", fit$m))
+  expect_output(print(all), "60 inducing points \\(n = 300\\)")
   # every dropped point has a variance given the kept ones of at most the
   # tolerance (the jitter, relative to the kernel variance) ...
   kept <- match(data.frame(t(fit$inducing)), data.frame(t(all$inducing)))
