@@ -784,6 +784,11 @@ test_that("inducing points K_uu cannot tell apart are dropped before learning, a
   learned <- sparse_gp(d$x, d$y, inducing = 60, seed = 1)
   expect_lt(learned$m, 60L)
   expect_equal(learned$learned$inducing[["kept"]], learned$m)
+  # ... in any units of x and y, and the same from a bootstrap's distinct rows with their counts
+  expect_identical(sparse_gp(d$x * 100 - 3, d$y * 1e3 + 5, inducing = 60, seed = 1)$m, learned$m)
+  boot <- c(seq_len(300), 1:40)
+  expect_identical(sparse_gp(d$x[boot, , drop = FALSE], d$y[boot], inducing = 60, seed = 1)$m,
+                   sparse_gp(d$x, d$y, weights = tabulate(boot, 300), inducing = 60, seed = 1)$m)
   expect_error(sparse_gp_control(inducing_tol = -1), "`inducing_tol` must be >= 0 and <= 1")
   expect_error(sparse_gp_control(inducing_tol = 2), "`inducing_tol` must be >= 0 and <= 1")
 })
