@@ -184,11 +184,11 @@ model_fields <- function(res, y, names, family, method, noise, control) {
 # Non-convergence is a warning (and `converged = FALSE`), never silent; the
 # paper's schedule runs a fixed budget by design, so it is not warned about.
 warn_not_converged <- function(fit, res) {
-  if (!is.null(res$passes)) {  # a binomial fit from chunks (chunk_laplace_fit())
+  if (!is.null(res$passes)) {  # a binomial or Poisson fit from chunks (chunk_laplace_fit())
     if (!res$passes_converged)
-      warning(sprintf(paste0("the binomial fit from data_chunks() did not converge in %d passes over the chunks ",
+      warning(sprintf(paste0("the %s fit from data_chunks() did not converge in %d passes over the chunks ",
                              "(the relevant set or the weights still moved); `fit$chunks$passes_converged` is FALSE."),
-                      res$passes), call. = FALSE)
+                      fit$family$family, res$passes), call. = FALSE)
     else if (!fit$converged)
       warning("the fast solver did not converge within a pass; see `control = rvm_control()`.", call. = FALSE)
     return(invisible())

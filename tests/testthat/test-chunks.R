@@ -197,7 +197,7 @@ test_that("rvm() from chunks learns its widths and centres on a sample, and pred
   expect_lt(rmse(b), 0.05)
   expect_equal(nrow(b$centres), 200)
   expect_error(rvm(y ~ x1, data = data_chunks(d), family = binomial()), "0/1")
-  expect_error(rvm(y ~ x1, data = data_chunks(d), family = poisson()), "gaussian or binomial")
+  expect_error(rvm(y ~ x1, data = data_chunks(d), family = poisson()), "must be non-negative whole numbers \\(counts\\) for the poisson family")
   expect_error(rvm(y ~ x1, data = data_chunks(d), kernel = kernel_wavelet("haar")), "single kernel")
   expect_error(rvm(y ~ x1, data = data_chunks(d), noise = "sample"), "shared")
 })
