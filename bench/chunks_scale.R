@@ -7,6 +7,7 @@
 #   Rscript bench/chunks_scale.R rvm 1e7
 #   Rscript bench/chunks_scale.R sparse_gp 1e6     # VFE, 500 inducing points, learned on a sample of 20000
 #   Rscript bench/chunks_scale.R student 1e6       # ard(noise = "student"), d = 20, t(3) noise and 2% outliers
+#   Rscript bench/chunks_scale.R poisson 1e6       # rvm(family = poisson()), 200 centres, one pass per IRLS step
 suppressPackageStartupMessages(library(sparsebayes))
 args <- commandArgs(TRUE)
 what <- if (length(args)) args[1L] else "ard"
@@ -40,17 +41,22 @@ if (what %in% c("ard", "student")) {
   }
 } else {
   f <- function(x1, x2) sin(2 * x1) + 0.3 * x2^2
+  counts <- what == "poisson"  # counts with log mean 1 + f / 2 (means 1 to 11)
   make <- local(function(i, rows = chunk) {
     set.seed(i)
     x1 <- runif(rows, -3, 3)
     x2 <- runif(rows, -3, 3)
-    data.frame(y = f(x1, x2) + rnorm(rows, sd = 0.3), x1 = x1, x2 = x2)
-  }, list2env(list(chunk = chunk, f = f)))
-  fit_n <- if (what == "rvm")
-    function(n) suppressMessages(rvm(y ~ x1 + x2, data = data_chunks(make, chunks = ceiling(n / chunk)), centres = 1000))
-  else function(n) sparse_gp(y ~ x1 + x2, data = data_chunks(make, chunks = ceiling(n / chunk)), inducing = 500, seed = 1)
+    y <- if (counts) stats::rpois(rows, exp(1 + f(x1, x2) / 2)) else f(x1, x2) + rnorm(rows, sd = 0.3)
+    data.frame(y = y, x1 = x1, x2 = x2)
+  }, list2env(list(chunk = chunk, f = f, counts = counts)))
+  fit_n <- switch(what,
+    rvm = function(n) suppressMessages(rvm(y ~ x1 + x2, data = data_chunks(make, chunks = ceiling(n / chunk)), centres = 1000)),
+    poisson = function(n) suppressMessages(rvm(y ~ x1 + x2, data = data_chunks(make, chunks = ceiling(n / chunk)),
+                                               family = poisson(), centres = 200)),
+    function(n) sparse_gp(y ~ x1 + x2, data = data_chunks(make, chunks = ceiling(n / chunk)), inducing = 500, seed = 1))
   test <- make(1e6, 1e4)
-  latent <- function(fit) sqrt(mean((predict(fit, test) - f(test$x1, test$x2))^2))
+  latent <- if (counts) function(fit) sqrt(mean((predict(fit, test, type = "link") - 1 - f(test$x1, test$x2) / 2)^2))
+            else function(fit) sqrt(mean((predict(fit, test) - f(test$x1, test$x2))^2))
 }
 
 small <- system.time(fit_small <- fit_n(1e5))[["elapsed"]]
