@@ -43,7 +43,7 @@
 #' [sparse_gp_control()]) are then dropped: they add almost nothing to the
 #' bound but cost time. `fit$m` is the number kept and [summary()] says how
 #' many were asked for. At n = 10^6 on a smooth 2-D surface, 150 of 500
-#' k-means points are kept: the fit takes 6.5 s instead of 72 s, at the
+#' k-means points are kept: the fit takes 6.5 s instead of 37 s (2 cores) at the
 #' same latent error (bench/RESULTS.md).
 #'
 #' **Numerics.** `K_uu` is factorised with a jitter of `control$jitter`
