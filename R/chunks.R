@@ -1022,17 +1022,24 @@ chunk_step_failed <- function(sums, previous, relevant, mu, alpha, null_log_lik)
 # Returns the search's state, with `mu` the point to pass next.
 chunk_mode_search <- function(from, relevant, alpha, failed = FALSE) {
   search <- list(relevant = relevant, alpha = alpha, base = NULL, step = 1, target = NULL, last = NULL)
-  start <- numeric(length(relevant))
   at <- match(from$relevant, relevant)
-  start[at[!is.na(at)]] <- from$mu[!is.na(at)]
   if (anyNA(at)) {
     G <- from$sums$statistics$gram
-    H <- G[relevant, relevant, drop = FALSE]
-    diag(H) <- diag(H) + alpha
+    H <- penalised_gram(G, relevant, alpha)
     search$mu <- as.numeric(solve(H, G[relevant, from$relevant, drop = FALSE] %*% from$mu))  # the base to pass
     return(search)
   }
+  start <- numeric(length(relevant))
+  start[at] <- from$mu
   chunk_next_trial(chunk_base(search, list(mu = start, sums = from$sums)), if (failed) 0.5 else 1)
+}
+
+# G[r, r] + diag(alpha): the Hessian of the penalised log posterior of the
+# columns r at the curvature of a pass's sums (gram = Phi' B Phi).
+penalised_gram <- function(gram, r, alpha) {
+  H <- gram[r, r, drop = FALSE]
+  diag(H) <- diag(H) + alpha
+  H
 }
 
 # The search's base becomes `base` (mu, sums at mu): its penalised log
@@ -1043,8 +1050,7 @@ chunk_mode_search <- function(from, relevant, alpha, failed = FALSE) {
 chunk_base <- function(search, base) {
   r <- search$relevant
   st <- base$sums$statistics
-  H <- st$gram[r, r, drop = FALSE]
-  diag(H) <- diag(H) + search$alpha
+  H <- penalised_gram(st$gram, r, search$alpha)
   R <- chol(H)
   target <- backsolve(R, backsolve(R, st$cross[r], transpose = TRUE))
   base$log_posterior <- penalised_log_posterior(base$sums$log_lik, base$mu, search$alpha)

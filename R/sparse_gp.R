@@ -409,7 +409,7 @@ gp_learning <- function(p) {
     # on a response without noise, differences below the jitter still count
     tol <- (control$inducing_tol %||% control$jitter) * min(1, exp(start$log_noise - start$log_variance))
     keep <- distinct_inducing(utils::modifyList(kernel, list(width = exp(start$log_width))), Z, tol)
-    inducing <- c(asked = nrow(Z), kept = length(keep))
+    if (length(keep) < nrow(Z)) inducing <- c(asked = nrow(Z), kept = length(keep))  # summary() says so
     Z <- Z[keep, , drop = FALSE]
   }
   control$factr <- control$factr %||% 1e10
@@ -466,8 +466,7 @@ gp_fit <- function(p, learning, opt, call) {
     c(if (p$per_input) learning$learned[intersect(names(learning$learned),
                                                   c("criterion", "gain", "price", "constant_inputs"))],
       list(bounds = opt$bounds, converged = fit$converged, copies = pool$copies)),
-    if (!is.null(learning$inducing) && learning$inducing[["kept"]] < learning$inducing[["asked"]])
-      list(inducing = learning$inducing))
+    if (!is.null(learning$inducing)) list(inducing = learning$inducing))
   add_offset(fit, p$offset)
 }
 
