@@ -13,6 +13,10 @@
     .Call(`_sparsebayes_sb_fit`, Phi, t, likelihood, problem, control)
 }
 
+.sb_fit_multinomial <- function(Phi, T, case_weights, offset, shared, problem, control) {
+    .Call(`_sparsebayes_sb_fit_multinomial`, Phi, T, case_weights, offset, shared, problem, control)
+}
+
 .sb_statistics <- function(Phi, t) {
     .Call(`_sparsebayes_sb_statistics`, Phi, t)
 }

@@ -224,8 +224,9 @@ family.sparsebayes <- function(object, ...) object$family %||% stats::gaussian()
 #' integrated out under their inverse-gamma prior (so it differs from the
 #' Gaussian evidence at the fitted variances by the bound's terms of that
 #' prior). Gaussian fits are computed in standard
-#' units and reported as a density of `y` in its own units. A multiclass RVM
-#' gives the sum over its one-against-the-rest models. For [sparse_gp()] it is
+#' units and reported as a density of `y` in its own units. A multinomial
+#' RVM gives its joint log evidence (Laplace), a one-against-the-rest fit the
+#' sum over its binary models. For [sparse_gp()] it is
 #' the log marginal likelihood of the exact or FITC model, and for `approx =
 #' "VFE"` the variational lower bound (ELBO) on the exact GP's, which is
 #' what VFE maximises.
@@ -384,8 +385,10 @@ same_weights <- function(a, b, n) {
 prior_weights <- function(object) first_class_model(object)$prior.weights
 
 # Basis functions the predictor uses: retained weights, inducing points, or
-# the total over a multiclass fit's classes.
+# those a multinomial fit's classes share, or the total over a one-against-
+# the-rest fit's classes.
 relevant_count <- function(object) {
+  if (is_multinomial(object)) return(nrow(object$weights))
   if (inherits(object, "sb_rvm_multiclass")) return(sum(vapply(object$models, relevant_count, integer(1))))
   if (inherits(object, "sb_sparse_gp")) return(as.integer(object$m))
   length(object$relevant)

@@ -131,8 +131,8 @@
 #'   at the chosen width (as a fit with that number as `width` would give),
 #'   with the search in `width_search`; convergence warnings of the trial
 #'   fits are not shown, those of the final fit are. Multiclass fits choose
-#'   one width for all classes (maximising the sum of the one-against-the-rest
-#'   evidences).
+#'   one width for all classes (maximising the multinomial model's joint
+#'   evidence, or the sum of the one-against-the-rest evidences).
 #'
 #'   The evidence is not a predictive criterion: with a weight precision per
 #'   kernel, narrower kernels let the fit give single points their own

@@ -321,6 +321,7 @@ summary.sb_rvm <- function(object, n_weights = 10L, ...) {
                  rmse = if (gaussian) training_rmse(object) else NA_real_,
                  r_squared = if (gaussian) training_r_squared(object) else NA_real_, chunks = object$chunks,
                  error = if (likelihood_of(object$family)$classes) training_error(object) else NA_real_,
+                 scores = if (likelihood_of(object$family)$classes) class_scores(object),
                  deviance = deviance_of(object), coefficients = coefs,
                  components = if (length(fit_kernels(object)) > 1L) component_table(object),
                  width_search = width_search_label(object),
@@ -328,6 +329,30 @@ summary.sb_rvm <- function(object, n_weights = 10L, ...) {
                  inputs = if (is_per_input_kernel(object$kernel)) input_relevance(object),
                  calibration_note = calibration_note(object)),
             class = "summary.sb_rvm")
+}
+
+# A two-class fit's training log loss, Brier score (of the second class's
+# probability) and AUC (Mann-Whitney; ties count half), weighted by the
+# prior weights; NULL from chunks (no fitted values kept).
+class_scores <- function(object) {
+  p <- as.numeric(object$fitted.values)
+  if (!length(p)) return(NULL)
+  y <- object$y
+  w <- prior_weights(object) %||% rep(1, length(y))
+  keep <- w > 0
+  p <- p[keep]; y <- y[keep]; w <- w[keep]
+  pc <- pmin(pmax(p, 1e-15), 1 - 1e-15)
+  pos <- y == 1
+  auc <- NA_real_
+  if (any(pos) && any(!pos)) {  # P(p of a positive > p of a negative), ties half, pairs weighted
+    o <- order(p[!pos])
+    neg <- p[!pos][o]
+    cum <- c(0, cumsum(w[!pos][o]))
+    below <- cum[findInterval(p[pos], neg, left.open = TRUE) + 1L]
+    upto <- cum[findInterval(p[pos], neg) + 1L]
+    auc <- sum(w[pos] * (below + upto) / 2) / (sum(w[pos]) * sum(w[!pos]))
+  }
+  c(log_loss = sum(w * -ifelse(pos, log(pc), log1p(-pc))) / sum(w), brier = sum(w * (p - y)^2) / sum(w), auc = auc)
 }
 
 # The n_weights largest posterior weights with their posterior sd and z value.
@@ -371,7 +396,12 @@ print.summary.sb_rvm <- function(x, digits = max(3L, getOption("digits") - 3L), 
     cat(sprintf("Training RMSE:      %s   (R-squared %s)\n", format(x$rmse, digits = digits),
                 format(x$r_squared, digits = digits)))
   } else {
-    if (likelihood_of(x$family)$classes) cat(sprintf("Training error:     %.2f%%\n", 100 * x$error))
+    if (likelihood_of(x$family)$classes) {
+      cat(sprintf("Training error:     %.2f%%\n", 100 * x$error))
+      if (!is.null(x$scores))
+        cat(sprintf("Training log loss:  %s   (Brier score %s, AUC %s)\n", format(x$scores[["log_loss"]], digits = digits),
+                    format(x$scores[["brier"]], digits = digits), format(x$scores[["auc"]], digits = digits)))
+    }
     cat(sprintf("Deviance:           %s\n", format(x$deviance, digits = digits)))
   }
   cat(sprintf("Log evidence:       %s%s\n", format(x$logLik, digits = digits + 2L),

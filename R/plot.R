@@ -33,8 +33,13 @@
 #' @param x A fitted [rvm()].
 #' @param which `"fit"` (the default views above), `"components"`,
 #'   `"shrinkage"`, `"relevance"`, `"trajectory"`, `"leverage"`,
-#'   `"outlier_map"`, `"width"` or `"inputs"` (the kernel width of each input, for kernels
-#'   with one width per input: see [input_relevance()]).
+#'   `"outlier_map"`, `"width"`, `"inputs"` (the kernel width of each input, for kernels
+#'   with one width per input: see [input_relevance()]) or, for a classifier,
+#'   `"reliability"`: the reliability diagram of its fitted probabilities
+#'   (every class's probability at every training row, in ten bins of equal
+#'   width: the observed share of rows of that class against the mean
+#'   probability, each point's area by its count; a calibrated classifier
+#'   follows the diagonal).
 #' @param level Coverage of the prediction band.
 #' @param n_grid Number of grid points for the curve.
 #' @param legend `FALSE` to draw no legend (and reserve no room for one).
@@ -51,7 +56,7 @@
 #' plot(rvm(accel ~ times, data = MASS::mcycle))
 #' @export
 plot.sb_rvm <- function(x, which = c("fit", "components", "shrinkage", "relevance", "trajectory", "leverage",
-                                     "outlier_map", "width", "inputs"),
+                                     "outlier_map", "width", "inputs", "reliability"),
                      level = 0.95, n_grid = 400L, legend = TRUE, ...) {
   which <- match_arg(which)
   check_number(level, "level", lower = 0, upper = 1, open_lower = TRUE)
@@ -67,6 +72,7 @@ plot.sb_rvm <- function(x, which = c("fit", "components", "shrinkage", "relevanc
   else if (which == "outlier_map") plot_outlier_map(x, legend = legend, ...)
   else if (which == "width") plot_width_search(x, legend = legend, ...)
   else if (which == "inputs") plot_input_relevance(x, ...)
+  else if (which == "reliability") plot_reliability(x, ...)
   else if (p == 1L && likelihood_of(family)$classes) plot_probability(x, curve_view(level, n_grid, legend), ...)
   else if (p == 1L) plot_curve(x, curve_view(level, n_grid, legend), ...)
   else if (p == 2L && likelihood_of(family)$classes) plot_classes(x, legend = legend, ...)
@@ -241,7 +247,8 @@ plot_classes <- function(x, n_grid = 150L, legend = TRUE, main = NULL, xlab = NU
                         if (binary) c("p = 0.5", "p = 0.25, 0.75") else "class boundary")
   ylim <- legend_space(ylim %||% range(X[, 2L]), keys)
   default_main <- if (binary) "RVM classifier: decision boundary and relevance vectors"
-                  else sprintf("RVM classifier: decision regions of %d classes (one against the rest)", nlevels(labels))
+                  else sprintf("RVM classifier: decision regions of %d classes (%s)", nlevels(labels),
+                               if (is_multinomial(x)) "multinomial" else "one against the rest")
   main <- main %||% default_main
   op <- graphics::par(cex.main = title_cex(main))
   on.exit(graphics::par(op), add = TRUE)
@@ -328,6 +335,39 @@ plot_calibration <- function(x, main = NULL, xlab = NULL, ylab = NULL, col = gra
                  xlab = xlab[2L], ylab = ylab[2L], main = main[2L], pch = pch, col = col, ...)
   graphics::abline(0, 1, col = "grey50", lty = 2)
 }
+
+# The reliability diagram of a classifier's fitted probabilities (an n x K
+# matrix for the classes `y`): every (row, class) pair in ten bins of
+# equal width of its probability; per bin the share of pairs whose row is
+# of that class against the mean probability, as points of area by count.
+plot_reliability <- function(x, main = "Reliability of the fitted probabilities", xlab = "predicted probability (bin mean)",
+                             ylab = "observed frequency", col = graphics::par("col"), pch = 16, cex = 1, ...) {
+  if (!likelihood_of(x$family$family)$classes)
+    stop_arg("which", "\"reliability\" is for classifiers (binomial and multiclass fits).")
+  r <- reliability_table(fitted_class_prob(x), observed_class(x))
+  graphics::plot(r$predicted, r$observed, xlim = c(0, 1), ylim = c(0, 1), type = "b", main = main, xlab = xlab,
+                 ylab = ylab, col = col, pch = pch, cex = cex * sqrt(r$count / max(r$count)) * 2, ...)
+  graphics::abline(0, 1, col = "grey50", lty = 2)
+  invisible(r)
+}
+
+# Per bin of equal width: mean predicted probability, observed frequency and count.
+reliability_table <- function(prob, y, bins = 10L) {
+  truth <- outer(as.integer(y), seq_len(ncol(prob)), "==")
+  bin <- cut(as.numeric(prob), seq(0, 1, length.out = bins + 1L), include.lowest = TRUE)
+  out <- data.frame(bin = levels(bin), predicted = as.numeric(tapply(as.numeric(prob), bin, mean)),
+                    observed = as.numeric(tapply(as.numeric(truth), bin, mean)),
+                    count = as.integer(table(bin)), stringsAsFactors = FALSE)
+  out[out$count > 0, , drop = FALSE]
+}
+
+# A classifier's fitted probabilities, one column per class, and its classes.
+fitted_class_prob <- function(x) {
+  if (inherits(x, "sb_rvm_multiclass")) return(training_prob(x))
+  p <- as.numeric(x$fitted.values)
+  cbind(1 - p, p)
+}
+observed_class <- function(x) if (inherits(x, "sb_rvm_multiclass")) x$y else factor(x$y + 1L, levels = 1:2)
 
 # A multiclass classifier with other than two inputs. Left, the fitted
 # probability of every class for the rows of each observed class (one strip

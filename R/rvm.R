@@ -81,9 +81,8 @@
 #'   names. Non-Gaussian likelihoods are fitted by a Laplace approximation at
 #'   the posterior mode (penalised IRLS) inside the same solver. A factor
 #'   with two levels is a binary classifier for the second level, as in
-#'   [stats::glm()]; with more levels one binary model is fitted per class
-#'   against the rest, and `predict` normalises their probabilities (an
-#'   object of class `"sb_rvm_multiclass"` holding the models in `models`).
+#'   [stats::glm()]; with more levels, see `multiclass` (an object of class
+#'   `"sb_rvm_multiclass"`).
 #'   From [data_chunks()], two classes only, by one pass over the chunks per
 #'   outer iteration (see its Passes section), `method = "fast"` and no prior.
 #' @param basis Optional user-supplied n by M design matrix, used instead of
@@ -145,6 +144,18 @@
 #'   `offset`. Stored as `offset`. The formula method evaluates `weights`
 #'   and `offset` in `data`, as [stats::lm()] does, adds `offset()` terms of
 #'   the formula, and evaluates them again in `newdata` at `predict`.
+#' @param multiclass A factor response of more than two classes:
+#'   `"multinomial"` (the default) fits one softmax model over K latent
+#'   functions on one basis, with one precision per basis function shared by
+#'   the classes (a basis function is relevant for all classes or none), by
+#'   the fast sequential algorithm on the Laplace approximation of the joint
+#'   posterior; its class probabilities sum to one by construction and
+#'   integrate the latent posterior ([predict.sb_rvm_multiclass()]). The fit
+#'   holds the K-column `weights`, their joint covariance `Sigma` (class
+#'   blocks), `logLik` (the log evidence), and in `models` one view per
+#'   class (class k's latent function). Needs `method = "fast"` and no
+#'   offset. `"one_vs_rest"` fits one binary RVM per class against the rest
+#'   (fitted through future.apply) and normalises their probabilities.
 #' @param ... Passed from the formula method to the default method.
 #' @return An object of class `c("sb_rvm", "sparsebayes")`, a list with
 #'   \item{call}{the matched call.}
@@ -265,7 +276,8 @@ rvm.default <- function(x = NULL, y, kernel = "gaussian", bias = TRUE, scale = T
                         prior = "auto", method = "fast",
                         noise = c("shared", "sample", "student"), gradient_form = c("primal", "dual"),
                         basis = NULL, centres = NULL, control = NULL, weights = NULL, offset = NULL, objective = NULL,
-                        ...) {
+                        multiclass = c("multinomial", "multinomial_per_class", "one_vs_rest"), ...) {
+  multiclass <- match_arg(multiclass)
   method <- match_method(method)
   noise <- match_arg(noise)
   old <- deprecated_objective(objective, "rvm")
@@ -273,7 +285,7 @@ rvm.default <- function(x = NULL, y, kernel = "gaussian", bias = TRUE, scale = T
   check_dots_empty(...)
   problem <- rvm_problem(list(x = x, y = y, kernel = kernel, bias = bias, scale = scale, family = family, prior = prior,
                               method = method, noise = noise, gradient_form = gradient_form, basis = basis, centres = centres,
-                              control = control, weights = weights, offset = offset))
+                              control = control, weights = weights, offset = offset, multiclass = multiclass))
   call <- generic_call(match.call(), "rvm")
   if (any(vapply(problem$kernels, is_evidence_width, logical(1))))  # a width chosen by the evidence
     return(rvm_width_search(problem, call))  # R/width_search.R
@@ -382,7 +394,8 @@ rvm_problem <- function(a) {
   if (any(smoothness > 0) && !method_supports(method, "smoothness"))
     stop_arg("prior", "needs method = ", methods_supporting("smoothness"), ".")
   if (any(smoothness > 0) && per_sample_noise(noise)) stop_arg("prior", "needs noise = \"shared\".")
-  structure(list(x = x, xs = xs, y = y, scaling = scaling, in_fit = in_fit, n = n, wo = wo,
+  multiclass <- if (is.factor(y) && nlevels(y) > 2L) check_multinomial(a$multiclass %||% "multinomial", method, wo)
+  structure(list(x = x, xs = xs, y = y, scaling = scaling, in_fit = in_fit, n = n, wo = wo, multiclass = multiclass,
                  kernels = kernels, learn_default = learn_default, bias = bias, centres = centres, Phi = Phi,
                  shortcut = shortcut, family = family, noise = noise, prior = prior, level_prior = level_prior,
                  smoothness = smoothness, solver = solver_spec(method, control, a$gradient_form)),
@@ -444,18 +457,19 @@ shared_designs <- function(problems) {
 }
 
 # The fit of a problem (rvm_problem()) on its design (rvm_design()): one
-# model (regression, two classes) or one per class against the rest; `call`
-# is stored in the fit.
+# model (regression, two classes, the multinomial model of more) or one per
+# class against the rest; `call` is stored in the fit.
 fit_rvm <- function(p, call, design = rvm_design(p)) {
   kernel <- problem_kernel(p)
   family <- p$family
   method <- p$solver$method
   y <- p$y
-  # positive: the class code of the target's 1s, for a binomial fit from chunks
-  fit_one <- function(target, statistics = NULL, positive = 1L) {
-    res <- if (!is.null(p$chunks) && !has_noise(family)) chunk_laplace_fit(p, design, positive)  # R/chunks.R
-           else fit_basis(design$Phi, target, family, p$solver, p$noise, p$smoothness, p$wo, design$wavelet,
-                          rows = design$rows, statistics = statistics)
+  # positive: the class code of the target's 1s, for a binomial fit from chunks;
+  # res: the solver's result (a multinomial fit's view of one class)
+  fit_one <- function(target, statistics = NULL, positive = 1L,
+                      res = if (!is.null(p$chunks) && !has_noise(family)) chunk_laplace_fit(p, design, positive)  # R/chunks.R
+                            else fit_basis(design$Phi, target, family, p$solver, p$noise, p$smoothness, p$wo,
+                                           design$wavelet, rows = design$rows, statistics = statistics)) {
     core <- model_fields(res, target, design$names, family, method, p$noise, p$solver$control)
     relevance_index <- integer(0)
     if (!is.null(kernel) && !p$shortcut) {
@@ -477,7 +491,7 @@ fit_rvm <- function(p, call, design = rvm_design(p)) {
     fit <- add_weights_offset(fit, p$wo, res$standard_units)
     if (!is.null(p$chunks)) fit <- chunk_fit_fields(fit, chunk_info(p$chunks, res$standard_units, 2L, res), res)
     class(fit) <- c("sb_rvm", "sparsebayes")
-    warn_not_converged(fit, res)
+    if (is.null(res$class_view)) warn_not_converged(fit, res)
     fit
   }
   if (!is.factor(y)) return(fit_one(y, design$statistics))
@@ -486,6 +500,7 @@ fit_rvm <- function(p, call, design = rvm_design(p)) {
     fit$levels <- levels(y)
     return(fit)
   }
+  if (p$multiclass != "one_vs_rest") return(fit_multinomial(p, call, design, fit_one))  # R/multiclass.R
   # One model per class against the rest; predict normalises their
   # probabilities. The classes are fitted through future.apply, so a
   # future::plan() fits them in parallel; the fits draw no random numbers,
@@ -497,7 +512,7 @@ fit_rvm <- function(p, call, design = rvm_design(p)) {
   }, future.seed = NULL)
   names(models) <- levels(y)
   structure(list(call = call, models = models, levels = levels(y), y = y, x = p$x, kernel = kernel,
-                 family = family, method = method),
+                 family = family, method = method, multiclass = "one_vs_rest"),
             class = c("sb_rvm_multiclass", "sparsebayes"))
 }
 

@@ -215,7 +215,7 @@ glance.sparsebayes <- function(x, ...) {
              ess_samples = if (multiclass) NA_real_ else ess(x, which = "samples"),
              edf = edf, deviance = deviance(x), df.residual = df.residual(x),
              converged = all(vapply(models, function(m) isTRUE(m$converged), logical(1))),
-             iterations = if (gp) as.integer(x$iterations[[1L]])
+             iterations = if (gp || is_multinomial(x)) as.integer(x$iterations[[1L]])
                           else as.integer(sum(vapply(models, function(m) m$iterations, numeric(1)))),
              method = if (gp) x$approx else x$method, family = family(x)$family, stringsAsFactors = FALSE)
 }

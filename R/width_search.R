@@ -26,11 +26,13 @@ width_search_tol <- 0.01
 
 is_evidence_width <- function(kernel) identical(kernel$width, "evidence")
 
-# The criterion of the search for a fit (or the sum over the one-against-
-# the-rest models of a multiclass fit, which share one width): the log
+# The criterion of the search for a fit (the joint one of a multinomial
+# fit, or the sum over the one-against-the-rest models of a multiclass
+# fit, which share one width): the log
 # evidence, or with a smoothness prior the log posterior the solver
 # maximised. Both are densities of the same response at every width.
 width_criterion <- function(fit) {
+  if (is_multinomial(fit)) return(fit$logLik)  # one joint evidence, shared by the class views
   models <- if (inherits(fit, "sb_rvm_multiclass")) fit$models else list(fit)
   sum(vapply(models, function(m) if (any(m$smoothness > 0)) m$log_posterior else m$logLik, numeric(1)))
 }

@@ -1,8 +1,8 @@
 # The cross-validation harness shared by bench/regression_panel.R,
-# bench/regression_broad.R, bench/classification_panel.R and
-# bench/width_alternatives.R: the packages and data sets (bench/sets.R) the
-# panels use, command-line filters, one (set, method) over the same 5
-# folds, and the loop over sets and methods.
+# bench/regression_broad.R, bench/classification_panel.R,
+# bench/classification_peers.R and bench/width_alternatives.R: the packages
+# and data sets (bench/sets.R) the panels use, command-line filters, one
+# (set, method) over the same 5 folds, and the loop over sets and methods.
 suppressPackageStartupMessages({
   library(sparsebayes)
   library(mlbench)
@@ -20,6 +20,8 @@ predict.panel_ranger <- function(object, newdata, ...) predict(object$fit, newda
 # Kept basis functions of a fit (NA where the notion does not apply).
 n_vectors <- function(fit) {
   if (inherits(fit, "sb_rvm")) length(fit$relevance_index)
+  else if (isTRUE(fit$multiclass %in% c("multinomial", "multinomial_per_class")))  # the training rows any class keeps
+    length(unique(unlist(lapply(fit$models, `[[`, "relevance_index"))))
   else if (inherits(fit, "sb_rvm_multiclass")) sum(vapply(fit$models, function(m) length(m$relevance_index), 0L))
   else if (inherits(fit, "sb_sparse_gp")) fit$m
   else if (inherits(fit, "svm")) fit$tot.nSV
@@ -36,12 +38,18 @@ choose <- function(all, i, what) {
   want
 }
 
-# One (set, method): fit on 4 folds, predict the 5th; `loss(pred, y)` gives
-# per-row losses and `pool(losses)` the score (RMSE, error rate). Warnings
-# are recorded (unique) and muffled; an error or a fit over the time limit
-# stops the method on this set and is reported instead of its numbers.
-run_cv <- function(d, f, fold, fitter, as_pred, loss, pool) {
-  losses <- numeric(0); fold_score <- vec <- cpu <- rep(NA_real_, 5); warn <- character(); problem <- NA_character_
+# One (set, method): fit on 4 folds, predict the 5th, scored by `score` (an
+# entry of `scoring`): `loss(as_pred(predict(fit, test)), y)` gives per-row
+# losses (a vector, or a matrix with one row per test row) and `pool(losses)`
+# the score (RMSE, error rate), or with `names` a named vector of scores, the
+# first in `score` and each also in its own column (and `<name>_se`); an
+# optional `predict` replaces predict(). Warnings are recorded (unique) and
+# muffled; an error or a fit over the time limit stops the method on this
+# set and is reported instead of its numbers.
+run_cv <- function(d, f, fold, fitter, score) {
+  predict <- if (is.null(score$predict)) stats::predict else score$predict
+  nm <- if (is.null(score$names)) "score" else score$names
+  losses <- list(); fold_score <- matrix(NA_real_, 5, length(nm)); vec <- cpu <- rep(NA_real_, 5); warn <- character(); problem <- NA_character_
   for (k in 1:5) {
     train <- d[fold != k, ]; test <- d[fold == k, ]
     y <- model.response(model.frame(f, test))
@@ -49,23 +57,26 @@ run_cv <- function(d, f, fold, fitter, as_pred, loss, pool) {
     t0 <- proc.time()
     out <- tryCatch(withCallingHandlers({
       fit <- fitter(f, train)
-      list(fit = fit, pred = as_pred(predict(fit, test)))
+      list(fit = fit, pred = score$as_pred(predict(fit, test)))
     }, warning = function(w) { warn <<- union(warn, conditionMessage(w)); invokeRestart("muffleWarning") }),
     error = function(e) conditionMessage(e))
     t <- proc.time() - t0
     if (is.character(out)) { problem <- sprintf("error in fold %d: %s", k, out); break }
-    if (length(out$pred) != length(y)) { problem <- sprintf("fold %d: %d predictions for %d rows", k, length(out$pred), length(y)); break }
+    if (NROW(out$pred) != length(y)) { problem <- sprintf("fold %d: %d predictions for %d rows", k, NROW(out$pred), length(y)); break }
     cpu[k] <- t[["user.self"]] + t[["sys.self"]] + t[["user.child"]] + t[["sys.child"]]
-    l <- loss(out$pred, y)
-    losses <- c(losses, l); fold_score[k] <- pool(l); vec[k] <- n_vectors(out$fit)
+    losses[[k]] <- l <- score$loss(out$pred, y)
+    fold_score[k, ] <- score$pool(l); vec[k] <- n_vectors(out$fit)
     if (t[["elapsed"]] > time_limit && k < 5) {
       problem <- sprintf("skipped after fold %d: the fit took %.0f s (> %d s)", k, t[["elapsed"]], time_limit); break
     }
   }
   done <- !is.na(problem)
-  data.frame(score = if (done) NA else pool(losses), se = if (done) NA else sd(fold_score) / sqrt(5),
-             vectors = mean(vec), cpu = mean(cpu, na.rm = TRUE), problem = problem,
-             warnings = I(list(warn)), fold_score = I(list(fold_score)))
+  pooled <- if (done) rep(NA_real_, length(nm)) else score$pool(if (is.null(dim(l))) unlist(losses) else do.call(rbind, losses))
+  se <- if (done) pooled else apply(fold_score, 2L, sd) / sqrt(5)
+  out <- data.frame(score = pooled[[1L]], se = se[[1L]], vectors = mean(vec), cpu = mean(cpu, na.rm = TRUE), problem = problem,
+                    warnings = I(list(warn)), fold_score = I(list(if (is.null(score$names)) fold_score[, 1L] else `colnames<-`(fold_score, nm))))
+  if (!is.null(score$names)) out[c(nm, paste0(nm, "_se"))] <- as.list(c(pooled, se))
+  out
 }
 
 # How a panel scores predictions (run_cv()): the test RMSE of a regression,
@@ -85,7 +96,7 @@ run_panel <- function(sets, methods, score, rds, fold_seeds = 1L) {
     d <- sets[[s]]$data
     set.seed(seed); fold <- sample(rep(1:5, length.out = nrow(d)))
     for (m in names(methods)) {
-      r <- run_cv(d, sets[[s]]$formula, fold, methods[[m]], score$as_pred, score$loss, score$pool)
+      r <- run_cv(d, sets[[s]]$formula, fold, methods[[m]], score)
       res[[length(res) + 1L]] <- cbind(data.frame(fold_seed = seed, set = s, n = nrow(d), method = m), r)
       cat(sprintf("%s%-12s %-16s %8.4f  %6.2f s/fit%s\n", if (length(fold_seeds) > 1L) paste0(seed, " ") else "",
                   s, m, r$score, r$cpu, if (is.na(r$problem)) "" else paste0("  ", r$problem)), file = stderr())
@@ -99,7 +110,7 @@ run_panel <- function(sets, methods, score, rds, fold_seeds = 1L) {
   res
 }
 
-# One row per (set, method): the mean over fold draws of the score, its se,
+# One row per (set, method): the mean over fold draws of the score(s), se,
 # the kept vectors and the CPU time (a problem in any draw is kept); with
 # one draw, the results as they are.
 average_draws <- function(res) {
@@ -108,7 +119,7 @@ average_draws <- function(res) {
   rows <- lapply(seq_len(nrow(keys)), function(i) {
     r <- res[res$set == keys$set[i] & res$method == keys$method[i], ]
     out <- r[1L, ]
-    for (v in c("score", "se", "vectors", "cpu")) out[[v]] <- mean(r[[v]])
+    for (v in setdiff(names(r)[vapply(r, is.numeric, NA)], c("fold_seed", "n"))) out[[v]] <- mean(r[[v]])  # score, se, vectors, cpu, any named scores
     out$problem <- if (all(is.na(r$problem))) NA_character_ else paste(stats::na.omit(r$problem), collapse = "; ")
     out$warnings <- I(list(unique(unlist(r$warnings))))
     out

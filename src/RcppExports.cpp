@@ -57,6 +57,23 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// sb_fit_multinomial
+Rcpp::List sb_fit_multinomial(Eigen::Map<Eigen::MatrixXd> Phi, Eigen::Map<Eigen::MatrixXd> T, Eigen::Map<Eigen::VectorXd> case_weights, Eigen::Map<Eigen::MatrixXd> offset, bool shared, Rcpp::List problem, Rcpp::List control);
+RcppExport SEXP _sparsebayes_sb_fit_multinomial(SEXP PhiSEXP, SEXP TSEXP, SEXP case_weightsSEXP, SEXP offsetSEXP, SEXP sharedSEXP, SEXP problemSEXP, SEXP controlSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type Phi(PhiSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type T(TSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type case_weights(case_weightsSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type offset(offsetSEXP);
+    Rcpp::traits::input_parameter< bool >::type shared(sharedSEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type problem(problemSEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type control(controlSEXP);
+    rcpp_result_gen = Rcpp::wrap(sb_fit_multinomial(Phi, T, case_weights, offset, shared, problem, control));
+    return rcpp_result_gen;
+END_RCPP
+}
 // sb_statistics
 Rcpp::List sb_statistics(Eigen::Map<Eigen::MatrixXd> Phi, Eigen::Map<Eigen::VectorXd> t);
 RcppExport SEXP _sparsebayes_sb_statistics(SEXP PhiSEXP, SEXP tSEXP) {
@@ -362,6 +379,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_sparsebayes_sb_kernel_design", (DL_FUNC) &_sparsebayes_sb_kernel_design, 5},
     {"_sparsebayes_sb_kmeans_centres", (DL_FUNC) &_sparsebayes_sb_kmeans_centres, 6},
     {"_sparsebayes_sb_fit", (DL_FUNC) &_sparsebayes_sb_fit, 5},
+    {"_sparsebayes_sb_fit_multinomial", (DL_FUNC) &_sparsebayes_sb_fit_multinomial, 7},
     {"_sparsebayes_sb_statistics", (DL_FUNC) &_sparsebayes_sb_statistics, 2},
     {"_sparsebayes_sb_fit_statistics", (DL_FUNC) &_sparsebayes_sb_fit_statistics, 3},
     {"_sparsebayes_sb_fit_passes", (DL_FUNC) &_sparsebayes_sb_fit_passes, 6},

@@ -6,6 +6,7 @@
 #include <sparsebayes/centres.hpp>
 #include <sparsebayes/fit.hpp>
 #include <sparsebayes/kernels.hpp>
+#include <sparsebayes/multinomial.hpp>
 #include <sparsebayes/scan.hpp>
 
 #include "r_kernel.h"
@@ -60,19 +61,30 @@ sparsebayes::GaussianStatistics as_statistics(const Rcpp::List& statistics) {
   return s;
 }
 
-Rcpp::List as_list(const sparsebayes::FitResult& r) {
-  Rcpp::IntegerVector relevant(r.relevant.size());
-  for (std::size_t k = 0; k < r.relevant.size(); ++k) relevant[k] = static_cast<int>(r.relevant[k]) + 1;
-  const std::size_t T = r.trace.size();
+Rcpp::IntegerVector one_based(const std::vector<Eigen::Index>& columns) {
+  Rcpp::IntegerVector out(columns.size());
+  for (std::size_t k = 0; k < columns.size(); ++k) out[k] = static_cast<int>(columns[k]) + 1;
+  return out;
+}
+
+Rcpp::List trace_list(const std::vector<sparsebayes::TraceRow>& trace) {
+  const std::size_t T = trace.size();
   Rcpp::NumericVector tr_lp(T), tr_noise(T);
   Rcpp::IntegerVector tr_it(T), tr_n(T), tr_action(T);
   for (std::size_t i = 0; i < T; ++i) {
-    tr_it[i] = r.trace[i].iteration;
-    tr_lp[i] = r.trace[i].log_posterior;
-    tr_n[i] = r.trace[i].n_relevant;
-    tr_noise[i] = r.trace[i].noise_variance;
-    tr_action[i] = r.trace[i].action;
+    tr_it[i] = trace[i].iteration;
+    tr_lp[i] = trace[i].log_posterior;
+    tr_n[i] = trace[i].n_relevant;
+    tr_noise[i] = trace[i].noise_variance;
+    tr_action[i] = trace[i].action;
   }
+  return Rcpp::List::create(Rcpp::Named("iteration") = tr_it, Rcpp::Named("log_posterior") = tr_lp,
+                            Rcpp::Named("relevant") = tr_n, Rcpp::Named("noise") = tr_noise,
+                            Rcpp::Named("action") = tr_action);
+}
+
+Rcpp::List as_list(const sparsebayes::FitResult& r) {
+  const Rcpp::IntegerVector relevant = one_based(r.relevant);
   Rcpp::IntegerVector path_it(r.path_iteration.begin(), r.path_iteration.end());
   Rcpp::List out = Rcpp::List::create(
       Rcpp::Named("relevant") = relevant, Rcpp::Named("mu") = r.mu, Rcpp::Named("Sigma") = r.Sigma,
@@ -83,9 +95,7 @@ Rcpp::List as_list(const sparsebayes::FitResult& r) {
       Rcpp::Named("iterations") = r.iterations, Rcpp::Named("converged") = r.converged,
       Rcpp::Named("jitter_events") = r.jitter_events, Rcpp::Named("mode_converged") = r.mode_converged,
       Rcpp::Named("start_log_evidence") = r.start_log_evidence, Rcpp::Named("start_chosen") = r.start_chosen,
-      Rcpp::Named("trace") = Rcpp::List::create(Rcpp::Named("iteration") = tr_it, Rcpp::Named("log_posterior") = tr_lp,
-                                                Rcpp::Named("relevant") = tr_n, Rcpp::Named("noise") = tr_noise,
-                                                Rcpp::Named("action") = tr_action),
+      Rcpp::Named("trace") = trace_list(r.trace),
       Rcpp::Named("path") = Rcpp::List::create(Rcpp::Named("iteration") = path_it,
                                                Rcpp::Named("alpha") = r.path_alpha,
                                                Rcpp::Named("lambda") = r.path_lambda));
@@ -135,6 +145,26 @@ Rcpp::List sb_fit(Eigen::Map<Eigen::MatrixXd> Phi, Eigen::Map<Eigen::VectorXd> t
   RInterruptScope interrupts;
   const sparsebayes::SolverOptions opt = as_options(problem, control);
   return as_list(sparsebayes::fit_model(Phi, t, likelihood, opt, make_progress(setting<int>(control, "verbose"))));
+}
+
+// A multinomial (softmax) fit (multinomial.hpp): the basis, the n x K class
+// indicators, the case weights (empty: none), the n x K offset of the latent
+// functions (empty: none), shared precisions (or one per class) and the
+// settings.
+// [[Rcpp::export(.sb_fit_multinomial)]]
+Rcpp::List sb_fit_multinomial(Eigen::Map<Eigen::MatrixXd> Phi, Eigen::Map<Eigen::MatrixXd> T,
+                              Eigen::Map<Eigen::VectorXd> case_weights, Eigen::Map<Eigen::MatrixXd> offset,
+                              bool shared, Rcpp::List problem, Rcpp::List control) {
+  RInterruptScope interrupts;
+  const sparsebayes::SolverOptions opt = as_options(problem, control);
+  const sparsebayes::MultinomialResult r = sparsebayes::fit_multinomial(
+      Phi, T, case_weights, offset, shared, opt.loop, opt.fast, make_progress(setting<int>(control, "verbose")));
+  return Rcpp::List::create(
+      Rcpp::Named("relevant") = one_based(r.relevant), Rcpp::Named("W") = r.W, Rcpp::Named("Sigma") = r.Sigma,
+      Rcpp::Named("alpha") = r.alpha, Rcpp::Named("fitted") = r.fitted, Rcpp::Named("log_evidence") = r.log_evidence,
+      Rcpp::Named("iterations") = r.iterations, Rcpp::Named("converged") = r.converged,
+      Rcpp::Named("mode_converged") = r.mode_converged, Rcpp::Named("jitter_events") = r.jitter_events,
+      Rcpp::Named("trace") = trace_list(r.trace));
 }
 
 // The statistics layer (statistics.hpp): the sums a gaussian fit with

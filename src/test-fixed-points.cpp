@@ -8,6 +8,7 @@
 #include <testthat.h>
 
 #include <sparsebayes/fit.hpp>
+#include <sparsebayes/multinomial.hpp>
 
 #include "test-helpers.h"
 
@@ -292,5 +293,126 @@ context("likelihood derivatives and the non-Gaussian modes") {
         expect_true(worst <= 1e-2);
       }
     }
+  }
+}
+
+context("the multinomial (softmax) fit") {
+  // 3 classes in 2-D: a Gaussian kernel basis on 20 of 90 points plus a bias
+  // column; the classes overlap, so the mode is finite.
+  std::mt19937 rng(7);
+  const Index n = 90, K = 3, M = 21;
+  const MatrixXd x = sbtest::normal_matrix(n, 2, rng);
+  MatrixXd T = MatrixXd::Zero(n, K);
+  for (Index i = 0; i < n; ++i) {
+    const double f0 = x(i, 0) + 0.4 * x(i, 1), f1 = -x(i, 0) + 0.4 * x(i, 1);
+    const Index c = f0 > 0.3 ? 0 : (f1 > 0.3 ? 1 : 2);
+    T(i, (i % 7 == 0) ? (c + 1) % K : c) = 1.0;  // some labels flipped
+  }
+  MatrixXd Phi(n, M);
+  Phi.col(0).setOnes();
+  for (Index j = 1; j < M; ++j)
+    for (Index i = 0; i < n; ++i) Phi(i, j) = std::exp(-0.5 * (x.row(i) - x.row(4 * j)).squaredNorm());
+  const sparsebayes::SolverOptions o = sbtest::default_options("fast");
+
+  for (bool shared : {true, false}) {
+    test_that((std::string(shared ? "shared" : "per-class") +
+               " precisions: the returned weights are the joint mode, Sigma its inverse Hessian, and the log "
+               "evidence its Laplace value").c_str()) {
+      // a latent offset per class (as R may give the log class shares)
+      const MatrixXd O = Eigen::RowVector3d(0.3, -0.2, 0.0).replicate(n, 1);
+      const auto f = sparsebayes::fit_multinomial(Phi, T, VectorXd(), O, shared, o.loop, o.fast);
+      expect_true(f.converged);
+      const Index S = f.relevant.size();
+      expect_true(S >= 2);
+      MatrixXd PhiU(n, S);
+      for (Index j = 0; j < S; ++j) PhiU.col(j) = Phi.col(f.relevant[j]);
+      // the weights in the model (class blocks), and their precisions
+      std::vector<Index> in;
+      std::vector<double> a;
+      for (Index k = 0; k < K; ++k)
+        for (Index j = 0; j < S; ++j)
+          if (std::isfinite(f.alpha(f.relevant[j], k))) {
+            in.push_back(k * S + j);
+            a.push_back(f.alpha(f.relevant[j], k));
+          } else {
+            expect_true(f.W(j, k) == 0.0);
+          }
+      if (shared) expect_true(static_cast<Index>(in.size()) == S * K);
+      const Index N = in.size();
+      // probabilities written out here, row by row
+      const MatrixXd F = PhiU * f.W + O;
+      expect_true(sbtest::relative_difference(f.fitted, F) <= 1e-12);
+      MatrixXd P(n, K);
+      for (Index i = 0; i < n; ++i) {
+        const Eigen::RowVectorXd e = (F.row(i).array() - F.row(i).maxCoeff()).exp().matrix();
+        P.row(i) = e / e.sum();
+      }
+      // the score of every weight in the model, phi_j' (t_k - p_k) - alpha w, is zero
+      const MatrixXd data_term = PhiU.transpose() * (T - P);
+      double worst = 0.0;
+      for (Index r = 0; r < N; ++r) {
+        const Index j = in[r] % S, k = in[r] / S;
+        worst = std::max(worst, std::abs(data_term(j, k) - a[r] * f.W(j, k)));
+      }
+      expect_true(worst <= 1e-4 * (1.0 + data_term.cwiseAbs().maxCoeff()));
+      // the Hessian of those weights: a sum over rows of (diag(p) - p p') (x) phi phi', plus A
+      MatrixXd H = MatrixXd::Zero(N, N);
+      for (Index i = 0; i < n; ++i) {
+        const VectorXd p = P.row(i).transpose();
+        for (Index r = 0; r < N; ++r)
+          for (Index c = 0; c < N; ++c) {
+            const Index k = in[r] / S, l = in[c] / S;
+            H(r, c) += ((k == l ? p(k) : 0.0) - p(k) * p(l)) * PhiU(i, in[r] % S) * PhiU(i, in[c] % S);
+          }
+      }
+      for (Index r = 0; r < N; ++r) H(r, r) += a[r];
+      const MatrixXd Sigma_in = H.inverse();
+      MatrixXd Sigma_got(N, N);
+      for (Index r = 0; r < N; ++r)
+        for (Index c = 0; c < N; ++c) Sigma_got(r, c) = f.Sigma(in[r], in[c]);
+      expect_true(sbtest::relative_difference(Sigma_got, Sigma_in) <= 1e-8);
+      std::vector<char> kept(S * K, 0);
+      for (Index r : in) kept[r] = 1;
+      bool zeros = true;  // a weight not in the model has no covariance
+      for (Index r = 0; r < S * K; ++r)
+        for (Index c = 0; c < S * K; ++c)
+          if (!kept[r] || !kept[c]) zeros = zeros && f.Sigma(r, c) == 0.0;
+      expect_true(zeros);
+      double ll = 0.0, penalty = 0.0, log_a = 0.0;
+      for (Index i = 0; i < n; ++i) ll += T.row(i).dot(P.row(i).array().log().matrix());
+      for (Index r = 0; r < N; ++r) {
+        penalty += a[r] * f.W(in[r] % S, in[r] / S) * f.W(in[r] % S, in[r] / S);
+        log_a += std::log(a[r]);
+      }
+      const double laplace = ll - 0.5 * penalty + 0.5 * log_a - 0.5 * std::log(H.determinant());
+      expect_true(sbtest::near(f.log_evidence, laplace, 1e-6));
+    }
+  }
+
+  test_that("integer case weights give the fit of replicated rows") {
+    VectorXd w(n);
+    for (Index i = 0; i < n; ++i) w(i) = static_cast<double>(1 + i % 3);
+    const Index N = static_cast<Index>(w.sum());
+    MatrixXd Phi_r(N, M), T_r(N, K);
+    Index r = 0;
+    for (Index i = 0; i < n; ++i)
+      for (int c = 0; c < w(i); ++c, ++r) {
+        Phi_r.row(r) = Phi.row(i);
+        T_r.row(r) = T.row(i);
+      }
+    const auto a = sparsebayes::fit_multinomial(Phi, T, w, MatrixXd(), true, o.loop, o.fast);
+    const auto b = sparsebayes::fit_multinomial(Phi_r, T_r, VectorXd(), MatrixXd(), true, o.loop, o.fast);
+    expect_true(a.relevant == b.relevant);
+    expect_true(sbtest::relative_difference(a.W, b.W) <= 1e-6);
+    expect_true(sbtest::near(a.log_evidence, b.log_evidence, 1e-6));
+  }
+
+  test_that("bad input is refused with an exception") {
+    expect_error_as(sparsebayes::fit_multinomial(Phi, T.leftCols(1), VectorXd(), MatrixXd(), true, o.loop, o.fast), std::invalid_argument);
+    expect_error_as(sparsebayes::fit_multinomial(Phi, T, VectorXd::Constant(n, -1.0), MatrixXd(), true, o.loop, o.fast),
+                    std::invalid_argument);
+    MatrixXd bad = T;
+    bad(0, 0) = 2.0;
+    expect_error_as(sparsebayes::fit_multinomial(Phi, bad, VectorXd(), MatrixXd(), true, o.loop, o.fast), std::invalid_argument);
   }
 }

@@ -86,8 +86,8 @@ test_that("probabilities lie in (0, 1), keep the levels and sum to one", {
   expect_identical(plot(fit), fit)
 })
 
-test_that("multiclass: one model per class, normalised probabilities", {
-  fit <- rvm(Species ~ ., data = iris)
+test_that("multiclass one against the rest: one model per class, normalised probabilities", {
+  fit <- rvm(Species ~ ., data = iris, multiclass = "one_vs_rest")
   expect_s3_class(fit, "sb_rvm_multiclass")
   expect_length(fit$models, 3)
   p <- predict(fit, iris, type = "prob")
@@ -100,7 +100,7 @@ test_that("multiclass: one model per class, normalised probabilities", {
   expect_output(print(summary(fit)), "class setosa against the rest")
   expect_s3_class(logLik(fit), "logLik")
   expect_equal(dim(residuals(fit)), c(150L, 3L))
-  fit2 <- rvm(Species ~ Sepal.Length + Petal.Width, data = iris)
+  fit2 <- rvm(Species ~ Sepal.Length + Petal.Width, data = iris, multiclass = "one_vs_rest")
   pdf(NULL)
   on.exit(dev.off())
   expect_identical(plot(fit2), fit2)

@@ -180,10 +180,11 @@ struct FastState : FastUndoable {
     S_in = phi_B_phi - (CS.array() * PhiT_PhiU.array()).rowwise().sum().matrix();
   }
 
-  // The action with the largest gain in the log posterior.
-  FastChoice select() {
+  // s_m and q_m of every column, a relevant one's with it left out.
+  void leave_one_out(Eigen::VectorXd& s, Eigen::VectorXd& q) const {
     const Eigen::Index S = used.size();
-    Eigen::VectorXd s = S_in, q = Q_in;
+    s = S_in;
+    q = Q_in;
     for (Eigen::Index k = 0; k < S; ++k) {
       // s_m, q_m of a relevant column with it left out. alpha S / (alpha - S)
       // cancels catastrophically when S_m is close to alpha_m (a well-
@@ -199,6 +200,13 @@ struct FastState : FastUndoable {
         q(m) = mu(k) / Sigma(k, k);
       }
     }
+  }
+
+  // The action with the largest gain in the log posterior.
+  FastChoice select() {
+    const Eigen::Index S = used.size();
+    Eigen::VectorXd s, q;
+    leave_one_out(s, q);
     // Each column's best alpha given the others (the smoothness prior's cubic
     // when c > 0) and the gain in the log posterior of moving it there.
     const double c = problem.smoothness;
