@@ -33,7 +33,7 @@ fit_multinomial <- function(p, call, design, fit_one) {
   # learner's GP classifier has) lost held-out log loss on Zoo (0.452 against
   # 0.379, its small classes held down) and Glass (bench/RESULTS.md).
   res <- .sb_fit_multinomial(design$Phi, indicators, p$wo$weights %||% numeric(0), matrix(0, 0, 0),
-                             p$multiclass == "multinomial", solver_problem("fast"), core_settings(control))
+                             p$multiclass == "multinomial_shared", solver_problem("fast"), core_settings(control))
   S <- length(res$relevant)
   prob <- softmax(res$fitted)
   models <- lapply(seq_len(K), function(k) {
@@ -129,17 +129,17 @@ chol_psd <- function(V) {
   R[, order(attr(R, "pivot")), drop = FALSE]
 }
 
-is_multinomial <- function(x) isTRUE(x$multiclass %in% c("multinomial", "multinomial_per_class"))
+is_multinomial <- function(x) isTRUE(x$multiclass %in% c("multinomial", "multinomial_shared"))
 
 #' @export
 print.sb_rvm_multiclass <- function(x, ...) {
   cat(sprintf("Relevance vector machine classifier, %d classes (%s)\n", length(x$levels),
-              switch(x$multiclass, multinomial = "multinomial", multinomial_per_class = "multinomial, sparse per class",
+              switch(x$multiclass, multinomial = "multinomial", multinomial_shared = "multinomial, shared sparsity",
                      "one against the rest")))
   cat("Call: ", paste(deparse(x$call, width.cutoff = 70L), collapse = "\n  "), "\n", sep = "")
   cat(sprintf("Kernel: %s\n", kernel_label(x$models[[1L]])))
   if (is_multinomial(x)) {
-    per_class <- if (x$multiclass == "multinomial_per_class")
+    per_class <- if (x$multiclass == "multinomial")
       sprintf(" (per class: %s)", paste(vapply(x$models, function(m) length(m$relevant), 0L), collapse = ", "))
     cat(sprintf("Relevance vectors: %d%s; log evidence %s%s\n", nrow(x$weights),
                 per_class %||% ", shared by the classes", format(x$logLik, digits = 6),
@@ -206,10 +206,10 @@ print.summary.sb_rvm_multiclass <- function(x, ...) {
 #' @param probability A multinomial fit: `"mode"` (the default: the softmax
 #'   of the latent functions at the posterior mode) or `"integrated"` (the
 #'   softmax averaged over their joint Laplace posterior). On 5-fold CV of
-#'   iris, Glass, Vehicle, Zoo and Vowel the mode had the lower held-out log
-#'   loss on every set, at every kernel width tried (iris 0.190 against
-#'   0.219, Zoo 0.379 against 0.524; bench/RESULTS.md): the Laplace
-#'   posterior of the softmax model is wider than the data bear out. Far
+#'   iris, Glass, Vehicle and Zoo the mode had the lower held-out log loss
+#'   with shared precisions on every set and width tried (iris 0.190 against
+#'   0.219, Zoo 0.415 against 0.550), and with per-class precisions on two
+#'   of four (bench/RESULTS.md). Far
 #'   from the data both give the softmax of the bias alone (a uniform
 #'   distribution when the bias is not relevant). A one-against-the-rest fit
 #'   takes only `"integrated"` (its binary models' moderated probabilities).

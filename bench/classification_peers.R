@@ -51,7 +51,7 @@ probs.peer_glmnet <- function(fit, newdata) {
 methods <- list(
   rvm = function(f, d) rvm(f, data = d),
   rvm_ovr = function(f, d) rvm(f, data = d, multiclass = "one_vs_rest"),  # the former default of K > 2 classes
-  rvm_per_class = function(f, d) rvm(f, data = d, multiclass = "multinomial_per_class"),
+  rvm_shared = function(f, d) rvm(f, data = d, multiclass = "multinomial_shared"),  # one precision per column for all classes
   rvm_learn = function(f, d) rvm(f, data = d, kernel = kernel_gaussian("learn")),
   svm = function(f, d) svm(f, data = d, probability = TRUE),
   ranger = function(f, d) ranger(f, data = d, probability = TRUE),

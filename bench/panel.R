@@ -20,7 +20,7 @@ predict.panel_ranger <- function(object, newdata, ...) predict(object$fit, newda
 # Kept basis functions of a fit (NA where the notion does not apply).
 n_vectors <- function(fit) {
   if (inherits(fit, "sb_rvm")) length(fit$relevance_index)
-  else if (isTRUE(fit$multiclass %in% c("multinomial", "multinomial_per_class")))  # the training rows any class keeps
+  else if (isTRUE(fit$multiclass %in% c("multinomial", "multinomial_shared")))  # the training rows any class keeps
     length(unique(unlist(lapply(fit$models, `[[`, "relevance_index"))))
   else if (inherits(fit, "sb_rvm_multiclass")) sum(vapply(fit$models, function(m) length(m$relevance_index), 0L))
   else if (inherits(fit, "sb_sparse_gp")) fit$m

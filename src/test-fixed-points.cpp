@@ -400,11 +400,13 @@ context("the multinomial (softmax) fit") {
         Phi_r.row(r) = Phi.row(i);
         T_r.row(r) = T.row(i);
       }
-    const auto a = sparsebayes::fit_multinomial(Phi, T, w, MatrixXd(), true, o.loop, o.fast);
-    const auto b = sparsebayes::fit_multinomial(Phi_r, T_r, VectorXd(), MatrixXd(), true, o.loop, o.fast);
-    expect_true(a.relevant == b.relevant);
-    expect_true(sbtest::relative_difference(a.W, b.W) <= 1e-6);
-    expect_true(sbtest::near(a.log_evidence, b.log_evidence, 1e-6));
+    for (bool shared : {true, false}) {
+      const auto a = sparsebayes::fit_multinomial(Phi, T, w, MatrixXd(), shared, o.loop, o.fast);
+      const auto b = sparsebayes::fit_multinomial(Phi_r, T_r, VectorXd(), MatrixXd(), shared, o.loop, o.fast);
+      expect_true(a.relevant == b.relevant);
+      expect_true(sbtest::relative_difference(a.W, b.W) <= 1e-6);
+      expect_true(sbtest::near(a.log_evidence, b.log_evidence, 1e-6));
+    }
   }
 
   test_that("bad input is refused with an exception") {

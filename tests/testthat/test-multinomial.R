@@ -1,10 +1,10 @@
 # The multinomial (softmax) RVM of more than two classes: one model on one
 # basis, relevance vectors shared by the classes (multinomial.hpp).
 
-test_that("the default multiclass fit is one softmax model whose probabilities sum to one", {
-  fit <- rvm(Species ~ ., data = iris)
+test_that("shared precisions: one softmax model whose probabilities sum to one", {
+  fit <- rvm(Species ~ ., data = iris, multiclass = "multinomial_shared")
   expect_s3_class(fit, "sb_rvm_multiclass")
-  expect_identical(fit$multiclass, "multinomial")
+  expect_identical(fit$multiclass, "multinomial_shared")
   expect_true(fit$converged)
   expect_equal(dim(fit$weights), c(length(fit$models[[1L]]$relevant), 3L))
   expect_equal(dim(vcov(fit)), rep(3L * nrow(fit$weights), 2L))
@@ -31,7 +31,7 @@ test_that("the default multiclass fit is one softmax model whose probabilities s
   expect_equal(dim(residuals(fit)), c(150L, 3L))
   pdf(NULL)
   on.exit(dev.off())
-  fit2 <- rvm(Species ~ Sepal.Length + Petal.Width, data = iris)
+  fit2 <- rvm(Species ~ Sepal.Length + Petal.Width, data = iris, multiclass = "multinomial_shared")
   expect_identical(plot(fit2), fit2)
 })
 
@@ -112,10 +112,10 @@ test_that("the reliability diagram of any classifier, and the two-class summary'
   expect_equal(summary(fw)$scores[["log_loss"]], mean(-log(ifelse(yr == 1, pr, 1 - pr))))
 })
 
-test_that("per-class precisions: each class keeps its own relevance vectors, one softmax model", {
-  fit <- rvm(Species ~ ., data = iris, multiclass = "multinomial_per_class")
-  shared <- rvm(Species ~ ., data = iris)
-  expect_identical(fit$multiclass, "multinomial_per_class")
+test_that("per-class precisions (the default): each class keeps its own relevance vectors, one softmax model", {
+  fit <- rvm(Species ~ ., data = iris)
+  shared <- rvm(Species ~ ., data = iris, multiclass = "multinomial_shared")
+  expect_identical(fit$multiclass, "multinomial")
   # every class view holds its own columns; the weights of the others are exactly 0
   for (k in levels(iris$Species)) {
     own <- fit$models[[k]]$relevant
@@ -129,7 +129,7 @@ test_that("per-class precisions: each class keeps its own relevance vectors, one
   expect_gt(mean(predict(fit) == iris$Species), 0.95)
   # the evidence of the richer model is at least that of the shared one here
   expect_gt(as.numeric(logLik(fit)), as.numeric(logLik(shared)))
-  expect_output(print(fit), "sparse per class")
+  expect_output(print(fit), "(multinomial)", fixed = TRUE)
   expect_output(print(fit), "per class: ")
   expect_identical(glance(fit)$relevant, length(fit$relevant))
 })

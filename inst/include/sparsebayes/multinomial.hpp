@@ -60,7 +60,7 @@ inline std::vector<Eigen::Index> class_starts(const ClassColumns& PhiU) {
 struct MultinomialMode {
   Eigen::VectorXd w;      // the mode, all classes
   Eigen::MatrixXd P;      // n x K class probabilities at the mode
-  Eigen::MatrixXd Sigma;  // the inverse Hessian
+  Eigen::LLT<Eigen::MatrixXd> H;  // the Hessian's factor: Sigma = H^-1 (formed once, for the fit's result)
   double log_det_H = 0.0;
   double data_ll = 0.0;
   bool converged = true;
@@ -152,9 +152,8 @@ inline MultinomialMode multinomial_mode(const ClassColumns& PhiU, const Eigen::M
     }
   }
   md.w = w;
-  md.Sigma = cholesky_inverse(llt);
-  md.Sigma = 0.5 * (md.Sigma + md.Sigma.transpose());
   md.log_det_H = 2.0 * llt.matrixLLT().diagonal().array().log().sum();
+  md.H = std::move(llt);
   md.data_ll = softmax_log_likelihood(T, F, cw);
   return md;
 }
@@ -231,8 +230,10 @@ class MultinomialSolver {
     ProblemSpec problem{};
     problem.method = "fast";
     problem.noise_variance = 1.0;  // the classes' Gaussian models carry their curvature in B
+    FastControl own = fast;
+    own.alignment_test = false;  // tested here, in the case-weighted inner product (aligned())
     for (Eigen::Index k = 0; k < K_; ++k)
-      st_.push_back(std::make_unique<FastState>(Phi, inv_scale, T.col(k), problem, loop, NoiseControl{}, fast));
+      st_.push_back(std::make_unique<FastState>(Phi, inv_scale, T.col(k), problem, loop, NoiseControl{}, own));
     aligned_.assign(M_, 0);
   }
 
@@ -270,6 +271,13 @@ class MultinomialSolver {
   // steps) have not risen by kMinGain relative to the best.
   static constexpr int kStall = 3 * kBatch;
   static constexpr double kMinGain = 1e-6;
+  // Relative l1 change of the curvatures since the caches were computed
+  // above which a new mode recomputes S and Q of every column (O(n M N));
+  // below it, only Q and the means move to the new mode (O(n M K)), as the
+  // two-class path does (fast_laplace.hpp). Convergence is declared only on
+  // statistics fresh at a mode.
+  static constexpr double kCurvatureChange = 0.1;
+  bool fresh_ = false;  // S and Q of every column at the curvature of the current mode
   Eigen::Ref<const Eigen::MatrixXd> Phi_;
   Eigen::VectorXd inv_scale_;
   Eigen::MatrixXd T_;
@@ -304,13 +312,14 @@ class MultinomialSolver {
     std::vector<FastState::Snapshot> st;
     MultinomialMode mode;
     double log_ev;
+    bool fresh;
     std::vector<char> aligned;
     std::vector<std::pair<Eigen::Index, Eigen::Index>> aligned_pairs;
   };
   Snapshot batch_start_;
 
   Snapshot save() const {
-    Snapshot s{{}, mode_, log_ev_, aligned_, aligned_pairs_};
+    Snapshot s{{}, mode_, log_ev_, fresh_, aligned_, aligned_pairs_};
     for (const auto& st : st_) s.st.push_back(st->save());
     return s;
   }
@@ -318,6 +327,7 @@ class MultinomialSolver {
     for (Eigen::Index k = 0; k < K_; ++k) st_[k]->restore(s.st[k]);
     mode_ = s.mode;
     log_ev_ = s.log_ev;
+    fresh_ = s.fresh;
     aligned_ = s.aligned;
     aligned_pairs_ = s.aligned_pairs;
     at_mode_ = true;
@@ -381,6 +391,35 @@ class MultinomialSolver {
     return multinomial_mode(unit_columns(), T_, cw_, offset_, all_alpha(), w, jitter_events_);
   }
 
+  // The mode md becomes the state; the caches keep their curvature if it has
+  // moved by less than kCurvatureChange (and `full` is not asked).
+  void adopt_mode(MultinomialMode md, bool full = false) {
+    double moved = 0.0, total = 0.0;
+    for (Eigen::Index k = 0; k < K_ && !full; ++k) {
+      const Eigen::VectorXd b = cw_.cwiseProduct(md.P.col(k)).cwiseProduct((1.0 - md.P.col(k).array()).matrix());
+      moved += (b - st_[k]->B).lpNorm<1>();
+      total += st_[k]->B.lpNorm<1>();
+    }
+    if (full || !(moved <= kCurvatureChange * total)) {
+      adopt(std::move(md));
+      return;
+    }
+    mode_ = std::move(md);
+    log_ev_ = multinomial_log_evidence(mode_, all_alpha());
+    const Eigen::MatrixXd R = cw_.asDiagonal() * (T_ - mode_.P);
+    const Eigen::MatrixXd Q = inv_scale_.asDiagonal() * (Phi_.transpose() * R);
+    Eigen::Index start = 0;
+    for (Eigen::Index k = 0; k < K_; ++k) {
+      FastState& st = *st_[k];
+      st.mu = mode_.w.segment(start, st.used.size());
+      start += st.used.size();
+      st.Q_in = Q.col(k);
+      st.PhiT_t = st.PhiT_PhiU * st.mu + st.Q_in;
+    }
+    at_mode_ = true;
+    fresh_ = false;
+  }
+
   // The mode md becomes the state: its evidence, and each class's Gaussian
   // model at its curvature there, with S and Q of every column. At the mode
   // Phi_k' c (t_k - p_k) = A_k w_k, so each class's posterior mean is w_k
@@ -411,6 +450,7 @@ class MultinomialSolver {
       st.weighted_sparsity();
     }
     at_mode_ = true;
+    fresh_ = true;
   }
 
   static bool evidence_fell(double now, double before) { return now < before - 1e-9 * (1.0 + std::abs(before)); }
@@ -434,10 +474,30 @@ class MultinomialSolver {
     best.ch = FastChoice{kTerminate, -1, 0.0, 0.0};
     for (Eigen::Index k = 0; k < K_; ++k) {
       const FastChoice ch = st_[k]->select();
-      if (ch.action == kAlignmentSkip) return Choice{ch, k};
       if (ch.changes_model() && ch.gain > best.ch.gain) best = Choice{ch, k};
     }
+    if (best.ch.action == kAdd) {
+      FastState& st = *st_[best.cls];
+      const std::vector<Eigen::Index> twins = aligned(best.ch.column, st.used);
+      if (!twins.empty()) {
+        st.aligned_out[best.ch.column] = 1;
+        for (Eigen::Index j : twins) st.aligned_pairs.emplace_back(best.ch.column, j);
+        return Choice{FastChoice{kAlignmentSkip, best.ch.column, 0.0, 0.0}, best.cls};
+      }
+    }
     return best;
+  }
+
+  // The relevant columns that column m is nearly parallel to (the alignment
+  // test), by cosines in the case-weighted inner product of the columns'
+  // norms, so that an integer weight and copies of a row test alike.
+  std::vector<Eigen::Index> aligned(Eigen::Index m, const std::vector<Eigen::Index>& used) const {
+    std::vector<Eigen::Index> twins;
+    if (!fast_.alignment_test) return twins;
+    const Eigen::VectorXd wm = cw_.cwiseProduct(Phi_.col(m)) * inv_scale_(m);
+    for (Eigen::Index j : used)
+      if (wm.dot(Phi_.col(j)) * inv_scale_(j) > fast_.alignment_max) twins.push_back(j);
+    return twins;
   }
 
   // Shared precisions: the action with the largest gain in the summed marginal likelihood.
@@ -486,17 +546,11 @@ class MultinomialSolver {
     if (ch.action == kReestimate && !any_delete &&
         std::abs(std::log(ch.alpha) - std::log(alpha(pos[ch.column]))) < fast_.min_delta_log_alpha)
       return Choice{FastChoice{kTerminate, ch.column, ch.alpha, 0.0}};
-    if (ch.action == kAdd && fast_.alignment_test) {
-      // cosines in the case-weighted inner product, as the columns' norms
-      bool aligned = false;
-      const Eigen::VectorXd wm = cw_.cwiseProduct(Phi_.col(ch.column)) * inv_scale_(ch.column);
-      for (Eigen::Index j : u)
-        if (wm.dot(Phi_.col(j)) * inv_scale_(j) > fast_.alignment_max) {
-          aligned = true;
-          aligned_pairs_.emplace_back(ch.column, j);
-        }
-      if (aligned) {
+    if (ch.action == kAdd) {
+      const std::vector<Eigen::Index> twins = aligned(ch.column, u);
+      if (!twins.empty()) {
         aligned_[ch.column] = 1;
+        for (Eigen::Index j : twins) aligned_pairs_.emplace_back(ch.column, j);
         return Choice{FastChoice{kAlignmentSkip, ch.column, 0.0, 0.0}};
       }
     }
@@ -534,11 +588,15 @@ class MultinomialSolver {
 
   int step(const Choice& c) {
     const FastChoice& ch = c.ch;
-    if (stall_ >= kStall && at_mode_) return kTerminate;
+    if (stall_ >= kStall && at_mode_) return kTerminate;  // (statistics fresh or not: no step realises a gain)
     if (!ch.changes_model()) {
-      if (ch.action != kTerminate || at_mode_) return ch.action;
-      // Termination on statistics not fresh at a mode: select again at the mode.
-      return end_batch() ? kModeSearch : kRejected;
+      if (ch.action != kTerminate || (at_mode_ && fresh_)) return ch.action;
+      // Termination on statistics not fresh at a mode: select again on fresh ones.
+      if (at_mode_) {
+        adopt(mode_);
+        return kModeSearch;
+      }
+      return end_batch(true) ? kModeSearch : kRejected;
     }
     if (rule_ == Rule::checked) return checked_step(c);
     if (at_mode_) {
@@ -554,7 +612,7 @@ class MultinomialSolver {
 
   // The mode after a batch of fixed-curvature steps: the state before the
   // batch if the realised evidence fell (then kBatch checked steps follow).
-  bool end_batch() {
+  bool end_batch(bool full = false) {
     steps_ = 0;
     MultinomialMode md = search(class_means());
     const double ev = multinomial_log_evidence(md, all_alpha());
@@ -565,7 +623,7 @@ class MultinomialSolver {
       steps_ = kBatch;
       return false;
     }
-    adopt(std::move(md));
+    adopt_mode(std::move(md), full);
     return true;
   }
 
@@ -583,7 +641,7 @@ class MultinomialSolver {
       bar(c);
       action = kRejected;
     } else {
-      adopt(std::move(md));
+      adopt_mode(std::move(md));
       if (c.ch.action != kReestimate) lift_bars();
     }
     if (--steps_ <= 0) rule_ = Rule::batches;
@@ -607,10 +665,12 @@ class MultinomialSolver {
       for (Eigen::Index m : st_[k]->used) at.push_back(k * S + pos[m]);
     res.W = Eigen::MatrixXd::Zero(S, K_);
     res.Sigma = Eigen::MatrixXd::Zero(S * K_, S * K_);
+    Eigen::MatrixXd Sigma = cholesky_inverse(mode_.H);
+    Sigma = 0.5 * (Sigma + Sigma.transpose());
     res.alpha = Eigen::MatrixXd::Constant(M_, K_, kInf);
     for (std::size_t a = 0; a < at.size(); ++a) {
       res.W(at[a] % S, at[a] / S) = mode_.w(a);
-      for (std::size_t b = 0; b < at.size(); ++b) res.Sigma(at[a], at[b]) = mode_.Sigma(a, b);
+      for (std::size_t b = 0; b < at.size(); ++b) res.Sigma(at[a], at[b]) = Sigma(a, b);
     }
     res.fitted = offset_;
     for (Eigen::Index k = 0; k < K_; ++k) {
