@@ -39,6 +39,7 @@ glmnet_fit <- function(f, d) {
 
 probs <- function(fit, newdata) UseMethod("probs")
 probs.default <- function(fit, newdata) predict(fit, newdata, type = "prob")  # rvm() fits, binary or multiclass
+probs.peer_integrated <- function(fit, newdata) predict(fit$fit, newdata, type = "prob", probability = "integrated")
 probs.svm <- function(fit, newdata) attr(predict(fit, newdata, probability = TRUE), "probabilities")
 probs.ranger <- function(fit, newdata) predict(fit, newdata)$predictions
 probs.peer_glmnet <- function(fit, newdata) {
@@ -53,6 +54,13 @@ methods <- list(
   rvm_ovr = function(f, d) rvm(f, data = d, multiclass = "one_vs_rest"),  # the former default of K > 2 classes
   rvm_shared = function(f, d) rvm(f, data = d, multiclass = "multinomial_shared"),  # one precision per column for all classes
   rvm_learn = function(f, d) rvm(f, data = d, kernel = kernel_gaussian("learn")),
+  # the probabilities integrated over the latent posterior (multinomial fits; the default is the mode)
+  rvm_integrated = function(f, d) structure(list(fit = rvm(f, data = d)), class = "peer_integrated"),
+  rvm_shared_integrated = function(f, d)
+    structure(list(fit = rvm(f, data = d, multiclass = "multinomial_shared")), class = "peer_integrated"),
+  # widths: twice the median heuristic, and one width chosen by the evidence
+  rvm_x2 = function(f, d) rvm(f, data = d, kernel = kernel_gaussian(2 * rvm(f, data = d)$kernel$width)),
+  rvm_evidence = function(f, d) rvm(f, data = d, kernel = kernel_gaussian("evidence")),
   svm = function(f, d) svm(f, data = d, probability = TRUE),
   ranger = function(f, d) ranger(f, data = d, probability = TRUE),
   glmnet = glmnet_fit)

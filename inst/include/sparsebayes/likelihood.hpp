@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <string>
+#include <utility>
 
 #include "model.hpp"
 
@@ -92,6 +93,28 @@ class Likelihood {
   Kind kind_;
 };
 
+// One damped Newton step of a penalised log-likelihood: from w along delta,
+// halved down to 1/2^8 (SparseBayes v2's constants) until log_joint(w_new,
+// state_new) rises above lj; then w, the state it computed (the linear
+// predictor) and lj move there. False if no step rose. Every Laplace mode
+// search (this file's, multinomial.hpp's) takes its steps here.
+template <class State, class LogJoint>
+bool damped_newton_step(Eigen::VectorXd& w, State& state, double& lj, const Eigen::VectorXd& delta,
+                        LogJoint&& log_joint) {
+  for (double step = 1.0; step >= 1.0 / 256.0; step *= 0.5) {
+    State state_new;
+    const Eigen::VectorXd w_new = w + step * delta;
+    const double lj_new = log_joint(w_new, state_new);
+    if (lj_new > lj) {
+      w = w_new;
+      state = std::move(state_new);
+      lj = lj_new;
+      return true;
+    }
+  }
+  return false;
+}
+
 struct LaplacePosterior {
   Posterior post;          // Sigma, mu (the mode), log |H|
   Eigen::VectorXd irls_weights;  // b_i = -d^2 log p(t_i | f_i) / df_i^2 at the mode (case weights included)
@@ -170,20 +193,7 @@ inline LaplacePosterior laplace_mode(const Likelihood& lik, const Eigen::MatrixX
       break;
     }
     if (it == 25) break;  // out of Newton steps away from a stationary point
-    bool improved = false;
-    for (double step = 1.0; step >= 1.0 / 256.0; step *= 0.5) {
-      Eigen::VectorXd f_new;
-      const Eigen::VectorXd w_new = w + step * delta;
-      const double lj_new = log_joint(w_new, f_new);
-      if (lj_new > lj) {
-        w = w_new;
-        f = f_new;
-        lj = lj_new;
-        improved = true;
-        break;
-      }
-    }
-    if (!improved) {
+    if (!damped_newton_step(w, f, lj, delta, log_joint)) {
       // No ascent along the Newton direction: the mode to round-off if the
       // predicted increase is at the log joint's rounding level.
       lp.converged = g.dot(delta) < 1e-8 * (1.0 + std::abs(lj));

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "fast_state.hpp"
+#include "likelihood.hpp"
 
 namespace sparsebayes {
 
@@ -133,20 +134,7 @@ inline MultinomialMode multinomial_mode(const ClassColumns& PhiU, const Eigen::M
       break;
     }
     if (it == 25) break;
-    bool improved = false;
-    for (double step = 1.0; step >= 1.0 / 256.0; step *= 0.5) {
-      Eigen::MatrixXd F_new;
-      const Eigen::VectorXd w_new = w + step * delta;
-      const double lj_new = log_joint(w_new, F_new);
-      if (lj_new > lj) {
-        w = w_new;
-        F.swap(F_new);
-        lj = lj_new;
-        improved = true;
-        break;
-      }
-    }
-    if (!improved) {
+    if (!damped_newton_step(w, F, lj, delta, log_joint)) {
       md.converged = decrement < 1e-8 * (1.0 + std::abs(lj));
       break;
     }
