@@ -133,3 +133,41 @@ test_that("per-class precisions (the default): each class keeps its own relevanc
   expect_output(print(fit), "per class: ")
   expect_identical(glance(fit)$relevant, length(fit$relevant))
 })
+
+test_that("property: over seeds, class counts and both sparsity designs, integer weights equal replicated rows", {
+  for (seed in 1:4) for (multiclass in c("multinomial", "multinomial_shared")) {
+    set.seed(seed)
+    K <- 3L + seed %% 2L
+    n <- 40L + 10L * seed
+    x <- matrix(rnorm(2L * n), n, dimnames = list(NULL, c("a", "b")))
+    f <- cbind(x[, 1L], x[, 2L], -x[, 1L] - x[, 2L], x[, 1L] * x[, 2L])[, seq_len(K)]
+    y <- factor(apply(f + matrix(rnorm(n * K, sd = 0.7), n), 1L, which.max), levels = seq_len(K))
+    w <- sample(1:3, n, replace = TRUE)
+    C <- x[seq(1L, n, by = 4L), , drop = FALSE]
+    a <- rvm(x, y, weights = w, kernel = kernel_gaussian(1), centres = C, multiclass = multiclass)
+    b <- rvm(x[rep(seq_len(n), w), ], y[rep(seq_len(n), w)], kernel = kernel_gaussian(1), centres = C,
+             multiclass = multiclass)
+    info <- sprintf("seed %d, %s, K = %d", seed, multiclass, K)
+    p <- predict(a, x, type = "prob")
+    expect_equal(p, predict(b, x, type = "prob"), tolerance = 1e-6, info = info)
+    expect_equal(as.numeric(logLik(a)), as.numeric(logLik(b)), tolerance = 1e-6, info = info)
+    expect_equal(unname(rowSums(p)), rep(1, n), tolerance = 1e-12, info = info)
+    expect_true(a$converged, info = info)
+  }
+})
+
+test_that("the multinomial fit does not depend on the order of the classes or of the rows", {
+  set.seed(11)
+  rows <- sample(150)
+  for (multiclass in c("multinomial", "multinomial_shared")) {
+    a <- rvm(Species ~ ., data = iris, multiclass = multiclass)
+    pa <- predict(a, iris, type = "prob")
+    d <- iris
+    d$Species <- factor(d$Species, levels = rev(levels(d$Species)))
+    b <- rvm(Species ~ ., data = d, multiclass = multiclass)
+    expect_equal(predict(b, iris, type = "prob")[, levels(iris$Species)], pa, tolerance = 1e-10, info = multiclass)
+    expect_equal(as.numeric(logLik(b)), as.numeric(logLik(a)), tolerance = 1e-10, info = multiclass)
+    c <- rvm(Species ~ ., data = iris[rows, ], multiclass = multiclass)
+    expect_equal(predict(c, iris, type = "prob"), pa, tolerance = 1e-10, info = multiclass)
+  }
+})
