@@ -1,12 +1,13 @@
 # Multiclass RVM classifiers. The default is one multinomial (softmax) model
-# over K latent functions on one basis, whose relevance vectors the classes
-# share (inst/include/sparsebayes/multinomial.hpp); `multiclass =
-# "one_vs_rest"` fits one binary RVM per class against the rest and
-# normalises their probabilities. Both are "sb_rvm_multiclass" objects whose
-# `models` hold one "sb_rvm" per class: a one-against-the-rest model, or
-# for a multinomial fit class k's latent function (its weights, their
-# covariance block and the shared precisions; its own fitted values are
-# class k's softmax probabilities).
+# over K latent functions on one basis, each class with its own relevance
+# vectors ("multinomial_shared": one set for all classes;
+# inst/include/sparsebayes/multinomial.hpp); `multiclass = "one_vs_rest"`
+# fits one binary RVM per class against the rest and normalises their
+# probabilities. Both are "sb_rvm_multiclass" objects whose `models` hold
+# one "sb_rvm" per class: a one-against-the-rest model, or for a
+# multinomial fit class k's latent function (its weights, their covariance
+# block and its precisions; its own fitted values are class k's softmax
+# probabilities).
 
 # The multinomial fit needs the fast solver and takes no offset (`multiclass`
 # as given to rvm()).
@@ -104,8 +105,12 @@ softmax_prob <- function(object, x, probability = "mode") {
 # 2 x 256 antithetic standard normal draws in K dimensions from the first K
 # primes' Halton sequence.
 latent_draws <- function(K, half = 256L) {
-  primes <- c(2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53, 59, 61, 67, 71, 73, 79, 83, 89, 97)
-  if (K > length(primes)) primes <- c(primes, 101:10000)[seq_len(K)]  # fewer draws' quality, still deterministic
+  primes <- 2L
+  while (length(primes) < K) {  # the first K primes: Halton bases must be coprime
+    cand <- primes[length(primes)] + 1L
+    while (any(cand %% primes == 0L)) cand <- cand + 1L
+    primes <- c(primes, cand)
+  }
   radical <- function(i, b) {
     f <- 1; r <- 0
     while (any(i > 0)) {

@@ -50,14 +50,6 @@ inline void check_options(const Eigen::Ref<const Eigen::VectorXd>& t, const Like
     throw std::invalid_argument("case weights must be non-negative");
 }
 
-// The solvers' column scales: the norms of the columns as given, 1 for a zero
-// column (it can never enter the model).
-inline Eigen::VectorXd column_scale(Eigen::VectorXd norms) {
-  for (Eigen::Index j = 0; j < norms.size(); ++j)
-    if (!(norms(j) > 0.0)) norms(j) = 1.0;
-  return norms;
-}
-
 // A solver's result on the unit-norm columns, back in the columns as given.
 inline void to_caller_columns(FitResult& r, const Eigen::VectorXd& scale) {
   weights_to_caller_units(r.relevant, scale, r.mu, r.Sigma, r.alpha);
@@ -102,7 +94,7 @@ inline FitResult fit_model(const Eigen::Ref<const Eigen::MatrixXd>& Phi, const E
   const Eigen::VectorXd t = t_in;
   const Eigen::VectorXd norms = Phi.colwise().norm().transpose();
   if (!norms.allFinite()) throw std::invalid_argument("basis column norms overflow; rescale the inputs");
-  const Eigen::VectorXd scale = detail::column_scale(norms);
+  const Eigen::VectorXd scale = column_scale(norms);
   const Eigen::VectorXd inv_scale = scale.cwiseInverse();
 
   FitResult r = method_named(opt.problem.method).rule == Rule::fast

@@ -144,6 +144,14 @@ struct FitResult {
   std::shared_ptr<FitResult> other;    //   the optimum not returned (null when one start ran)
 };
 
+// The solvers' column scales: the norms of the columns as given, 1 for a zero
+// column (it can never enter the model).
+inline Eigen::VectorXd column_scale(Eigen::VectorXd norms) {
+  for (Eigen::Index j = 0; j < norms.size(); ++j)
+    if (!(norms(j) > 0.0)) norms(j) = 1.0;
+  return norms;
+}
+
 // Sample variance of t (0 for fewer than two values).
 inline double sample_variance(const Eigen::Ref<const Eigen::VectorXd>& t) {
   if (t.size() < 2) return 0.0;

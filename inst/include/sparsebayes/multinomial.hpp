@@ -222,7 +222,6 @@ class MultinomialSolver {
     own.alignment_test = false;  // tested here, in the case-weighted inner product (aligned())
     for (Eigen::Index k = 0; k < K_; ++k)
       st_.push_back(std::make_unique<FastState>(Phi, inv_scale, T.col(k), problem, loop, NoiseControl{}, own));
-    aligned_.assign(M_, 0);
   }
 
   MultinomialResult run(const Progress& progress) {
@@ -282,10 +281,6 @@ class MultinomialSolver {
   int jitter_events_ = 0;
   double best_ev_ = -kInf;
   int stall_ = 0;
-  // Shared precisions: columns barred from addition by the alignment test
-  // (per class, FastState keeps its own).
-  std::vector<char> aligned_;
-  std::vector<std::pair<Eigen::Index, Eigen::Index>> aligned_pairs_;  // (barred, relevant twin)
   enum class Rule { batches, checked };
   Rule rule_ = Rule::batches;
   int steps_ = 0;  // batches: steps since the last mode; checked: steps still to check
@@ -301,13 +296,11 @@ class MultinomialSolver {
     MultinomialMode mode;
     double log_ev;
     bool fresh;
-    std::vector<char> aligned;
-    std::vector<std::pair<Eigen::Index, Eigen::Index>> aligned_pairs;
   };
   Snapshot batch_start_;
 
   Snapshot save() const {
-    Snapshot s{{}, mode_, log_ev_, fresh_, aligned_, aligned_pairs_};
+    Snapshot s{{}, mode_, log_ev_, fresh_};
     for (const auto& st : st_) s.st.push_back(st->save());
     return s;
   }
@@ -316,8 +309,6 @@ class MultinomialSolver {
     mode_ = s.mode;
     log_ev_ = s.log_ev;
     fresh_ = s.fresh;
-    aligned_ = s.aligned;
-    aligned_pairs_ = s.aligned_pairs;
     at_mode_ = true;
   }
 
@@ -464,28 +455,31 @@ class MultinomialSolver {
       const FastChoice ch = st_[k]->select();
       if (ch.changes_model() && ch.gain > best.ch.gain) best = Choice{ch, k};
     }
-    if (best.ch.action == kAdd) {
-      FastState& st = *st_[best.cls];
-      const std::vector<Eigen::Index> twins = aligned(best.ch.column, st.used);
-      if (!twins.empty()) {
-        st.aligned_out[best.ch.column] = 1;
-        for (Eigen::Index j : twins) st.aligned_pairs.emplace_back(best.ch.column, j);
-        return Choice{FastChoice{kAlignmentSkip, best.ch.column, 0.0, 0.0}, best.cls};
-      }
-    }
-    return best;
+    return aligned(best);
   }
 
-  // The relevant columns that column m is nearly parallel to (the alignment
-  // test), by cosines in the case-weighted inner product of the columns'
-  // norms, so that an integer weight and copies of a row test alike.
-  std::vector<Eigen::Index> aligned(Eigen::Index m, const std::vector<Eigen::Index>& used) const {
-    std::vector<Eigen::Index> twins;
-    if (!fast_.alignment_test) return twins;
+  // The alignment test of an addition: a column nearly parallel to one of
+  // the class's relevant columns (every class's, for a shared precision) is
+  // barred from addition in that class until its twin leaves (FastState's
+  // own record, restored with its snapshot) and the step skipped. Cosines
+  // in the case-weighted inner product of the columns' norms, so that an
+  // integer weight and copies of a row test alike.
+  Choice aligned(const Choice& c) {
+    if (c.ch.action != kAdd || !fast_.alignment_test) return c;
+    const Eigen::Index m = c.ch.column;
     const Eigen::VectorXd wm = cw_.cwiseProduct(Phi_.col(m)) * inv_scale_(m);
-    for (Eigen::Index j : used)
-      if (wm.dot(Phi_.col(j)) * inv_scale_(j) > fast_.alignment_max) twins.push_back(j);
-    return twins;
+    bool any = false;
+    for (Eigen::Index j : st_[std::max<Eigen::Index>(c.cls, 0)]->used) {
+      if (!(wm.dot(Phi_.col(j)) * inv_scale_(j) > fast_.alignment_max)) continue;
+      any = true;
+      for (Eigen::Index k = 0; k < K_; ++k)
+        if (c.cls < 0 || c.cls == k) {
+          st_[k]->aligned_out[m] = 1;
+          st_[k]->aligned_pairs.emplace_back(m, j);
+        }
+    }
+    if (!any) return c;
+    return Choice{FastChoice{kAlignmentSkip, m, 0.0, 0.0}, c.cls};
   }
 
   // Shared precisions: the action with the largest gain in the summed marginal likelihood.
@@ -495,6 +489,7 @@ class MultinomialSolver {
     const std::vector<Eigen::Index>& u = st_[0]->used;
     const Eigen::VectorXd& alpha = st_[0]->alpha;
     const std::vector<char>& barred = st_[0]->barred;
+    const std::vector<char>& aligned_out = st_[0]->aligned_out;
     const Eigen::Index S = u.size();
     std::vector<Eigen::Index> pos(M_, -1);
     for (Eigen::Index j = 0; j < S; ++j) pos[u[j]] = j;
@@ -503,7 +498,7 @@ class MultinomialSolver {
     bool any_delete = false;
     Eigen::VectorXd sm(K_), qm(K_);
     for (Eigen::Index m = 0; m < M_; ++m) {
-      if (barred[m] || (pos[m] < 0 && aligned_[m])) continue;
+      if (barred[m] || (pos[m] < 0 && aligned_out[m])) continue;
       for (Eigen::Index k = 0; k < K_; ++k) {
         sm(k) = s[k](m);
         qm(k) = q[k](m);
@@ -534,35 +529,14 @@ class MultinomialSolver {
     if (ch.action == kReestimate && !any_delete &&
         std::abs(std::log(ch.alpha) - std::log(alpha(pos[ch.column]))) < fast_.min_delta_log_alpha)
       return Choice{FastChoice{kTerminate, ch.column, ch.alpha, 0.0}};
-    if (ch.action == kAdd) {
-      const std::vector<Eigen::Index> twins = aligned(ch.column, u);
-      if (!twins.empty()) {
-        aligned_[ch.column] = 1;
-        for (Eigen::Index j : twins) aligned_pairs_.emplace_back(ch.column, j);
-        return Choice{FastChoice{kAlignmentSkip, ch.column, 0.0, 0.0}};
-      }
-    }
-    return Choice{ch};
+    return aligned(Choice{ch});
   }
 
   // The Gaussian updates of the chosen class's model (every class's, for a
   // shared precision) for one action at the fixed curvature.
   void apply(const Choice& c) {
-    if (c.cls >= 0) {
-      st_[c.cls]->apply(c.ch);
-    } else {
-      for (auto& st : st_) st->apply(c.ch);
-      if (c.ch.action == kDelete) {
-        for (auto it = aligned_pairs_.begin(); it != aligned_pairs_.end();) {
-          if (it->second == c.ch.column) {
-            aligned_[it->first] = 0;
-            it = aligned_pairs_.erase(it);
-          } else {
-            ++it;
-          }
-        }
-      }
-    }
+    for (Eigen::Index k = 0; k < K_; ++k)
+      if (c.cls < 0 || c.cls == k) st_[k]->apply(c.ch);  // a deletion frees its aligned twins
     at_mode_ = false;
   }
 
@@ -698,9 +672,7 @@ inline MultinomialResult fit_multinomial(const Eigen::Ref<const Eigen::MatrixXd>
   // integer weight and that many copies of a row give the same steps.
   const Eigen::VectorXd norms = (Phi.array().square().colwise() * cw.array()).colwise().sum().sqrt().transpose();
   if (!norms.allFinite()) throw std::invalid_argument("basis column norms overflow; rescale the inputs");
-  Eigen::VectorXd scale = norms;
-  for (Eigen::Index j = 0; j < scale.size(); ++j)
-    if (!(scale(j) > 0.0)) scale(j) = 1.0;
+  const Eigen::VectorXd scale = column_scale(norms);
   const Eigen::VectorXd inv_scale = scale.cwiseInverse();
   MultinomialResult r = MultinomialSolver(Phi, inv_scale, T, cw, offset, shared, loop, fast).run(progress);
   const Eigen::Index S = r.relevant.size();
