@@ -32,7 +32,8 @@ learn_factr <- 1e12
 # against 0.071 under the bound).
 learn_max_variance <- 10
 
-is_learned_width <- function(kernel) identical(kernel$width, "learn")
+is_learned_width <- function(kernel) is.character(kernel$width) && length(kernel$width) == 1L &&
+  kernel$width %in% c("learn", "learn_one")
 is_learnable <- function(kernel) kernel_supports(kernel, "slope")
 
 # Can the default width be learned? At least 5 rows and no constant target
@@ -73,9 +74,11 @@ pooled_rows <- function(xs, targets, weights = NULL) {
 # share the widths, each with its own variance (and noise) in the sum of
 # their objectives); `weights`: NULL or positive case weights;
 # `likelihood`: "gaussian" (GP regression) or "binomial" (the Laplace GP
-# classifier, laplace_gp.hpp).
+# classifier, laplace_gp.hpp); `by_input`: one width per input (width
+# "learn"), or one for all inputs ("learn_one": the one-width stage only).
 learn_kernel_widths <- function(kernel, xs, targets, weights = NULL, control = sparse_gp_control(),
-                                likelihood = c("gaussian", "binomial")) {
+                                likelihood = c("gaussian", "binomial"),
+                                by_input = !identical(kernel$width, "learn_one")) {
   likelihood <- match.arg(likelihood)
   if (!is_learnable(kernel))
     stop_arg("kernel", sprintf("is a %s kernel; widths are learned for a %s kernel.", kernel$type, slope_kernels()))
@@ -90,7 +93,7 @@ learn_kernel_widths <- function(kernel, xs, targets, weights = NULL, control = s
   # 1e4 times the largest, the least relevant.
   flat <- apply(xs, 2L, function(v) all(v == v[1L]))
   if (any(flat) && !all(flat)) {
-    kernel <- learn_kernel_widths(kernel, xs[, !flat, drop = FALSE], targets, weights, control, likelihood)
+    kernel <- learn_kernel_widths(kernel, xs[, !flat, drop = FALSE], targets, weights, control, likelihood, by_input)
     if (identical(kernel$width_rule, "learn")) {
       widths <- numeric(ncol(xs))
       widths[!flat] <- kernel$width
@@ -209,7 +212,7 @@ learn_kernel_widths <- function(kernel, xs, targets, weights = NULL, control = s
   # times the heuristic left 1, but moved sparse_gp() on Servo from 4.66 to
   # 5.73 (one fold draw to a better optimum by the evidence that predicts
   # worse). A classifier has no noise for its kernel to stand in for.
-  per_input <- if (p == 1L) one else {
+  per_input <- if (p == 1L || !by_input) one else {
     starts <- list(c(log_widths(one$theta, 1L) + numeric(p), one$theta[-1L]))
     if (regression) starts[[2L]] <- c(heuristic,
                                       unlist(lapply(outputs, function(o) o$starts[[length(o$starts)]])))
@@ -230,7 +233,7 @@ learn_kernel_widths <- function(kernel, xs, targets, weights = NULL, control = s
   # carry no information, and the median heuristic is used.
   constant <- sum(vapply(outputs, function(o) o$constant_loglik, numeric(1)))
   pays <- function(fit, nw) -fit$value - constant >= (nw + length(outputs)) / 2 * log(n)
-  chosen <- if (pays(per_input, p)) widths_of(per_input, p) else if (pays(one, 1L)) widths_of(one, 1L)
+  chosen <- if (by_input && pays(per_input, p)) widths_of(per_input, p) else if (pays(one, 1L)) widths_of(one, 1L)
   if (is.null(chosen)) {
     kernel$width <- default_width(all_rows)  # as resolve_kernel() gives it, from all the rows
     kernel$width_rule <- "median"

@@ -18,9 +18,11 @@
 #' @param kernel A kernel object (see [kernels]) or its name. The default
 #'   gaussian kernel of a regression has one width per input, learned by a
 #'   GP marginal likelihood (`width = "learn"` in [kernels]; see
-#'   [input_relevance()]); classifiers and count models use the median
-#'   heuristic (`width = "median"`), which any fit takes with
-#'   `kernel = kernel_gaussian("median")`.
+#'   [input_relevance()]); a classifier's has one width for all inputs,
+#'   learned by the Laplace approximation to a GP classifier's evidence
+#'   (`width = "learn_one"`; one width per input lost on held-out data
+#'   there); count models use the median heuristic (`width = "median"`),
+#'   which any fit takes with `kernel = kernel_gaussian("median")`.
 #' @param bias Add a constant basis function (with its own precision)?
 #' @param scale Standardise each input column with the training means and
 #'   standard deviations (kept for `predict`)? Kernel widths then refer to
@@ -347,10 +349,14 @@ rvm_problem <- function(a) {
     in_fit <- if (is.null(case_weights)) rep(TRUE, nrow(x)) else case_weights > 0
     scaling <- input_scaling(x, a$scale, weights = case_weights)
     xs <- apply_scaling(x, scaling)
-    # The default width of a single gaussian, laplace or cauchy kernel in a
-    # regression: one per input, learned (R/learn_widths.R).
-    learn_default <- gaussian && length(kernels) == 1L && is.null(kernels[[1L]]$width) && is_learnable(kernels[[1L]])
-    if (learn_default) kernels[[1L]]$width <- "learn"
+    # The default width of a single gaussian, laplace or cauchy kernel:
+    # learned (R/learn_widths.R), one per input in a regression, one for all
+    # inputs in a classifier (per input lost on held-out data there:
+    # bench/RESULTS.md).
+    classes <- likelihood_of(family)$classes
+    learn_default <- (gaussian || classes) && length(kernels) == 1L && is.null(kernels[[1L]]$width) &&
+      is_learnable(kernels[[1L]])
+    if (learn_default) kernels[[1L]]$width <- if (classes) "learn_one" else "learn"
     kernels <- lapply(kernels, resolve_kernel, x = xs[in_fit, , drop = FALSE])
     centres <- resolve_centres(centres, x, xs, scaling, kernels, in_fit)
     Phi <- NULL

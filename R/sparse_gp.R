@@ -318,7 +318,7 @@ fit_gp_rows <- function(x, y, a, call, served = NULL) {
 # The checked problem of a sparse_gp() call (`a`: its arguments, the
 # weights checked and positive): the inputs and their scaling, the
 # response less its offset in standard units (std, r, vy), the resolved
-# kernel (`per_input`: its widths are learned, one per input), and the
+# kernel (`learn`: its widths are learned, `by_input` one per input), and the
 # noise variance in standard units (`noise_variance`; NULL: estimated).
 gp_problem <- function(a) {
   x <- a$x
@@ -335,12 +335,14 @@ gp_problem <- function(a) {
                "or let sparse_gp() maximise the evidence over the width with optimize = \"hyper\" or \"all\".")
     kernel$width <- NULL
   }
-  # one width per input, learned: the default when hyperparameters are optimised
-  per_input <- is_learned_width(kernel) || (is.null(kernel$width) && optimize != "none")
-  if (per_input) {
+  # one width per input, learned: the default when hyperparameters are
+  # optimised ("learn_one": one width for all inputs, learned the same way)
+  learn <- is_learned_width(kernel) || (is.null(kernel$width) && optimize != "none")
+  by_input <- !identical(kernel$width, "learn_one")
+  if (learn) {
     if (optimize == "none")
-      stop_arg("kernel", "has width = \"learn\", but optimize = \"none\" uses the width as given; give numbers, ",
-               "or learn the widths with optimize = \"hyper\" or \"all\".")
+      stop_arg("kernel", sprintf("has width = \"%s\", but optimize = \"none\" uses the width as given; give numbers, ",
+                                 kernel$width %||% "learn"), "or learn the widths with optimize = \"hyper\" or \"all\".")
     kernel$width <- NULL
   }
   noise_variance <- a$noise_variance
@@ -365,7 +367,7 @@ gp_problem <- function(a) {
   if (!is.null(noise_variance)) noise_variance <- noise_variance / sy^2
   if (optimize == "none") kernel$variance <- kernel$variance / sy^2
   structure(list(x = x, xs = xs, y = y, scaling = scaling, weights = a$weights, offset = a$offset, std = std,
-                 kernel = kernel, per_input = per_input, noise_variance = noise_variance, inducing = a$inducing,
+                 kernel = kernel, learn = learn, by_input = by_input, noise_variance = noise_variance, inducing = a$inducing,
                  default_inducing = a$default_inducing, approx = a$approx, optimize = optimize,
                  control = a$control),
             class = "sb_problem")
@@ -393,8 +395,8 @@ gp_learning <- function(p) {
                 log_variance = log(if (p$optimize == "none") kernel$variance else vy),
                 log_noise = log(p$noise_variance %||% (vy / 10)))
   learned <- NULL
-  if (p$per_input) {
-    learned <- learn_kernel_widths(kernel, xs, p$y, p$weights, control)
+  if (p$learn) {
+    learned <- learn_kernel_widths(kernel, xs, p$y, p$weights, control, by_input = p$by_input)
     start$log_width <- unname(log(learned$width))
     if (identical(learned$width_rule, "learn")) {  # (otherwise no signal: the median heuristic, one width)
       start$log_variance <- unname(log(learned$learned$variance / sy^2))
@@ -463,7 +465,7 @@ gp_fit <- function(p, learning, opt, call) {
   fit$weight_unit <- pool$unit
   fit$subsample <- if (length(learning$rows) < length(pool$rows)) length(learning$rows)
   fit$learned <- c(if (p$optimize != "none")
-    c(if (p$per_input) learning$learned[intersect(names(learning$learned),
+    c(if (p$learn) learning$learned[intersect(names(learning$learned),
                                                   c("criterion", "gain", "price", "constant_inputs"))],
       list(bounds = opt$bounds, converged = fit$converged, copies = pool$copies)),
     if (!is.null(learning$inducing)) list(inducing = learning$inducing))

@@ -53,17 +53,25 @@ methods <- list(
   rvm = function(f, d) rvm(f, data = d),
   rvm_ovr = function(f, d) rvm(f, data = d, multiclass = "one_vs_rest"),  # the former default of K > 2 classes
   rvm_shared = function(f, d) rvm(f, data = d, multiclass = "multinomial_shared"),  # one precision per column for all classes
-  rvm_learn = function(f, d) rvm(f, data = d, kernel = kernel_gaussian("learn")),
+  rvm_learn = function(f, d) rvm(f, data = d, kernel = kernel_gaussian("learn")),  # one width per input
+  rvm_median = function(f, d) rvm(f, data = d, kernel = kernel_gaussian("median")),  # the default before 2026-11-29
   # the probabilities integrated over the latent posterior (multinomial fits; the default is the mode)
   rvm_integrated = function(f, d) structure(list(fit = rvm(f, data = d)), class = "peer_integrated"),
   rvm_shared_integrated = function(f, d)
     structure(list(fit = rvm(f, data = d, multiclass = "multinomial_shared")), class = "peer_integrated"),
-  # widths: twice the median heuristic, and one width chosen by the evidence
-  rvm_x2 = function(f, d) rvm(f, data = d, kernel = kernel_gaussian(2 * rvm(f, data = d)$kernel$width)),
+  # one width by the evidence of the RVM itself
   rvm_evidence = function(f, d) rvm(f, data = d, kernel = kernel_gaussian("evidence")),
   svm = function(f, d) svm(f, data = d, probability = TRUE),
   ranger = function(f, d) ranger(f, data = d, probability = TRUE),
   glmnet = glmnet_fit)
+# multiples of the median-heuristic width (rvm_median is x1): rvm_x0.5 .. rvm_x4
+for (k in c(0.5, 0.71, 1.41, 2, 2.83, 4)) local({
+  m <- k
+  methods[[paste0("rvm_x", k)]] <<- function(f, d) {
+    h <- rvm(f, data = d, kernel = kernel_gaussian("median"))
+    rvm(f, data = d, kernel = kernel_gaussian(m * (if (is.null(h$kernel)) h$models[[1L]]$kernel else h$kernel)$width))
+  }
+})
 
 # ---- scoring: per-row losses, pooled into named scores (run_cv()) ----------
 auc <- function(p, pos) {  # Mann-Whitney: P(p of a positive > p of a negative), ties 1/2

@@ -31,7 +31,7 @@ snapshot_fits <- function() {
     rvm_bic = function() rvm(x, y, kernel = list(kernel_gaussian(1), kernel_gaussian(4)), prior = "BIC"),
     rvm_sample = function() rvm(x, y, kernel = gauss, scale = FALSE, noise = "sample"),
     rvm_student = function() rvm(x, y, kernel = gauss, scale = FALSE, noise = "student"),
-    rvm_binomial = function() rvm(L[, 1:3], cls),
+    rvm_binomial = function() rvm(L[, 1:3], cls, kernel = kernel_gaussian("median")),  # the engine, not the default width
     rvm_poisson = function() rvm(L[, 1:2], counts, family = poisson()),
     rvm_wavelet = function() rvm(grid, yw, kernel = kernel_wavelet("haar")),
     rvm_centres_weights = function() rvm(X, yx, centres = 40, weights = rep(1:3, 50)),
@@ -39,7 +39,7 @@ snapshot_fits <- function() {
     ard_irls1 = function() ard(L, yl, method = "irls1"),
     ard_gradient = function() ard(L, yl, method = "gradient"),
     ard_student = function() ard(L, yo, noise = "student"),
-    rvm_em_binomial = function() rvm(L[, 1:3], cls, method = "em"),
+    rvm_em_binomial = function() rvm(L[, 1:3], cls, method = "em", kernel = kernel_gaussian("median")),
     sparse_gp_fitc = function() sparse_gp(X, yx, inducing = 20, approx = "FITC", restarts = 1, seed = 1)
   )
 }

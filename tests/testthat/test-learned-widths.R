@@ -62,13 +62,17 @@ test_that("the Laplace GP classifier's gradient matches finite differences", {
                                                       numeric(0), FALSE), "targets must be 0 or 1")
 })
 
-test_that("the default width is learned for regressions, the median heuristic elsewhere", {
+test_that("the default width is learned for regressions and classifiers, the median heuristic elsewhere", {
   set.seed(5)
   x <- matrix(runif(200, -2, 2), 100, 2)
   y <- sin(2 * x[, 1]) + rnorm(100, sd = 0.1)
   expect_identical(rvm(x, y)$kernel$width_rule, "learn")
   expect_length(sparse_gp(x, y, inducing = 10, seed = 1)$kernel$width, 2L)
-  expect_length(rvm(x, y > 0)$kernel$width, 1L)  # a classifier: the median heuristic
+  classifier <- rvm(x, factor(y > 0))$kernel  # a classifier: one width for all inputs, learned
+  expect_length(classifier$width, 1L)
+  expect_identical(classifier$width_rule, "learn")
+  expect_identical(classifier$learned$criterion, "Laplace GP classifier evidence")
+  expect_null(rvm(x, rpois(100, 2), family = poisson())$kernel$width_rule)  # counts: the median heuristic
   expect_length(rvm(x, y, kernel = kernel_gaussian("median"))$kernel$width, 1L)
   expect_length(rvm(x[1:4, ], y[1:4])$kernel$width, 1L)  # too few rows to learn from
   # pure noise: no signal beyond the constant model, so the median heuristic
@@ -263,10 +267,44 @@ test_that("bad width specifications give clear errors", {
   expect_error(kernel_gaussian("wide"), "learn")
   expect_error(rvm(x, y, kernel = kernel_gaussian(c(1, 2, 3))), "3 widths but the kernel sees 2")
   expect_error(kernel_matrix(kernel_gaussian("learn"), x), "chosen when a model is fitted")
+  expect_error(kernel_matrix(kernel_gaussian("learn_one"), x), "chosen when a model is fitted")
+  expect_error(sparse_gp(x, y, kernel = kernel_gaussian("learn_one"), optimize = "none"), "learn_one")
   expect_error(rvm(x, y, kernel = kernel_lspline("learn")), "learned for a gaussian, laplace or cauchy kernel")
   expect_error(rvm(x, y, kernel = list(kernel_gaussian("learn"), kernel_laplace(1))), "single kernel")
   expect_error(sparse_gp(x, y, kernel = kernel_gaussian("learn"), optimize = "none"), "optimize")
   expect_error(input_relevance(lm(y ~ x)), "rvm\\(\\) or sparse_gp\\(\\)")
   expect_error(sparsebayes:::.sb_kernel_design(unclass(kernel_gaussian(c(1, 2, 3))), x, x, FALSE, 1L),
                "3 input widths but the inputs have 2 columns")
+})
+
+test_that("a classifier's one learned width survives what users do to data", {
+  set.seed(11)
+  n <- 120
+  x <- cbind(a = runif(n, -2, 2), b = runif(n, -2, 2), c = runif(n, -2, 2))
+  cls <- factor(ifelse(runif(n) < plogis(3 * sin(1.5 * x[, "a"]) + x[, "b"]), "yes", "no"))
+  fit <- rvm(x, cls)
+  width <- fit$kernel$width
+  expect_equal(rvm(x, cls, kernel = kernel_gaussian("learn_one"))$kernel$width, width)
+  # the width is in units of the standardised inputs: rescaling a column leaves it and the fit alone
+  scaled <- rvm(x * rep(c(1, 1e3, 1e-3), each = n), cls)
+  expect_equal(scaled$kernel$width, width, tolerance = 1e-6)
+  expect_equal(predict(scaled, x * rep(c(1, 1e3, 1e-3), each = n), type = "prob"),
+               predict(fit, x, type = "prob"), tolerance = 1e-6)
+  # copies of every row are pooled, and constant weights learn what no weights learn: the same
+  # width in the inputs' units (in standard units it moves with the replicated rows' sd)
+  in_units <- function(f) f$kernel$width * f$scaling$scale
+  expect_equal(in_units(rvm(rbind(x, x), factor(c(cls, cls), labels = levels(cls)))), in_units(fit), tolerance = 1e-6)
+  expect_equal(in_units(rvm(x, cls, weights = rep(3, n))), in_units(fit), tolerance = 1e-6)
+  # a constant column is ignored; too few rows fall back to the median heuristic
+  expect_true(is.finite(rvm(cbind(x, k = 1), cls)$kernel$width[1L]))
+  expect_null(rvm(x[1:4, ], factor(c("u", "v", "u", "v")))$kernel$width_rule)
+  # K classes share one learned width
+  multi <- rvm(Species ~ ., data = iris)
+  widths <- vapply(multi$models, function(m) m$kernel$width, numeric(1))
+  expect_length(unique(widths), 1L)
+  expect_identical(multi$models[[1L]]$kernel$width_rule, "learn")
+  expect_equal(unname(rowSums(predict(multi, iris, type = "prob"))), rep(1, 150), tolerance = 1e-12)
+  # a sparse GP with one learned width keeps one width
+  y <- sin(2 * x[, "a"]) + rnorm(n, sd = 0.1)
+  expect_length(sparse_gp(x, y, kernel = kernel_gaussian("learn_one"), inducing = 10, seed = 1)$kernel$width, 1L)
 })
