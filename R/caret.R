@@ -12,19 +12,16 @@
 #' **`"rvm"`** ([rvm()], regression and classification: a factor with two
 #' classes is one binary model, with more one model per class against the
 #' rest). Tuning parameter `width`, the width of the kernel in standardised
-#' inputs: `0` means one width per input learned by a GP marginal
-#' likelihood (`kernel_gaussian("learn")`, [rvm()]'s default for
-#' regression; caret's grids need a number, and `NA`, also taken, makes
-#' caret warn of missing values in every resample), a positive number one
-#' width for every input. The default grid is `0`, then the median
-#' heuristic `h` (half the median distance between the standardised
-#' training inputs, [rvm()]'s default for classifiers) and `2 h`, `h / 2`,
+#' inputs: `0` means [rvm()]'s learned default (one width per input learned
+#' by a GP marginal likelihood for regression, one width for all inputs
+#' learned by a GP classifier's evidence for classifiers; caret's grids
+#' need a number, and `NA`, also taken, makes caret warn of missing values
+#' in every resample), a positive number one width for every input. The
+#' default grid is `0`, then the median heuristic `h` (half the median
+#' distance between the standardised training inputs) and `2 h`, `h / 2`,
 #' `4 h`, ... as `tuneLength` grows; the random search draws `h 2^u` with
-#' `u` uniform on (-3, 3) after `0`. The learned widths come
-#' first because they are the package's default for regression; for
-#' classifiers the package's bench found the learned widths better on some
-#' data sets and worse on others, which is exactly what resampling decides,
-#' so both are in the grid. Another kernel with a width is taken through
+#' `u` uniform on (-3, 3) after `0`. The learned widths come first because
+#' they are the package's default, so a tuned fit is chosen against it. Another kernel with a width is taken through
 #' train's `...` (`kernel = "laplace"` or `kernel_cauchy()`), with `width`
 #' set from the grid; other arguments of [rvm()] pass through the same way.
 #'
@@ -83,7 +80,7 @@ caret_rvm <- function() {
     library = "sparsebayes",
     type = c("Regression", "Classification"),
     parameters = data.frame(parameter = "width", class = "numeric",
-                            label = "Kernel width (0: learned per input)", stringsAsFactors = FALSE),
+                            label = "Kernel width (0: learned)", stringsAsFactors = FALSE),
     grid = function(x, y, len = NULL, search = "grid") {
       h <- caret_median_width(x)
       len <- max(1L, len %||% 3L)
@@ -197,19 +194,28 @@ caret_median_width <- function(x) {
   default_width(apply_scaling(x, input_scaling(x, TRUE)))
 }
 
-# The kernel of a grid point: `width` 0 (or NA) is "learn", a positive
-# number one width for all inputs; `kernel` a kernel object or name from
-# train()'s `...`.
-caret_kernel <- function(width, kernel = NULL) {
+# The kernel of a grid point: `width` 0 (or NA) is the fit's learned
+# default (one width per input for a regression, one for all inputs for a
+# classifier; a kernel given with width "learn" keeps it), a positive number one width for all inputs; `multiple`
+# (parsnip's width_multiple) scales the default widths; `kernel` a kernel
+# object or name from train()'s `...`.
+caret_kernel <- function(width, kernel = NULL, multiple = NULL) {
   kernel <- as_kernel(kernel %||% "gaussian")
   learn <- length(width) == 1L && (is.na(width) || identical(as.numeric(width), 0))
   if (!kernel_has_width(kernel)) {
     if (!learn)
       stop_arg("kernel", sprintf("is a %s kernel, which has no width; tune it with tuneGrid = data.frame(width = 0).",
                                  kernel$type))
+    if (!is.null(multiple)) stop_arg("width_multiple", sprintf("scales a kernel width; the %s kernel has none.", kernel$type))
     return(kernel)
   }
-  kernel$width <- if (learn) "learn" else check_number(width, "width", lower = 0, open_lower = TRUE)
+  # 0: a kernel that asks to learn keeps its rule ("learn": per input), any other the fit's default
+  if (!learn) kernel$width <- check_number(width, "width", lower = 0, open_lower = TRUE)
+  else if (!is_learned_width(kernel)) kernel$width <- NULL
+  if (!is.null(multiple)) {
+    if (!learn) stop_arg("width_multiple", "scales the default widths; give it or `width`, not both.")
+    kernel$multiple <- check_number(multiple, "width_multiple", lower = 0, open_lower = TRUE)
+  }
   kernel
 }
 
@@ -263,8 +269,9 @@ caret_input_relevance <- function(object) {
   kernel <- if (inherits(object, "sb_rvm_multiclass")) object$models[[1L]]$kernel else object$kernel
   inputs <- input_names(object$x)
   if (length(inputs) > 1L && (!is.numeric(kernel$width) || length(kernel$width) == 1L))
-    stop_arg("object", "has one kernel width for all inputs, which ranks no input; learned widths (width = 0 in the ",
-             "tuning grid) do, or varImp(fit, useModel = FALSE) gives caret's model-free importance.")
+    stop_arg("object", "has one kernel width for all inputs, which ranks no input; widths learned per input (width = 0 ",
+             "in the tuning grid of a regression, or kernel = kernel_gaussian(\"learn\") in train()) do, or ",
+             "varImp(fit, useModel = FALSE) gives caret's model-free importance.")
   r <- input_relevance(object)
   data.frame(Overall = r$relevance, row.names = r$input)
 }

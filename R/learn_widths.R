@@ -298,6 +298,9 @@ learning_notes <- function(learned) {
     if (!is.null(learned$inducing))
       sprintf("%d of %d inducing points kept: K_uu cannot tell the others from them (control$inducing_tol)",
               learned$inducing[["kept"]], learned$inducing[["asked"]]),
+    if (!is.null(learned$multiple))
+      sprintf("widths %.3g times the %s (width_multiple)", learned$multiple,
+              if (is.null(learned$criterion) || startsWith(learned$criterion, "none")) "default" else "learned"),
     if (isTRUE(learned$copies > 0))
       sprintf("%d exact %s of rows pooled (weights as precisions: ?rvm)", learned$copies,
               if (learned$copies == 1L) "copy" else "copies"))
@@ -436,20 +439,38 @@ plot_input_relevance <- function(x, main = NULL, xlab = NULL, pch = 19, col = "g
 # gaussian, laplace or cauchy kernel.
 learn_widths <- function(problem) {
   kernels <- problem$kernels
-  if (!any(vapply(kernels, is_learned_width, logical(1)))) return(problem)
+  if (!any(vapply(kernels, is_learned_width, logical(1)))) return(width_multiple(problem))
   if (length(kernels) > 1L)
     stop_arg("kernel", "is a dictionary of several kernels with width = \"learn\" in one of them; widths are ",
              "learned for a single kernel. Learn each kernel's widths in its own fit and give them as numbers.")
   in_fit <- problem$in_fit
   xs <- problem$xs[in_fit, , drop = FALSE]
   targets <- learning_targets(problem$y, problem$family, problem$wo$offset)[in_fit, , drop = FALSE]
-  with_kernel(problem, if (problem$learn_default && !can_learn_widths(targets)) {
+  width_multiple(with_kernel(problem, if (problem$learn_default && !can_learn_widths(targets)) {
     resolve_kernel(utils::modifyList(kernels[[1L]], list(width = "median")), xs)
   } else {
     learn_kernel_widths(kernels[[1L]], xs, targets, problem$wo$weights[in_fit],
                         likelihood = if (likelihood_of(problem$family)$classes && all(targets %in% c(0, 1))) "binomial"
                                      else "gaussian")
-  })
+  }))
+}
+
+# The kernel widths times `multiple`, a field of the kernel that
+# rvm_model(width_multiple =) and the caret grid set (R/parsnip.R): the
+# widths the fit would use (learned, or the heuristic) scaled by one factor,
+# so that a tuning grid spans multiples of the default. The kernel keeps its
+# rule and what was learned (a learned kernel keeps its noise starts), with
+# the multiple recorded in `learned`.
+width_multiple <- function(problem) {
+  if (length(problem$kernels) != 1L) return(problem)  # a user basis, or a dictionary
+  kernel <- problem$kernels[[1L]]
+  m <- kernel$multiple
+  if (is.null(m) || !kernel_has_width(kernel)) return(problem)
+  kernel$multiple <- NULL
+  kernel$width <- kernel$width * m
+  kernel$learned$multiple <- m
+  if (!is.null(kernel$learned$width)) kernel$learned$width <- kernel$width
+  with_kernel(problem, kernel)
 }
 
 # The fits an rvm() problem with a learned kernel tries (gaussian, shared

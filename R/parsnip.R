@@ -67,9 +67,9 @@ NULL
 
 #' @rdname tidymodels
 #' @export
-rvm_model <- function(mode = "unknown", engine = "sparsebayes", kernel = NULL, width = NULL) {
+rvm_model <- function(mode = "unknown", engine = "sparsebayes", kernel = NULL, width = NULL, width_multiple = NULL) {
   need_package("parsnip", "rvm_model()")
-  args <- list(kernel = rlang::enquo(kernel), width = rlang::enquo(width))
+  args <- list(kernel = rlang::enquo(kernel), width = rlang::enquo(width), width_multiple = rlang::enquo(width_multiple))
   parsnip::new_model_spec("rvm_model", args = args, eng_args = NULL, mode = mode,
                           user_specified_mode = !missing(mode), method = NULL, engine = engine,
                           user_specified_engine = !missing(engine))
@@ -91,8 +91,9 @@ sparse_gp_model <- function(mode = "regression", engine = "sparsebayes", inducin
 #' @param ... Engine arguments.
 #' @rdname tidymodels
 #' @export
-update.rvm_model <- function(object, parameters = NULL, kernel = NULL, width = NULL, fresh = FALSE, ...) {
-  args <- list(kernel = rlang::enquo(kernel), width = rlang::enquo(width))
+update.rvm_model <- function(object, parameters = NULL, kernel = NULL, width = NULL, width_multiple = NULL,
+                             fresh = FALSE, ...) {
+  args <- list(kernel = rlang::enquo(kernel), width = rlang::enquo(width), width_multiple = rlang::enquo(width_multiple))
   parsnip::update_spec(object, parameters, args, fresh, "rvm_model", ...)
 }
 
@@ -119,6 +120,15 @@ finalize_width <- function(object, x) {
 
 #' @rdname tidymodels
 #' @export
+rvm_width_multiple <- function(range = c(-1, 1), trans = NULL) {
+  need_package("dials", "rvm_width_multiple()")
+  dials::new_quant_param(type = "double", range = range, inclusive = c(TRUE, TRUE),
+                         trans = trans %||% scales::transform_log2(),
+                         label = c(rvm_width_multiple = "Kernel widths, multiple of the learned"))
+}
+
+#' @rdname tidymodels
+#' @export
 rvm_kernel <- function(values = c("gaussian", "laplace", "cauchy")) {
   need_package("dials", "rvm_kernel()")
   dials::new_qual_param(type = "character", values = values, label = c(rvm_kernel = "Kernel"))
@@ -141,16 +151,17 @@ inducing_points <- function(range = c(10L, 100L), trans = NULL) {
 #' @param x,y Inputs (a numeric matrix) and response.
 #' @param model `"rvm"`, `"ard"` or `"sparse_gp"`.
 #' @param weights Case weights or `NULL`.
-#' @param kernel,width `model = "rvm"`: the kernel and its width (see
-#'   [tidymodels]).
+#' @param kernel,width,width_multiple `model = "rvm"`: the kernel, its width
+#'   and the multiple of the default widths (see [tidymodels]).
 #' @param inducing `model = "sparse_gp"`: the number of inducing points.
 #' @param ... Other arguments of the fitting function.
 #' @return The fit.
 #' @keywords internal
 #' @export
-parsnip_fit <- function(x, y, model, weights = NULL, kernel = NULL, width = NULL, inducing = NULL, ...) {
+parsnip_fit <- function(x, y, model, weights = NULL, kernel = NULL, width = NULL, width_multiple = NULL,
+                        inducing = NULL, ...) {
   args <- list(...)
-  if (!is.null(width)) args$kernel <- caret_kernel(width, kernel)
+  if (!is.null(width) || !is.null(width_multiple)) args$kernel <- caret_kernel(width %||% 0, kernel, width_multiple)
   else if (!is.null(kernel)) args$kernel <- kernel
   if (!is.null(inducing)) args$inducing <- inducing_cap(inducing, x, weights)
   caret_fit_call(model, x, y, as.vector(weights), args)
@@ -194,6 +205,7 @@ register_parsnip <- function() {
                            func = list(pkg = "sparsebayes", fun = fun), has_submodel = FALSE)
   main_arg("rvm_model", "kernel", "kernel", "rvm_kernel")
   main_arg("rvm_model", "width", "width", "rvm_width")
+  main_arg("rvm_model", "width_multiple", "width_multiple", "rvm_width_multiple")
   main_arg("sparse_gp_model", "inducing", "inducing", "inducing_points")
   invisible(TRUE)
 }

@@ -40,6 +40,16 @@ glmnet_fit <- function(f, d) {
 probs <- function(fit, newdata) UseMethod("probs")
 probs.default <- function(fit, newdata) predict(fit, newdata, type = "prob")  # rvm() fits, binary or multiclass
 probs.peer_integrated <- function(fit, newdata) predict(fit$fit, newdata, type = "prob", probability = "integrated")
+# binary RVM with the RVM* augmented latent variance (curvature at the mode as the noise)
+probs.peer_aug <- function(fit, newdata) {
+  ns <- asNamespace("sparsebayes"); object <- fit$fit
+  x <- ns$new_inputs(object, newdata)
+  lp <- ns$linear_predictor(object, x, need_var = TRUE)
+  o2 <- object; o2$lambda <- ns$sample_noise(object)
+  extra <- ns$augmentation_variance(o2, x, lp$Phi)
+  p <- plogis(lp$eta / sqrt(1 + pi * (lp$var + extra) / 8))
+  `colnames<-`(cbind(1 - p, p), object$levels)
+}
 probs.svm <- function(fit, newdata) attr(predict(fit, newdata, probability = TRUE), "probabilities")
 probs.ranger <- function(fit, newdata) predict(fit, newdata)$predictions
 probs.peer_glmnet <- function(fit, newdata) {
@@ -54,6 +64,9 @@ methods <- list(
   rvm_ovr = function(f, d) rvm(f, data = d, multiclass = "one_vs_rest"),  # the former default of K > 2 classes
   rvm_shared = function(f, d) rvm(f, data = d, multiclass = "multinomial_shared"),  # one precision per column for all classes
   rvm_learn = function(f, d) rvm(f, data = d, kernel = kernel_gaussian("learn")),  # one width per input
+  rvm_lin = function(f, d) { w <- rvm(f, data = d); w <- (if (is.null(w$kernel)) w$models[[1L]]$kernel else w$kernel)$width
+    rvm(f, data = d, kernel = list(kernel_gaussian(w), kernel_linear())) },
+  rvm_aug = function(f, d) structure(list(fit = rvm(f, data = d)), class = "peer_aug"),
   rvm_median = function(f, d) rvm(f, data = d, kernel = kernel_gaussian("median")),  # the default before 2026-11-29
   # the probabilities integrated over the latent posterior (multinomial fits; the default is the mode)
   rvm_integrated = function(f, d) structure(list(fit = rvm(f, data = d)), class = "peer_integrated"),

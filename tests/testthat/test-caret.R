@@ -179,13 +179,19 @@ test_that("multiclass RVM through caret gives normalised probabilities", {
   rows <- c(sample(1:50, 25), sample(51:100, 25), sample(101:150, 25))
   fit <- caret::train(iris[rows, 1:4], iris$Species[rows], method = sparsebayes_caret("rvm"),
                       trControl = caret::trainControl(method = "none", classProbs = TRUE),
-                      tuneGrid = data.frame(width = 0))
+                      tuneGrid = data.frame(width = 0), kernel = kernel_gaussian("learn"))
+  expect_length(fit$finalModel$models[[1L]]$kernel$width, 4L)  # a kernel that asks for widths per input keeps them
   pr <- predict(fit, iris[-rows, 1:4], type = "prob")
   expect_named(pr, levels(iris$Species))
   expect_equal(rowSums(pr), rep(1, 75), ignore_attr = TRUE)
   expect_true(mean(predict(fit, iris[-rows, 1:4]) == iris$Species[-rows]) > 0.85)
   v <- caret::varImp(fit)$importance
   expect_setequal(rownames(v), colnames(iris)[1:4])
+  default <- caret::train(iris[rows, 1:4], iris$Species[rows], method = sparsebayes_caret("rvm"),
+                          trControl = caret::trainControl(method = "none", classProbs = TRUE),
+                          tuneGrid = data.frame(width = 0))
+  expect_length(default$finalModel$models[[1L]]$kernel$width, 1L)  # the classifier's default: one learned width
+  expect_error(caret::varImp(default), "widths learned per input")
 })
 
 test_that("data frames with factors are fitted by the formula interface", {
