@@ -105,6 +105,8 @@ data_chunks <- function(data, query = NULL, chunk_size = 1e5, read = utils::read
   chunk_size <- as.integer(ceiling(chunk_size))
   if (!is.null(query) && !(is.character(query) && length(query) == 1L && !is.na(query)))
     stop_arg("query", "must be one SQL query (a string).")
+  # the query is read inside SELECT ... FROM (query): a statement's closing semicolon would end it there
+  if (!is.null(query)) query <- sub("[[:space:];]+$", "", query)
   source <- if (is.data.frame(data) || is.matrix(data)) {
     data <- as.data.frame(data)
     if (!nrow(data)) stop_arg("data", "has no rows.")
@@ -161,10 +163,22 @@ read_chunk <- function(source, i, con = NULL) {
            rows <- ((i - 1L) * source$chunk_size + 1L):min(i * source$chunk_size, nrow(source$data))
            source$data[rows, , drop = FALSE]
          },
-         files = as.data.frame(source$read(source$files[i])),
-         indexed = as.data.frame(source$read(i)),
+         files = chunk_rows(source$read(source$files[i]), sprintf("the file %s", sQuote(source$files[i], FALSE)),
+                            "`read`"),
+         indexed = chunk_rows(source$read(i), sprintf("chunk %d of %d", i, source$count), "the function"),
          DBI::dbGetQuery(con, sprintf("SELECT * FROM (%s) AS sb_query LIMIT %d OFFSET %.0f", source$query,
                                       source$chunk_size, (i - 1) * source$chunk_size)))
+}
+
+# What a source's reader returned for one chunk, as a data frame; anything
+# without columns (NULL, a vector) is refused by name: it is no chunk, and
+# would otherwise surface as a variable of the formula "not found".
+chunk_rows <- function(value, what, reader) {
+  if (!(is.data.frame(value) || is.matrix(value)) || !ncol(value))
+    stop(sprintf(paste0("%s is %s, not a data frame: %s must return the chunk's rows (with `chunks = n` every ",
+                        "chunk 1..n has rows; a function of `reset` ends its chunks with NULL)."),
+                 what, if (is.null(value)) "NULL" else sprintf("a %s", class(value)[1L]), reader), call. = FALSE)
+  as.data.frame(value)
 }
 
 # One pass over the chunks: f(chunk) for every chunk, combined in order by
@@ -493,6 +507,7 @@ basis_chunk <- function(spec, basis, M, block_sums, add, check) {
 # needs to build the design of new data, as fit_formula() does.
 fit_chunks <- function(mcall, env, source, fitter, generic, ..., keep_intercept = FALSE, sample_size = 0L,
                        classes = FALSE) {
+  force(sample_size)  # its checks fail here, not inside a future's inspection of the pass's globals
   spec <- chunk_spec(mcall, env, source, keep_intercept, classes)
   design <- structure(list(source = source, spec = spec, moments = chunk_sums_pass(source, spec, sample_size)),
                       class = "sb_chunk_design")

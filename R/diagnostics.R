@@ -325,6 +325,14 @@ outliers.sparsebayes <- function(object, n = 10L, ...) {
   out
 }
 
+#' @rdname outliers
+#' @export
+outliers.sb_sparse_gp <- function(object, n = 10L, ...) {
+  stop_arg("object", "is a sparse GP, which has one noise variance for all rows and no leverage of a finite basis, ",
+           "the two coordinates of outliers(); its standardised residuals are residuals(object) / sigma(object), ",
+           "or fit rvm() or ard() with noise = \"student\" for each row's own noise.")
+}
+
 outlier_types <- c("regular", "vertical outlier", "good leverage", "bad leverage")
 
 # The outlier map's coordinates of every training row (see outliers()).

@@ -226,6 +226,12 @@ print.summary.sb_rvm_multiclass <- function(x, ...) {
 #' @export
 predict.sb_rvm_multiclass <- function(object, newdata = NULL, type = c("class", "prob"),
                                       probability = c("mode", "integrated"), ...) {
+  dots <- names(list(...))
+  if (length(bounds <- intersect(dots, c("interval", "se.fit", "level"))))
+    stop_arg(bounds[1L], sprintf("is for one latent function; a fit of %d classes gives class probabilities ",
+                                 length(object$levels)),
+             "(type = \"prob\"), and each class's model in `object$models` its own intervals.")
+  check_dots_empty(...)
   type <- match_arg(type)
   probability <- if (missing(probability) && !is_multinomial(object)) "integrated" else match_arg(probability)
   if (!is_multinomial(object) && probability == "mode")

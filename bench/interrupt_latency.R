@@ -2,6 +2,7 @@
 # seconds into the fit and times the child's report that it caught the
 # interrupt (polled every 10 ms).
 #   Rscript bench/interrupt_latency.R                      every rvm() solver at n = 3000
+#   Rscript bench/interrupt_latency.R gp [after ...]       sparse_gp() at n = 2e5 (its default)
 #   Rscript bench/interrupt_latency.R robust [after ...]   ard(noise = "student") at n = 5000,
 #     d = 200 with 5% outliers (the LTS start's concentration steps ran
 #     seconds without a check); first the time of the whole fit, no signal
@@ -39,7 +40,15 @@ latency <- function(setup, fit, after) {
   as.numeric(Sys.time() - sent, units = "secs")
 }
 
-if (length(args) && args[1] == "robust") {
+if (length(args) && args[1] == "gp") {
+  afters <- if (length(args) > 1) as.numeric(args[-1]) else c(1, 1.5, 2, 2.5, 3, 4, 5, 6)
+  setup <- c("set.seed(1); n <- 2e5; x <- matrix(runif(2 * n), n); y <- sin(6 * x[, 1]) * cos(4 * x[, 2]) + rnorm(n, sd = 0.1)")
+  fit <- "sparse_gp(x, y, seed = 1)"
+  cat(sprintf("sparse_gp(x, y), n = 2e5: %.1f s uninterrupted\n", latency(setup, fit, NA)))
+  lat <- vapply(afters, function(a) latency(setup, fit, a), numeric(1))
+  cat("SIGINT latency (s) by time into the fit; NA: the fit ended first\n")
+  print(data.frame(after_s = afters, latency_s = round(lat, 3)), row.names = FALSE)
+} else if (length(args) && args[1] == "robust") {
   afters <- if (length(args) > 1) as.numeric(args[-1]) else c(0.5, 1, 2, 3, 4, 6, 8, 10, 12, 15, 20)
   setup <- c("set.seed(1); n <- 5000; d <- 200; X <- matrix(rnorm(n * d), n)",
              "beta <- c(rnorm(10, sd = 2), rep(0, d - 10)); y <- drop(X %*% beta) + rnorm(n)",

@@ -118,6 +118,10 @@ test_that("a query on a SQLite table gives the fit of the data frame", {
   connect <- function() DBI::dbConnect(RSQLite::SQLite(), path)
   again <- ard(y ~ x1 + x2 + x3 + x4 + g, data = data_chunks(connect, query, chunk_size = 30000), weights = w)
   expect_identical(coef(again), coef(fit))
+  # a statement's closing semicolon (and white space) is no part of the query read inside SELECT ... FROM (query)
+  closed <- ard(y ~ x1 + x2 + x3 + x4 + g, data = data_chunks(connect, paste0(query, " ;\n"), chunk_size = 30000),
+                weights = w)
+  expect_identical(coef(closed), coef(fit))
 })
 
 test_that("the fit from chunks is the same under a sequential and a multisession plan", {
@@ -146,6 +150,14 @@ test_that("data_chunks() and fits from it refuse what they cannot do, clearly", 
   expect_error(ard(y ~ x1, data = chunks, method = "irls1"), "reads every row")
   expect_error(ard(y ~ x1, data = chunks, method = "gradient"), "reads every row")
   expect_error(ard(y ~ x1, data = data_chunks(function(reset) NULL)), "no chunk")
+  # an indexed source's chunk that is not a data frame is named, not a formula variable "not found"
+  indexed <- function(i) if (i == 2L) NULL else d[(i - 1) * 200 + 1:200, ]
+  expect_error(ard(y ~ x1, data = data_chunks(indexed, chunks = 3)), "chunk 2 of 3 is NULL, not a data frame")
+  expect_error(ard(y ~ x1, data = data_chunks(function(i) d$x1, chunks = 3)), "chunk 1 of 3 is a numeric")
+  # a sparse GP's sample size is checked before any pass (no future code dump before the message)
+  err <- tryCatch(sparse_gp(y ~ x1, data = chunks, control = sparse_gp_control(subsample = Inf)),
+                  error = conditionMessage)
+  expect_match(err, "^`control` must have a finite `subsample`")
   bad <- d
   bad$y[450] <- Inf
   expect_error(ard(y ~ x1, data = data_chunks(bad, chunk_size = 200)), "chunk 3")

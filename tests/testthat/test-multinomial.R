@@ -78,6 +78,12 @@ test_that("the multinomial fit's settings are checked", {
   ovr <- rvm(Species ~ ., data = iris, multiclass = "one_vs_rest")
   expect_error(predict(ovr, iris, type = "prob", probability = "mode"), "`probability` \"mode\" is for a multinomial")
   expect_error(predict(ovr, iris, type = "prob", probability = "plug"), "`probability` must be one of")
+  # intervals are for one latent function: refused by name, not silently ignored
+  multi <- rvm(Species ~ ., data = iris)
+  expect_error(predict(multi, iris, interval = "prediction"), "`interval` is for one latent function")
+  expect_error(predict(multi, iris, se.fit = TRUE), "`se.fit` is for one latent function")
+  expect_error(predict(ovr, iris, level = 0.9), "`level` is for one latent function")
+  expect_error(predict(multi, iris, colour = 2), "unknown argument")
   expect_s3_class(rvm(Species ~ ., data = iris, method = "em", multiclass = "one_vs_rest"), "sb_rvm_multiclass")
 })
 

@@ -328,6 +328,7 @@ test_that("bad inputs give clear errors", {
   x <- d$x
   y <- d$y
   expect_error(sparse_gp(x, y, approx = "SoR"), "`approx` must be one of")
+  expect_error(outliers(sparse_gp(x, y, inducing = 5, seed = 1)), "`object` is a sparse GP.*noise = \"student\"")
   expect_error(sparse_gp(x, y, optimize = "some"), "`optimize` must be one of")
   expect_error(sparse_gp(x, y[-1]), "`y` has length 29")
   expect_error(sparse_gp(x, factor(y > 0)), "`y` must be numeric: sparse_gp\\(\\) is for regression")

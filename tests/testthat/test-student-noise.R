@@ -220,7 +220,8 @@ test_that("the outlier class is on for ard() and off for rvm() by default; FALSE
   expect_false(off$control$outlier_class)
   expect_length(on$outlier_probability, 80)
   expect_null(off$outlier_probability)
-  expect_true(is.na(off$student[["outlier_share"]]))
+  expect_identical(off$student[["outlier_share"]], 0)  # eps = 0: the plain Student-t, not NaN
+  expect_identical(rvm(d$X[, 1], d$y, noise = "student")$student[["outlier_share"]], 0)
   expect_setequal(top_rows(on, 4), d$out)
   expect_setequal(top_rows(off, 4), d$out)
   expect_true(update(on, noise = "student")$control$outlier_class)

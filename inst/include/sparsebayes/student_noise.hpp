@@ -105,10 +105,8 @@ class StudentNoise {
     if (!started()) return;
     res.student_df = df_;
     res.student_scale = s2_;
-    if (has_outlier_class()) {
-      res.student_outlier_share = share_;
-      res.outlier_probability = outlier_probability();
-    }
+    res.student_outlier_share = share_;  // eps, 0 without the outlier class: the plain Student-t
+    if (has_outlier_class()) res.outlier_probability = outlier_probability();
   }
 
   // The noise step given E_i = r_i^2 + x_i' Sigma x_i: (nu, s2) by maximum
