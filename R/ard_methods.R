@@ -114,6 +114,7 @@ print.sb_ard <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
   cat(solver_label(x), prior_label(x), "\n", sep = "")
   cat(restart_note(x))
   cat(calibration_note(x))
+  cat(span_note(x))
   invisible(x)
 }
 
@@ -124,6 +125,14 @@ print.sb_ard <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
 # features of 20, 10 outliers) 4 to 11 false features were selected over 5
 # seeds, against 0 to 1 with noise = "student", whose variances stay above
 # nu s^2 / (nu + 1). The paper's schedule stops early, near its start.
+# An exact fit the prior priced away (exact_span(), R/ard.R).
+span_note <- function(object) {
+  if (is.null(object$exact_span)) return(NULL)
+  sprintf(paste0("Note: least squares fits y exactly (R-squared %.10g); the prior's price keeps %d of %d weights\n",
+                 "  (on n = %d rows an exact fit looks like interpolation); prior = \"none\" fits it\n"),
+          object$exact_span, length(object$relevant), object$n_basis, stats::nobs(object))
+}
+
 calibration_note <- function(object) {
   if (!per_sample_noise(object$noise) || student_noise(object$noise) || identical(object$schedule, "paper"))
     return(NULL)
@@ -216,7 +225,8 @@ summary.sb_ard <- function(object, n_weights = 10L, ...) {
                  chunks = object$chunks,
                  n_coefficients = length(coef(object)),
                  n_candidates = sum(candidate_columns(object)), selected = selected(object),
-                 restart_note = restart_note(object), calibration_note = calibration_note(object)),
+                 restart_note = restart_note(object), calibration_note = calibration_note(object),
+                 span_note = span_note(object)),
             class = "summary.sb_ard")
 }
 
@@ -252,6 +262,7 @@ print.summary.sb_ard <- function(x, digits = max(3L, getOption("digits") - 3L), 
               if (x$jitter_events > 0) sprintf(", %d jittered factorisations", x$jitter_events) else "", prior_label(x)))
   cat(x$restart_note)
   cat(x$calibration_note)
+  cat(x$span_note)
   if (nrow(x$coefficients)) {
     cat(sprintf("\nCoefficients on the data's scale (the %d of %d largest |z|):\n", nrow(x$coefficients),
                 x$n_coefficients))

@@ -185,3 +185,34 @@ test_that("a batch fit that converges before its first prune still prunes", {
   expect_lt(length(loose$relevant), 30)
   expect_true(all(1:3 %in% loose$relevant))
 })
+
+# scikit-learn's test_ard_accuracy_on_easy_problem: noiseless y = x2 on 250
+# rows. The noise ran to rounding (1e-31), MacKay's updates then ran to the
+# iteration cap (6 of 20 seeds) or lost the factorisation (1); the noise
+# floor (a residual sd of 1e-10 in standard units) ends both.
+test_that("noiseless data: every method converges and matches lm's exact coefficient", {
+  for (seed in c(1, 4, 18)) {
+    set.seed(seed)
+    X <- matrix(rnorm(750), 250, 3)
+    y <- X[, 2]
+    for (m in c("fast", "mackay", "em", "irls2", "irls1", "gradient")) {
+      fit <- suppressWarnings(ard(X, y, method = m))
+      expect_true(fit$converged, info = paste(seed, m))
+      expect_lt(abs(coef(fit)[["x2"]] - 1), 1e-8)
+      expect_lt(max(abs(fitted(fit) - y)), 1e-6)
+    }
+  }
+})
+
+test_that("an exact fit the prior prices away is said so; a noisy one is not", {
+  X <- outer(0:4, 3:0, "^")
+  y <- c(0, 1, 0, -1, 0)  # an exact cubic in the span of the columns
+  fit <- ard(X, y)
+  expect_equal(fit$exact_span, 1, tolerance = 1e-10)
+  expect_output(print(fit), "least squares fits y exactly")
+  expect_output(print(summary(fit)), "prior = \"none\" fits it")
+  expect_null(suppressWarnings(ard(X, y, prior = "none"))$exact_span)
+  set.seed(2)
+  X2 <- matrix(rnorm(200), 50)
+  expect_null(ard(X2, X2[, 1] + rnorm(50))$exact_span)
+})

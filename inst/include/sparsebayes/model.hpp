@@ -436,7 +436,14 @@ class NoiseBounds {
     if (!(lo_ > 0.0) || s2 < lo_) lo_ = s2;
     if (s2 > hi_) hi_ = s2;
   }
-  double lower() const { return min_factor_ * lo_; }
+  // At least kExactFloor: on a response the basis fits exactly the residuals
+  // are rounding, the evidence grows without bound as the noise falls to
+  // them, and MacKay's updates then ran to the iteration cap or lost the
+  // posterior's factorisation (noiseless y = x2, 250 rows). In standard
+  // units (the response's robust scale is 1) it is a noise sd of 1e-10,
+  // far below any measured response's.
+  static constexpr double kExactFloor = 1e-20;
+  double lower() const { return std::max(min_factor_ * lo_, kExactFloor); }
   double upper() const { return max_factor_ * hi_; }
 
  private:
