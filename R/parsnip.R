@@ -239,7 +239,7 @@ register_engine <- function(model, mode, fitter) {
                       list(pre = NULL, post = post, func = c(fun = "predict"), args = predict_args(...)))
   if (mode == "regression") {
     pred("numeric", NULL)
-    pred("conf_int", parsnip_bounds, interval = "confidence", level = quote(level))
+    pred("conf_int", parsnip_bounds, interval = "confidence", level = quote(level), se.fit = quote(std_error))
     pred("pred_int", parsnip_bounds, interval = "prediction", level = quote(level))
   } else {
     pred("class", NULL, type = "class")
@@ -247,7 +247,25 @@ register_engine <- function(model, mode, fitter) {
   }
 }
 
-# predict()'s fit/lwr/upr matrix as parsnip's interval columns.
+# predict()'s fit/lwr/upr matrix as parsnip's interval columns; with
+# se.fit (parsnip's std_error = TRUE) a list whose se.fit is .std_error.
 parsnip_bounds <- function(results, object) {
-  data.frame(.pred_lower = unname(results[, "lwr"]), .pred_upper = unname(results[, "upr"]))
+  se <- if (is.list(results) && !is.data.frame(results)) results$se.fit
+  if (!is.null(se)) results <- results$fit
+  out <- data.frame(.pred_lower = unname(results[, "lwr"]), .pred_upper = unname(results[, "upr"]))
+  if (!is.null(se)) out$.std_error <- unname(se)
+  out
+}
+
+# Model specifications print under their models' names, as parsnip's own do.
+#' @export
+print.rvm_model <- function(x, ...) {
+  parsnip::print_model_spec(x, desc = "Relevance Vector Machine", ...)
+  invisible(x)
+}
+
+#' @export
+print.sparse_gp_model <- function(x, ...) {
+  parsnip::print_model_spec(x, desc = "Sparse Gaussian Process", ...)
+  invisible(x)
 }

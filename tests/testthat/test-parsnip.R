@@ -107,6 +107,12 @@ test_that("rvm_model() passes the kernel and its width to rvm()", {
   direct <- rvm(as.matrix(mtcars[, c("wt", "hp")]), mtcars$mpg, kernel = kernel_laplace(2))
   new <- as.matrix(mtcars[1:4, c("wt", "hp")])
   expect_equal(predict(fit, mtcars[1:4, ])$.pred, predict(direct, new), tolerance = 1e-10)
+  ci <- predict(fit, mtcars[1:4, ], type = "conf_int", std_error = TRUE)
+  expect_equal(ci$.std_error, unname(predict(direct, new, interval = "confidence", se.fit = TRUE)$se.fit),
+               tolerance = 1e-10)
+  expect_false(".std_error" %in% names(predict(fit, mtcars[1:4, ], type = "conf_int")))
+  expect_output(print(rvm_model(mode = "regression")), "^Relevance Vector Machine Model Specification \\(regression\\)")
+  expect_output(print(sparse_gp_model()), "^Sparse Gaussian Process Model Specification \\(regression\\)")
   pi <- predict(fit, mtcars[1:4, ], type = "pred_int")
   ref <- predict(direct, new, interval = "prediction")
   expect_equal(pi$.pred_upper, unname(ref[, "upr"]), tolerance = 1e-10)
