@@ -317,21 +317,28 @@ ard_fit <- function(p, res, call) {
   fit
 }
 
-# A response the columns fit exactly (least squares leaves rounding) that a
-# priced fit does not: the prior's price per effective parameter outweighs
-# an exact fit on few rows (an exact cubic on 5 rows kept 2 of 5 weights, R^2
-# 0.10), and the fit says so (print(), summary()). The least squares R^2, or
-# NULL: the fit is exact itself, has no price (prior "none"), per-sample
-# noise, comes from chunks (no rows kept), or the design is large (a QR over
-# more than 1e7 entries costs more than the question is worth).
+# A response the columns fit exactly with rows to spare (least squares
+# leaves rounding, the columns' rank below the rows) that a priced fit does
+# not: the prior's price per effective parameter outweighs an exact fit on
+# few rows (an exact cubic on 5 rows, rank 4, kept 2 of 5 weights, R^2
+# 0.10), and the fit says so (print(), summary()). Columns of rank n (a
+# wide design) fit any response exactly, which says nothing. The least
+# squares R^2, or NULL: the fit is exact itself, has no price (prior
+# "none"), per-sample noise, comes from chunks (no rows kept), or the QR
+# would cost more than 1e8 multiply-adds (every fit pays it, and with many
+# rows to spare an exact response's evidence outweighs any price).
 exact_span <- function(fit) {
+  n <- NROW(fit$x)
+  d <- NCOL(fit$x)
   if (!any(fit$smoothness > 0) || per_sample_noise(fit$noise) || !is.null(fit$chunks) ||
-      length(fit$x) > 1e7 || is.null(fit$residuals)) return(NULL)
+      n * as.numeric(d) * min(n, d) > 1e8 || is.null(fit$residuals)) return(NULL)
   w <- sqrt(fit$prior.weights %||% rep(1, length(fit$y)))
   target <- w * (fit$y - (fit$offset %||% 0))
   total <- sum((target - if (isTRUE(fit$intercept)) w * sum(w * target) / sum(w^2) else 0)^2)
   if (!(total > 0) || sum((w * fit$residuals)^2) <= 1e-20 * total) return(NULL)
-  left <- sum(qr.resid(qr(w * fit$x), target)^2)
+  q <- qr(w * fit$x)
+  if (q$rank >= n) return(NULL)
+  left <- sum(qr.resid(q, target)^2)
   if (left > 1e-20 * total) return(NULL)
   1 - left / total
 }

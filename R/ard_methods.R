@@ -125,19 +125,19 @@ print.sb_ard <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
 # features of 20, 10 outliers) 4 to 11 false features were selected over 5
 # seeds, against 0 to 1 with noise = "student", whose variances stay above
 # nu s^2 / (nu + 1). The paper's schedule stops early, near its start.
+calibration_note <- function(object) {
+  if (!per_sample_noise(object$noise) || student_noise(object$noise) || identical(object$schedule, "paper"))
+    return(NULL)
+  paste0("Not calibrated: per-sample variances follow their own residuals, so sds, z, Bayes factors and ",
+         "selected() are overconfident; noise = \"student\" is calibrated\n")
+}
+
 # An exact fit the prior priced away (exact_span(), R/ard.R).
 span_note <- function(object) {
   if (is.null(object$exact_span)) return(NULL)
   sprintf(paste0("Note: least squares fits y exactly (R-squared %.10g); the prior's price keeps %d of %d weights\n",
                  "  (on n = %d rows an exact fit looks like interpolation); prior = \"none\" fits it\n"),
           object$exact_span, length(object$relevant), object$n_basis, stats::nobs(object))
-}
-
-calibration_note <- function(object) {
-  if (!per_sample_noise(object$noise) || student_noise(object$noise) || identical(object$schedule, "paper"))
-    return(NULL)
-  paste0("Not calibrated: per-sample variances follow their own residuals, so sds, z, Bayes factors and ",
-         "selected() are overconfident; noise = \"student\" is calibrated\n")
 }
 
 # "; prior RIC (6.91 nats per effective parameter)", "; prior adaptive (0

@@ -21,9 +21,10 @@
 #' distance between the standardised training inputs) and `2 h`, `h / 2`,
 #' `4 h`, ... as `tuneLength` grows; the random search draws `h 2^u` with
 #' `u` uniform on (-3, 3) after `0`. The learned widths come first because
-#' they are the package's default, so a tuned fit is chosen against it. Another kernel with a width is taken through
-#' train's `...` (`kernel = "laplace"` or `kernel_cauchy()`), with `width`
-#' set from the grid; other arguments of [rvm()] pass through the same way.
+#' they are the package's default, so a tuned fit is chosen against it.
+#' Another kernel with a width is taken through train's `...` (`kernel =
+#' "laplace"` or `kernel_cauchy()`), with `width` set from the grid; other
+#' arguments of [rvm()] pass through the same way.
 #'
 #' **`"ard"`** ([ard()], regression only: [ard()] fits gaussian noise).
 #' Tuning parameter `prior`, the price per effective parameter that sets how
@@ -196,9 +197,10 @@ caret_median_width <- function(x) {
 
 # The kernel of a grid point: `width` 0 (or NA) is the fit's learned
 # default (one width per input for a regression, one for all inputs for a
-# classifier; a kernel given with width "learn" keeps it), a positive number one width for all inputs; `multiple`
-# (parsnip's width_multiple) scales the default widths; `kernel` a kernel
-# object or name from train()'s `...`.
+# classifier; a kernel given with width "learn" keeps it), a positive
+# number one width for all inputs; `multiple` (parsnip's width_multiple)
+# scales the default widths; `kernel` a kernel object or name from
+# train()'s `...`.
 caret_kernel <- function(width, kernel = NULL, multiple = NULL) {
   kernel <- as_kernel(kernel %||% "gaussian")
   learn <- length(width) == 1L && (is.na(width) || identical(as.numeric(width), 0))
@@ -206,7 +208,8 @@ caret_kernel <- function(width, kernel = NULL, multiple = NULL) {
     if (!learn)
       stop_arg("kernel", sprintf("is a %s kernel, which has no width; tune it with tuneGrid = data.frame(width = 0).",
                                  kernel$type))
-    if (!is.null(multiple)) stop_arg("width_multiple", sprintf("scales a kernel width; the %s kernel has none.", kernel$type))
+    if (!is.null(multiple))
+      stop_arg("width_multiple", sprintf("scales a kernel width; the %s kernel has none.", kernel$type))
     return(kernel)
   }
   # 0: a kernel that asks to learn keeps its rule ("learn": per input), any other the fit's default

@@ -439,20 +439,20 @@ plot_input_relevance <- function(x, main = NULL, xlab = NULL, pch = 19, col = "g
 # gaussian, laplace or cauchy kernel.
 learn_widths <- function(problem) {
   kernels <- problem$kernels
-  if (!any(vapply(kernels, is_learned_width, logical(1)))) return(width_multiple(problem))
+  if (!any(vapply(kernels, is_learned_width, logical(1)))) return(problem)
   if (length(kernels) > 1L)
     stop_arg("kernel", "is a dictionary of several kernels with width = \"learn\" in one of them; widths are ",
              "learned for a single kernel. Learn each kernel's widths in its own fit and give them as numbers.")
   in_fit <- problem$in_fit
   xs <- problem$xs[in_fit, , drop = FALSE]
   targets <- learning_targets(problem$y, problem$family, problem$wo$offset)[in_fit, , drop = FALSE]
-  width_multiple(with_kernel(problem, if (problem$learn_default && !can_learn_widths(targets)) {
+  with_kernel(problem, if (problem$learn_default && !can_learn_widths(targets)) {
     resolve_kernel(utils::modifyList(kernels[[1L]], list(width = "median")), xs)
   } else {
     learn_kernel_widths(kernels[[1L]], xs, targets, problem$wo$weights[in_fit],
                         likelihood = if (likelihood_of(problem$family)$classes && all(targets %in% c(0, 1))) "binomial"
                                      else "gaussian")
-  }))
+  })
 }
 
 # The kernel widths times `multiple`, a field of the kernel that

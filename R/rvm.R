@@ -298,7 +298,7 @@ rvm.default <- function(x = NULL, y, kernel = "gaussian", bias = TRUE, scale = T
   call <- generic_call(match.call(), "rvm")
   if (any(vapply(problem$kernels, is_evidence_width, logical(1))))  # a width chosen by the evidence
     return(rvm_width_search(problem, call))  # R/width_search.R
-  problem <- learn_widths(problem)  # R/learn_widths.R
+  problem <- width_multiple(learn_widths(problem))  # R/learn_widths.R
   if (!is.null(problem$chunks)) problem <- chunk_basis_widths(problem)  # R/chunks.R
   candidates <- learned_kernel_candidates(problem)
   if (length(candidates$problems) == 1L) return(fit_rvm(candidates$problems[[1L]], call))

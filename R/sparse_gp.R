@@ -367,8 +367,8 @@ gp_problem <- function(a) {
   if (!is.null(noise_variance)) noise_variance <- noise_variance / sy^2
   if (optimize == "none") kernel$variance <- kernel$variance / sy^2
   structure(list(x = x, xs = xs, y = y, scaling = scaling, weights = a$weights, offset = a$offset, std = std,
-                 kernel = kernel, learn = learn, by_input = by_input, noise_variance = noise_variance, inducing = a$inducing,
-                 default_inducing = a$default_inducing, approx = a$approx, optimize = optimize,
+                 kernel = kernel, learn = learn, by_input = by_input, noise_variance = noise_variance,
+                 inducing = a$inducing, default_inducing = a$default_inducing, approx = a$approx, optimize = optimize,
                  control = a$control),
             class = "sb_problem")
 }

@@ -215,4 +215,7 @@ test_that("an exact fit the prior prices away is said so; a noisy one is not", {
   set.seed(2)
   X2 <- matrix(rnorm(200), 50)
   expect_null(ard(X2, X2[, 1] + rnorm(50))$exact_span)
+  # a wide design fits any response exactly, which says nothing: no note
+  wide <- matrix(rnorm(40 * 100), 40)
+  expect_null(ard(wide, wide[, 1] + rnorm(40))$exact_span)
 })
