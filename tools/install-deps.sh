@@ -19,7 +19,9 @@ p <- p[!vapply(p, requireNamespace, logical(1), quietly = TRUE)]
 if (length(p)) {
   lib <- Sys.getenv("R_LIBS_USER")
   if (!file.access(.libPaths()[1], 2) == 0) { dir.create(lib, recursive = TRUE, showWarnings = FALSE); .libPaths(c(lib, .libPaths())) }
-  install.packages(p, repos = "https://cloud.r-project.org", lib = .libPaths()[1])
+  # the configured repositories (getOption("repos"), as set in Rprofile.site)
+  if (any(getOption("repos") %in% c("", "@CRAN@"))) stop("no CRAN mirror is configured: set options(repos = ...) in your Rprofile")
+  install.packages(p, lib = .libPaths()[1])
 }
 p <- p[!vapply(p, requireNamespace, logical(1), quietly = TRUE)]
 if (length(p)) stop("could not install: ", paste(p, collapse = ", "))
