@@ -3,7 +3,7 @@
 #' A source of rows that a formula fit reads in chunks instead of holding
 #' them in memory: give it as `data =` to [ard()], [rvm()] or [sparse_gp()]. A Gaussian fit with
 #' shared noise needs only sums over the rows (the basis' cross-products,
-#' DESIGN's statistics layer), so the memory it holds does not grow with the
+#' DESIGN.md's statistics layer), so the memory it holds does not grow with the
 #' number of rows. A two-class [rvm()] needs the same sums weighted by the
 #' likelihood's curvature, once per outer iteration, and Student-t or
 #' per-sample noise the sums weighted by the noise, twice per noise step

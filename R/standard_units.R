@@ -102,9 +102,9 @@ standard_units <- function(Phi, y, weights = NULL, offset = NULL, const = NULL, 
        target_variance = if (replicated) replicated_variance(r / scale, w[keep]) else -1)
 }
 
-# What weights mean with shared noise (DESIGN, "Learned defaults survive
-# what users do to data"). Given the noise, a weight is a precision and an
-# integer weight acts as that many copies of its row. Learning the noise
+# What weights mean with shared noise (DESIGN.md, "Weights and copies").
+# Given the noise, a weight is a precision and an integer weight acts as
+# that many copies of its row. Learning the noise
 # and the prior must not reward copies, which tell nothing about the noise
 # (a bootstrap resample interpolated), nor read the weights' overall size
 # (weights 0.5 kept 10 vectors where none kept 14, weights 3 kept 22). So

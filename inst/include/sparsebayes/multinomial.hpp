@@ -1,8 +1,10 @@
 // The multinomial (softmax) RVM: K latent functions f_k = o_k + Phi w_k on
-// one basis (o_k a known offset: R gives the log class shares, the latent
-// prior mean, so that far from the data the shares remain), P(t_i = k) = softmax(f_i)_k, and one precision per basis function
-// shared by the classes (w_jk ~ N(0, 1 / alpha_j)), so that a basis function
-// is relevant for every class or for none (DESIGN.md, "Classifiers"). The
+// one basis (o_k a known offset; R passes none: a prior mean of the log
+// class shares lost held-out log loss, R/multiclass.R), P(t_i = k) =
+// softmax(f_i)_k, and either one precision per basis function and class
+// (w_jk ~ N(0, 1 / alpha_jk)) or, with `shared`, one per basis function
+// (w_jk ~ N(0, 1 / alpha_j)), so that a basis function is relevant for
+// every class or for none (DESIGN.md, "Classifiers"). The
 // weight posterior is the Laplace approximation at the joint mode of all K S
 // weights, with the softmax's curvature across classes. The precisions are
 // chosen by the fast sequential rule (Tipping & Faul) on the K Gaussian

@@ -1,4 +1,4 @@
-// The statistics layer (DESIGN, "the stages"): what a Gaussian fit with
+// The statistics layer (DESIGN.md, "The stages"): what a Gaussian fit with
 // shared noise reads from its data. Given Phi'Phi, Phi't, t't, sum(t) and
 // the number of rows, the fast solver and the batch rules EM and MacKay
 // need no row of Phi: these sums add over chunks of rows, so data that do
