@@ -12,7 +12,7 @@
 #' | model | fits | predictions |
 #' | --- | --- | --- |
 #' | `parsnip::linear_reg()` | [ard()] | `"numeric"`, `"conf_int"`, `"pred_int"` |
-#' | `parsnip::logistic_reg()`, `parsnip::multinom_reg()` | [rvm()] with a [kernel_linear()] (one binary model per class for several classes) | `"class"`, `"prob"` |
+#' | `parsnip::logistic_reg()`, `parsnip::multinom_reg()` | [rvm()] with a [kernel_linear()] (one multinomial model over the classes for several) | `"class"`, `"prob"` |
 #' | `rvm_model()` | [rvm()] | regression: `"numeric"`, `"conf_int"`, `"pred_int"`; classification: `"class"`, `"prob"` |
 #' | `sparse_gp_model()` | [sparse_gp()] | `"numeric"`, `"conf_int"`, `"pred_int"` |
 #'
