@@ -4,7 +4,7 @@
 # testthat is LinkingTo (the Catch headers of src/test-*.cpp), so the package
 # needs it to compile; xml2 reads run_cpp_tests()' report.
 RUNTIME_DEPS = Rcpp RcppEigen testthat MASS parallelly future.apply progressr generics knitr rmarkdown
-TEST_DEPS = testthat xml2 kernlab mlbench broom caret DBI RSQLite withr future parsnip dials rsample tune workflows
+TEST_DEPS = testthat xml2 kernlab mlbench broom caret DBI RSQLite withr future future.batchtools parsnip dials rsample tune workflows
 DEV_DEPS = roxygen2 knitr rmarkdown kernlab robustbase
 
 .PHONY: demo test install deps test-deps document check bench fuzz sanitize site
@@ -36,8 +36,11 @@ $(INSTALLED): $(PKG_FILES) | deps
 deps:
 	sh tools/install-deps.sh $(RUNTIME_DEPS)
 
+# Slurm (a one-node cluster for the future.batchtools test, tools/slurm-up.sh) where apt can install it.
 test-deps:
 	sh tools/install-deps.sh $(TEST_DEPS)
+	command -v slurmctld >/dev/null || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq slurmctld slurmd munge >/dev/null 2>&1; } || true
 
 # Developer targets.
 document:
