@@ -3,7 +3,7 @@
 #   make test   installs what the tests need and the package, runs the tests
 # testthat is LinkingTo (the Catch headers of src/test-*.cpp), so the package
 # needs it to compile; xml2 reads run_cpp_tests()' report.
-RUNTIME_DEPS = Rcpp RcppEigen testthat MASS parallelly future.apply progressr generics knitr rmarkdown
+RUNTIME_DEPS = Rcpp RcppEigen testthat MASS parallelly future future.apply progressr generics knitr rmarkdown
 TEST_DEPS = testthat xml2 kernlab mlbench broom caret DBI RSQLite withr future future.batchtools parsnip dials rsample tune workflows
 DEV_DEPS = roxygen2 knitr rmarkdown kernlab robustbase
 

@@ -121,11 +121,11 @@ data_chunks <- function(data, query = NULL, chunk_size = 1e5, read = utils::read
     if (!inherits(con, "DBIConnection")) stop_arg("data", "with a `query` must return a DBI connection.")
     count <- query_chunks(con, query, chunk_size)
     DBI::dbDisconnect(con)
-    list(kind = "connect", connect = data, query = query, chunk_size = chunk_size, count = count,
+    list(kind = "connect", connect = portable(data), query = query, chunk_size = chunk_size, count = count,
          label = sprintf("the query %s", sQuote(query, FALSE)))
   } else if (is.function(data) && !is.null(chunks)) {
     check_number(chunks, "chunks", lower = 1, integer = TRUE)
-    list(kind = "indexed", read = data, count = as.integer(chunks),
+    list(kind = "indexed", read = portable(data), count = as.integer(chunks),
          label = "a function of the chunk's number")
   } else if (is.function(data)) {
     list(kind = "function", next_chunk = data, count = NA_integer_, label = "a function of `reset`")
@@ -134,7 +134,7 @@ data_chunks <- function(data, query = NULL, chunk_size = 1e5, read = utils::read
     missing_files <- data[!file.exists(data)]
     if (length(missing_files)) stop_arg("data", sprintf("names files that do not exist: %s.", paste(missing_files, collapse = ", ")))
     if (!is.function(read)) stop_arg("read", "must be a function reading one file into a data frame.")
-    list(kind = "files", files = data, read = read, count = length(data),
+    list(kind = "files", files = data, read = portable(read), count = length(data),
          label = sprintf("%d file%s", length(data), if (length(data) == 1L) "" else "s"))
   } else {
     stop_arg("data", "must be a data frame, a matrix, a function, a DBI connection or file paths.")
@@ -147,6 +147,23 @@ print.sb_chunks <- function(x, ...) {
   cat(sprintf("<data_chunks> %s%s\n", x$label,
               if (is.na(x$count)) ", read until it returns NULL" else sprintf(", %d chunk%s", x$count, if (x$count == 1L) "" else "s")))
   invisible(x)
+}
+
+# A source's function as a worker can call it: the globals it uses (found
+# as future finds a future's: `path` in function() dbConnect(SQLite(),
+# path), defined in the global environment, which is not sent to a worker)
+# go with it in an environment of their own. Package functions are left as
+# they are.
+portable <- function(fn) {
+  if (is.primitive(fn) || isNamespace(topenv(environment(fn)))) return(fn)
+  env <- new.env(parent = environment(fn))
+  env$.sb_source_function <- fn
+  globals <- future::getGlobalsAndPackages(quote(.sb_source_function()), envir = env)$globals
+  globals <- as.list(globals)[setdiff(names(globals), ".sb_source_function")]
+  if (!length(globals)) return(fn)
+  carried <- list2env(globals, parent = environment(fn))
+  environment(fn) <- carried
+  fn
 }
 
 # The number of chunks of a query: its rows counted by the database.
@@ -267,7 +284,7 @@ chunk_frame <- function(chunk, spec) {
   mf$drop.unused.levels <- FALSE
   mf[[1L]] <- quote(stats::model.frame)
   frame <- eval(mf, spec$env)
-  if (!nrow(frame)) return(NULL)
+  if (!nrow(frame)) return(list(omitted = length(attr(frame, "na.action"))))  # no x: no rows to fit
   x <- formula_design(attr(frame, "terms"), frame, intercept = spec$keep_intercept)
   if (!is.null(spec$columns) && !identical(colnames(x), spec$columns))
     stop("the chunks give different design columns (", paste(setdiff(union(colnames(x), spec$columns),
@@ -315,7 +332,7 @@ chunk_spec <- function(mcall, env, source, keep_intercept, classes = FALSE) {
     if (read_classes) spec$classes <- levels[[response]]
   }
   part <- chunk_frame(first, spec)
-  if (is.null(part)) stop_arg("data", "has no complete row in its first chunk.")
+  if (is.null(part$x)) stop_arg("data", "has no complete row in its first chunk.")
   x <- part$x
   spec$columns <- colnames(x)
   spec$shift <- colMeans(x)  # near every column's mean: the sums pass centres at them
@@ -336,10 +353,19 @@ chunk_spec <- function(mcall, env, source, keep_intercept, classes = FALSE) {
 # the response, and for ard() the statistics of its scaled design
 # (chunk_design_statistics()), follow from these sums, so ard() reads the
 # data once.
+# The sums `a` with the rows of `empty` (NULL, or a chunk whose every row
+# na.action left out) counted.
+add_rows_left_out <- function(a, empty) {
+  if (is.null(a)) return(empty)
+  a$rows <- a$rows + (empty$rows %||% 0)
+  a$omitted <- a$omitted + (empty$omitted %||% 0)
+  a
+}
+
 chunk_sums_pass <- function(source, spec, sample_size = 0L) {
   value <- chunk_pass(source, function(chunk, i) {
     part <- chunk_frame(chunk, spec)
-    if (is.null(part)) return(NULL)
+    if (is.null(part$x)) return(list(rows = part$omitted, kept = 0, omitted = part$omitted))  # every row left out
     check_chunk_part(part, i)
     w <- part$weights %||% rep(1, length(part$y))
     keep <- w > 0
@@ -353,8 +379,8 @@ chunk_sums_pass <- function(source, spec, sample_size = 0L) {
          w_range = range(w[keep]), weighted = !is.null(part$weights), offset = !is.null(part$offset),
          sample = if (sample_size > 0L) chunk_sample(part, keep, i, sample_size))
   }, function(a, b) {
-    if (is.null(a)) return(b)
-    if (is.null(b)) return(a)
+    if (is.null(a$sums)) return(add_rows_left_out(b, a))
+    if (is.null(b$sums)) return(add_rows_left_out(a, b))
     list(sums = Map(`+`, a$sums, b$sums), root_w = a$root_w + b$root_w, size = pmax(a$size, b$size),
          rows = a$rows + b$rows, kept = a$kept + b$kept, omitted = a$omitted + b$omitted, log_w = a$log_w + b$log_w,
          w_range = range(a$w_range, b$w_range), weighted = a$weighted || b$weighted, offset = a$offset || b$offset,
@@ -483,11 +509,11 @@ basis_chunk <- function(spec, basis, M, block_sums, add, check) {
   block <- max(1L, floor(1e7 / M))
   function(chunk, i, slice = NULL) {
     part <- chunk_frame(chunk, spec)
-    keep <- if (!is.null(part)) which((part$weights %||% rep(1, length(part$y))) > 0)
+    keep <- if (!is.null(part$x)) which((part$weights %||% rep(1, length(part$y))) > 0)
     if (!is.null(slice) && length(slice) != length(keep))
       stop_arg("data", sprintf("gave %d rows of positive weight in chunk %d, %d in its first pass; the chunks must not change between passes.",
                                length(keep), i, length(slice)))
-    if (is.null(part)) return(NULL)
+    if (is.null(part$x)) return(NULL)
     if (!is.null(check)) check(part, i)
     part$weights <- part$weights %||% rep(1, length(part$y))
     value <- NULL
@@ -558,7 +584,7 @@ chunk_robust_units <- function(design, scaling, const) {
   spec <- design$spec
   resp <- chunk_pass(source, function(chunk, i) {
     part <- chunk_frame(chunk, spec)
-    if (is.null(part)) return(list(z = numeric(0), w = numeric(0), count = 0L))
+    if (is.null(part$x)) return(list(z = numeric(0), w = numeric(0), count = 0L))
     w <- part$weights %||% rep(1, length(part$y))
     keep <- w > 0
     list(z = part$y[keep] - (part$offset[keep] %||% 0), w = w[keep], count = sum(keep))

@@ -39,7 +39,9 @@
 #'   (every class's probability at every training row, in ten bins of equal
 #'   width: the observed share of rows of that class against the mean
 #'   probability, each point's area by its count; a calibrated classifier
-#'   follows the diagonal).
+#'   follows the diagonal). A fit from [data_chunks()] keeps no rows: its
+#'   default view is `"relevance"` (a classifier's, `"inputs"`), and the
+#'   views of the training rows say so.
 #' @param level Coverage of the prediction band.
 #' @param n_grid Number of grid points for the curve.
 #' @param legend `FALSE` to draw no legend (and reserve no room for one).
@@ -58,12 +60,16 @@
 plot.sb_rvm <- function(x, which = c("fit", "components", "shrinkage", "relevance", "trajectory", "leverage",
                                      "outlier_map", "width", "inputs", "reliability"),
                      level = 0.95, n_grid = 400L, legend = TRUE, ...) {
-  which <- match_arg(which)
+  family <- x$family$family
+  # a fit from chunks keeps no rows: its default view is of the weights (a classifier's: of its inputs' widths)
+  which <- if (missing(which) && !is.null(x$chunks)) { if (likelihood_of(family)$classes) "inputs" else "relevance" }
+           else match_arg(which)
   check_number(level, "level", lower = 0, upper = 1, open_lower = TRUE)
   check_number(n_grid, "n_grid", lower = 2, integer = TRUE)
   check_flag(legend, "legend")
+  if (which %in% c("fit", "components", "shrinkage") || (which == "reliability" && likelihood_of(family)$classes))
+    check_has_rows(x, sprintf("plot(which = \"%s\")", which))
   p <- if (is.null(x$kernel)) 0L else ncol(x$x)
-  family <- x$family$family
   if (which == "components") plot_components(x, ...)
   else if (which == "shrinkage") plot_shrinkage(x, legend = legend, ...)
   else if (which == "relevance") plot_relevance(x, ...)

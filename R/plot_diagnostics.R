@@ -30,7 +30,8 @@
 #' }
 #' @param x A fitted [ard()] model.
 #' @param which The view: `"fit"`, `"relevance"`, `"trajectory"`,
-#'   `"leverage"`, `"outlier_map"` or `"evidence"`.
+#'   `"leverage"`, `"outlier_map"` or `"evidence"`. A fit from
+#'   [data_chunks()] keeps no rows: its default view is `"relevance"`.
 #' @param highlight Indices of training samples to draw in red (e.g. known
 #'   outliers); `NULL` for none.
 #' @param legend `FALSE` to draw no legend in the leverage view (legends sit
@@ -57,7 +58,7 @@
 plot.sb_ard <- function(x, which = c("fit", "relevance", "trajectory", "leverage", "outlier_map", "evidence"),
                         highlight = NULL,
                         legend = TRUE, ...) {
-  which <- match_arg(which)
+  which <- if (missing(which) && !is.null(x$chunks)) "relevance" else match_arg(which)  # a fit from chunks keeps no rows
   check_flag(legend, "legend")
   if (which %in% c("fit", "leverage", "outlier_map")) check_has_rows(x, sprintf("plot(which = \"%s\")", which))
   switch(which,

@@ -839,7 +839,7 @@ gp_chunk_fit <- function(design, a, call) {
   approx <- a$approx
   sums <- chunk_pass(design$source, function(chunk, i) {
     part <- chunk_frame(chunk, design$spec)
-    if (is.null(part)) return(NULL)
+    if (is.null(part$x)) return(NULL)
     w <- part$weights %||% rep(1, length(part$y))
     keep <- which(w > 0)
     if (!length(keep)) return(NULL)

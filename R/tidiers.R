@@ -212,7 +212,7 @@ glance.sparsebayes <- function(x, ...) {
   data.frame(nobs = stats::nobs(x), logLik = as.numeric(logLik(x)), relevant = relevant_count(x),
              sigma = if (shared_gaussian) sqrt(x$lambda) else NA_real_,
              ess_weights = if (multiclass || gp) NA_real_ else ess(x, which = "weights"),
-             ess_samples = if (multiclass) NA_real_ else ess(x, which = "samples"),
+             ess_samples = if (multiclass || !is.null(x$chunks)) NA_real_ else ess(x, which = "samples"),  # reads the rows
              edf = edf, deviance = deviance(x), df.residual = df.residual(x),
              converged = all(vapply(models, function(m) isTRUE(m$converged), logical(1))),
              iterations = if (gp || is_multinomial(x)) as.integer(x$iterations[[1L]])

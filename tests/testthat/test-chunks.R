@@ -59,8 +59,36 @@ test_that("a fit from chunks keeps no rows and says what needs them", {
   expect_equal(deviance(fit), deviance(full), tolerance = 1e-8)
   expect_equal(df.residual(fit), df.residual(full), tolerance = 1e-8)
   for (f in list(fitted, residuals, hatvalues, outliers, model.frame, function(x) predict(x),
-                 function(x) plot(x), function(x) ess(x, which = "samples")))
+                 function(x) plot(x, which = "fit"), function(x) ess(x, which = "samples")))
     expect_error(f(fit), "does not keep")
+  # what needs no rows works: the default plot (the weights' relevance) and glance() (NA for the samples' ESS)
+  grDevices::pdf(NULL)
+  on.exit(grDevices::dev.off(), add = TRUE)
+  expect_identical(plot(fit), fit)
+  g <- broom::glance(fit)
+  expect_true(is.na(g$ess_samples))
+  expect_equal(g$ess_weights, ess(full, which = "weights"), tolerance = 1e-6)
+  # an rvm() from chunks: regression and two classes
+  d$cls <- factor(d$y > 2)
+  centres <- as.matrix(d[seq(1, 3000, length.out = 30), c("x1", "x2")])
+  chunks <- data_chunks(d, chunk_size = 1000)
+  for (r in list(rvm(y ~ x1 + x2, data = chunks, centres = centres, kernel = kernel_gaussian(1)),
+                 rvm(cls ~ x1 + x2, data = chunks, centres = centres, kernel = kernel_gaussian(1)))) {
+    expect_identical(plot(r), r)
+    expect_error(plot(r, which = "fit"), "does not keep")
+    expect_true(is.na(broom::glance(r)$ess_samples))
+  }
+  expect_error(plot(r, which = "reliability"), "does not keep")
+})
+
+test_that("a chunk whose every row has NA is counted as left out", {
+  d <- chunk_data(2000)
+  d$x1[1400:2000] <- NA  # chunk 4 of 600 rows: every row
+  fit <- ard(y ~ x1 + x2, data = data_chunks(d, chunk_size = 600))
+  expect_equal(fit$chunks$omitted, 601)
+  expect_equal(nobs(fit), 1399)
+  expect_output(print(summary(fit)), "601 with NA left out")
+  expect_equal(coef(fit), coef(ard(y ~ x1 + x2, data = d)), tolerance = 1e-8)
 })
 
 test_that("factor levels, missing values and data-dependent terms are taken across chunks", {
@@ -136,6 +164,29 @@ test_that("the fit from chunks is the same under a sequential and a multisession
   b <- ard(y ~ x1 + x2 + x3 + g, data = chunks)
   expect_identical(coef(b), coef(a))
   expect_identical(b$logLik, a$logLik)
+})
+
+test_that("a connection function's globals go with it to the workers (the vignette's recipe)", {
+  skip_on_cran()
+  skip_if_not_installed("RSQLite")
+  skip_if_not_installed("future")
+  d <- chunk_data(3000)
+  # the connection function as a user writes it at top level: its `path` is a global, not sent to a worker
+  path <- withr::local_tempfile(fileext = ".sqlite")
+  con <- DBI::dbConnect(RSQLite::SQLite(), path)
+  DBI::dbWriteTable(con, "big", d)
+  DBI::dbDisconnect(con)
+  assign("sb_test_sqlite_path", path, envir = globalenv())
+  on.exit(rm("sb_test_sqlite_path", envir = globalenv()), add = TRUE)
+  connect <- function() DBI::dbConnect(RSQLite::SQLite(), sb_test_sqlite_path)
+  environment(connect) <- globalenv()
+  chunks <- data_chunks(connect, "SELECT * FROM big", chunk_size = 1000)
+  old <- future::plan(future::sequential)
+  on.exit(future::plan(old), add = TRUE)
+  a <- ard(y ~ x1 + x2 + g, data = chunks)
+  future::plan(future::multisession, workers = 2)
+  b <- ard(y ~ x1 + x2 + g, data = chunks)
+  expect_identical(coef(b), coef(a))
 })
 
 test_that("data_chunks() and fits from it refuse what they cannot do, clearly", {
