@@ -295,15 +295,40 @@ learning_notes <- function(learned) {
     if (!is.null(learned$basis_gain))
       sprintf("from chunks: basis widths the GP's times %.3g (%+.1f nats over the GP's, on a sample of %d rows)",
               learned$basis_multiple %||% 1, learned$basis_gain, learned$basis_rows %||% NA_integer_),
-    if (!is.null(learned$inducing))
-      sprintf("%d of %d inducing points kept: K_uu cannot tell the others from them (control$inducing_tol)",
-              learned$inducing[["kept"]], learned$inducing[["asked"]]),
+    inducing_notes(learned$inducing),
+    if (!is.null(learned$collapse)) collapse_note(learned$collapse),
     if (!is.null(learned$multiple))
       sprintf("widths %.3g times the %s (width_multiple)", learned$multiple,
               if (is.null(learned$criterion) || startsWith(learned$criterion, "none")) "default" else "learned"),
     if (isTRUE(learned$copies > 0))
       sprintf("%d exact %s of rows pooled (weights as precisions: ?rvm)", learned$copies,
               if (learned$copies == 1L) "copy" else "copies"))
+}
+
+# What summary() says of a sparse GP's inducing points (gp_settle_inducing()):
+# how many were kept and what those dropped were worth at the learned
+# hyperparameters, and how many dropped at the start were restored.
+inducing_notes <- function(ind) {
+  if (is.null(ind)) return(character(0))
+  get <- function(what) if (what %in% names(ind)) ind[[what]] else 0
+  c(if (ind[["kept"]] < ind[["asked"]])
+      sprintf("%d of %d inducing points kept: K_uu cannot tell the others from them (control$inducing_tol), worth %.2g nats of the bound (%.2g a row; at most control$inducing_cost)",
+              ind[["kept"]], ind[["asked"]], get("worth"), get("worth_row")),
+    if (get("restored") > 0)
+      sprintf("%d inducing points dropped at the starting hyperparameters were restored and the fit learned again",
+              get("restored")))
+}
+
+# What summary() says when a sparse GP's optimum did not pay its price over
+# the constant model (gp_optimise()): the second start, and whether the fit
+# kept is still close to the constant model.
+collapse_note <- function(collapse) {
+  c(if (collapse[["second"]] > collapse[["first"]] + 1e-6 * abs(collapse[["first"]]))
+      sprintf("the start ran to the constant model (%.6g); a second start (median heuristic width, signal and noise variance equal) reached %.6g",
+              collapse[["first"]], collapse[["second"]]),
+    if (collapse[["gain"]] < collapse[["price"]])
+      sprintf("close to the constant model from both starts: %.3g nats over it, under its price %.3g", collapse[["gain"]],
+              collapse[["price"]]))
 }
 
 # The notes in summary(), one per line under one heading.

@@ -70,11 +70,14 @@ optim_label <- function(x) {
           if (x$converged) "converged" else "NOT converged")
 }
 
-# "m inducing points", and how many were asked for when some were dropped
-# (those K_uu cannot tell apart, gp_learning()).
+# "m inducing points", and how many were asked for and what the others
+# were worth when some were dropped (those K_uu cannot tell apart,
+# gp_settle_inducing()).
 inducing_label <- function(x) {
-  asked <- x$learned$inducing[["asked"]]
-  sprintf("%d inducing points%s", x$m, if (is.null(asked)) "" else sprintf(" of %d asked", asked))
+  ind <- x$learned$inducing
+  if (is.null(ind) || ind[["kept"]] == ind[["asked"]]) return(sprintf("%d inducing points", x$m))
+  sprintf("%d inducing points of %d asked, the rest worth %.2g nats", x$m, ind[["asked"]],
+          if ("worth" %in% names(ind)) ind[["worth"]] else NA_real_)
 }
 
 subsample_label <- function(subsample) if (is.null(subsample)) "" else sprintf(" on %d rows", subsample)
@@ -102,8 +105,11 @@ subsample_label <- function(subsample) if (is.null(subsample)) "" else sprintf("
 #'   `edf`, the effective degrees of freedom `sum(hatvalues(object))`, and
 #'   `learning`, lines naming learned hyperparameters that fell back to a
 #'   heuristic, ended at a bound of their search or were learned from
-#'   pooled copies of rows, and how many of the inducing points asked for
-#'   were kept (see `inducing_tol` in [sparse_gp_control()]).
+#'   pooled copies of rows, how many of the inducing points asked for
+#'   were kept, what those dropped are worth and how many were restored
+#'   after learning (see `inducing_tol` and `inducing_cost` in
+#'   [sparse_gp_control()]), and whether the first start ran to the
+#'   constant model (see A second start in [sparse_gp()]).
 #' @examples
 #' summary(sparse_gp(accel ~ times, data = MASS::mcycle, inducing = 20, seed = 1))
 #' @export

@@ -159,7 +159,7 @@ test_that("rvm_model() passes the kernel and its width to rvm()", {
 test_that("sparse_gp_model() fits sparse_gp() with the inducing points given", {
   skip_parsnip()
   # the points asked for, before those K_uu cannot tell apart are dropped
-  asked <- function(fit) fit$learned$inducing[["asked"]] %||% fit$m
+  asked <- function(fit) as.integer(fit$learned$inducing[["asked"]] %||% fit$m)
   fit <- fit(sparse_gp_model(inducing = 15), mpg ~ wt + hp, data = mtcars)
   expect_s3_class(fit$fit, "sb_sparse_gp")
   expect_identical(asked(fit$fit), 15L)

@@ -754,9 +754,12 @@ test_that("inducing points K_uu cannot tell apart are dropped before learning, a
   expect_null(all$learned$inducing)
   expect_lt(fit$m, 30L)
   expect_equal(nrow(fit$inducing), fit$m)
-  expect_equal(fit$learned$inducing, c(asked = 60L, kept = fit$m))
-  expect_output(print(summary(fit)), sprintf("%d of 60 inducing points kept", fit$m))
-  expect_output(print(fit), sprintf("%d inducing points of 60 asked \\(n = 300\\)", fit$m))
+  expect_equal(fit$learned$inducing[c("asked", "kept", "restored")], c(asked = 60L, kept = fit$m, restored = 0L))
+  # what the dropped points are worth is the bound they would add (at fixed
+  # hyperparameters, the difference to keeping every point)
+  expect_equal(fit$learned$inducing[["worth"]], all$logLik - fit$logLik, tolerance = 1e-6)
+  expect_output(print(summary(fit)), sprintf("%d of 60 inducing points kept: .* worth 0.0036 nats", fit$m))
+  expect_output(print(fit), sprintf("%d inducing points of 60 asked, the rest worth 0.0036 nats \\(n = 300\\)", fit$m))
   expect_output(print(all), "60 inducing points \\(n = 300\\)")
   # every dropped point has a variance given the kept ones of at most the
   # tolerance (the jitter, relative to the kernel variance) ...
@@ -792,4 +795,7 @@ test_that("inducing points K_uu cannot tell apart are dropped before learning, a
                    sparse_gp(d$x, d$y, weights = tabulate(boot, 300), inducing = 60, seed = 1)$m)
   expect_error(sparse_gp_control(inducing_tol = -1), "`inducing_tol` must be >= 0 and <= 1")
   expect_error(sparse_gp_control(inducing_tol = 2), "`inducing_tol` must be >= 0 and <= 1")
+  expect_error(sparse_gp_control(inducing_cost = -1), "`inducing_cost` must be >= 0")
+  expect_error(sparse_gp_control(inducing_cost = NA), "`inducing_cost` must be a single finite number")
+  expect_identical(sparse_gp_control(inducing_cost = Inf)$inducing_cost, Inf)
 })
