@@ -69,7 +69,13 @@
 #' biglm-style functions and live connections are read in the calling
 #' process, in order. The chunks are grouped in a fixed way and their sums
 #' added in order, so that the fit does not depend on the plan. Each pass
-#' reports its progress through [progressr::progressor()].
+#' reports its progress through [progressr::progressor()]. Every pass
+#' checks that it read what the fit's first pass read (each chunk's rows
+#' and a checksum of its values): a source whose rows change during a fit
+#' (a table written to, a query without a fixed order, a generator that
+#' does not restart) is an error, not a fit of two data sets. A
+#' connection or reader function takes the global variables it uses to the
+#' workers (`path` in `function() dbConnect(RSQLite::SQLite(), path)`).
 #'
 #' Terms whose meaning depends on the data (`poly()`, `ns()`, `scale()`)
 #' take it from the first chunk. Factor levels are the union over all
@@ -216,7 +222,41 @@ chunk_pass <- function(source, f, combine, what, slices = NULL) {
   values <- if (source$kind == "connection")  # a live connection stays in this process
     lapply(jobs, group_value, con = source$connection)
   else future.apply::future_lapply(jobs, group_value, future.seed = NULL, future.chunk.size = 1L)
-  Reduce(combine, values)
+  check_same_rows(source, do.call(rbind, lapply(values, `[[`, "read")))
+  Reduce(combine, lapply(values, `[[`, "value"))
+}
+
+# A chunk's rows and a cheap checksum of its values (order-sensitive), by
+# which every pass of a fit checks it read what the first pass read.
+chunk_fingerprint <- function(chunk) {
+  position <- seq_len(nrow(chunk)) %% 7 + 1
+  sums <- vapply(chunk, function(v) {
+    v <- if (is.numeric(v) || is.logical(v)) as.numeric(v) else as.numeric(nchar(as.character(v)))
+    sum(v * position, na.rm = TRUE) + sum(is.na(v))
+  }, numeric(1))
+  c(rows = nrow(chunk), checksum = sum(sums))
+}
+
+# Every pass of a fit reads the rows of its first: a source whose rows
+# change between passes (a query without a fixed order, a table written to
+# during the fit, a generator that does not restart) would otherwise mix
+# two data sets in one fit without a word.
+check_same_rows <- function(source, read) {
+  record <- source$record
+  if (is.null(record)) return(invisible())
+  if (is.null(record$first)) {
+    record$first <- read
+    return(invisible())
+  }
+  if (identical(read, record$first)) return(invisible())
+  describe <- function(r) sprintf("%d chunk%s, %.0f rows", nrow(r), if (nrow(r) == 1L) "" else "s", sum(r[, "rows"]))
+  same_rows <- identical(dim(read), dim(record$first)) && identical(read[, "rows"], record$first[, "rows"])
+  stop_arg("data", if (same_rows)
+                     sprintf("gave other values in chunk %d in a later pass than in the fit's first (%s each time); ",
+                             which(read[, "checksum"] != record$first[, "checksum"])[1L], describe(read))
+                   else sprintf("gave %s in a later pass, where the fit's first pass read %s; ", describe(read),
+                                describe(record$first)),
+           "the rows must not change during a fit (give a query an ORDER BY; a generator must restart at `reset = TRUE`).")
 }
 
 # The value of a group of chunks, job = list(chunks, slices): a closure of
@@ -228,14 +268,16 @@ chunk_group <- function(source, f, combine, progress) {
       on.exit(DBI::dbDisconnect(con))
     }
     value <- NULL
+    read <- matrix(0, length(job$chunks), 2L, dimnames = list(NULL, c("rows", "checksum")))
     for (k in seq_along(job$chunks)) {
       i <- job$chunks[k]
       chunk <- read_chunk(source, i, con)
+      read[k, ] <- chunk_fingerprint(chunk)
       v <- if (is.null(job$slices)) f(chunk, i) else f(chunk, i, job$slices[[k]])
       value <- if (is.null(value)) v else combine(value, v)
       progress()
     }
-    value
+    list(value = value, read = read)
   }
 }
 
@@ -244,15 +286,19 @@ function_pass <- function(source, f, combine, what, slices = NULL) {
   source$next_chunk(reset = TRUE)
   progress <- progressr::progressor(steps = 1L, label = what)
   value <- NULL
+  read <- list()
   i <- 0L
   while (!is.null(chunk <- source$next_chunk(reset = FALSE))) {
     i <- i + 1L
     if (!is.null(slices) && i > length(slices)) stop_arg("data", "gave more chunks than in its first pass.")
-    v <- if (is.null(slices)) f(as.data.frame(chunk), i) else f(as.data.frame(chunk), i, slices[[i]])
+    chunk <- as.data.frame(chunk)
+    read[[i]] <- chunk_fingerprint(chunk)
+    v <- if (is.null(slices)) f(chunk, i) else f(chunk, i, slices[[i]])
     value <- if (is.null(value)) v else combine(value, v)
   }
   progress()
-  if (is.null(value)) stop_arg("data", "returned no chunk after `reset = TRUE`.")
+  if (!i) stop_arg("data", "returned no chunk after `reset = TRUE`.")
+  check_same_rows(source, do.call(rbind, read))
   value
 }
 
@@ -534,6 +580,7 @@ basis_chunk <- function(spec, basis, M, block_sums, add, check) {
 fit_chunks <- function(mcall, env, source, fitter, generic, ..., keep_intercept = FALSE, sample_size = 0L,
                        classes = FALSE) {
   force(sample_size)  # its checks fail here, not inside a future's inspection of the pass's globals
+  source$record <- new.env(parent = emptyenv())  # what this fit's first pass read (check_same_rows())
   spec <- chunk_spec(mcall, env, source, keep_intercept, classes)
   design <- structure(list(source = source, spec = spec, moments = chunk_sums_pass(source, spec, sample_size)),
                       class = "sb_chunk_design")

@@ -284,7 +284,8 @@ learning_labels <- function(width_names, outputs) {
 learning_notes <- function(learned) {
   if (is.null(learned)) return(character(0))
   constant <- learned$constant_inputs
-  c(if (startsWith(learned$criterion %||% "", "none"))
+  c(if (!is.null(learned$reason)) sprintf("widths not learned (%s); median heuristic", learned$reason)
+    else if (startsWith(learned$criterion %||% "", "none"))
       sprintf("widths not learned (no signal: the GP gains %.3g nats, under its price %.3g); median heuristic",
               learned$gain, learned$price),
     if (length(constant))
@@ -472,7 +473,12 @@ learn_widths <- function(problem) {
   xs <- problem$xs[in_fit, , drop = FALSE]
   targets <- learning_targets(problem$y, problem$family, problem$wo$offset)[in_fit, , drop = FALSE]
   with_kernel(problem, if (problem$learn_default && !can_learn_widths(targets)) {
-    resolve_kernel(utils::modifyList(kernels[[1L]], list(width = "median")), xs)
+    # the default's fallback is recorded, and summary() says so
+    kernel <- resolve_kernel(utils::modifyList(kernels[[1L]], list(width = "median")), xs)
+    kernel$learned <- list(criterion = "none: nothing to learn from",
+                           reason = if (nrow(targets) < 5L) sprintf("%d rows, fewer than 5", nrow(targets))
+                                    else "a response or class indicator that does not vary")
+    kernel
   } else {
     learn_kernel_widths(kernels[[1L]], xs, targets, problem$wo$weights[in_fit],
                         likelihood = if (likelihood_of(problem$family)$classes && all(targets %in% c(0, 1))) "binomial"

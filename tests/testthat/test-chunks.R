@@ -166,6 +166,45 @@ test_that("the fit from chunks is the same under a sequential and a multisession
   expect_identical(b$logLik, a$logLik)
 })
 
+test_that("a source whose rows change between the passes of a fit is an error", {
+  d <- chunk_data(2000)
+  centres <- as.matrix(d[seq(1, 2000, length.out = 20), c("x1", "x2")])
+  # a generator that gives 3 chunks, then 5 (its first two rewinds: the first chunk, the first pass)
+  regrouped <- local({
+    i <- 0; rewinds <- 0
+    function(reset) {
+      if (reset) { i <<- 0; rewinds <<- rewinds + 1; return(invisible()) }
+      k <- if (rewinds <= 2) 3 else 5
+      i <<- i + 1
+      if (i > k) return(NULL)
+      cuts <- round(seq(0, 2000, length.out = k + 1))
+      d[(cuts[i] + 1):cuts[i + 1], ]
+    }
+  })
+  expect_error(rvm(y ~ x1 + x2, data = data_chunks(regrouped), kernel = kernel_gaussian(1), centres = centres),
+               "gave 5 chunks, 2000 rows in a later pass, where the fit's first pass read 3 chunks, 2000 rows")
+  # the same rows, one value changed after the first pass
+  changed <- local({
+    i <- 0; rewinds <- 0
+    function(reset) {
+      if (reset) { i <<- 0; rewinds <<- rewinds + 1; return(invisible()) }
+      i <<- i + 1
+      if (i > 4) return(NULL)
+      x <- d[(i - 1) * 500 + 1:500, ]
+      if (rewinds > 2 && i == 3) x$x1[7] <- x$x1[7] + 1
+      x
+    }
+  })
+  d$cls <- factor(d$y > 2)
+  expect_error(rvm(y ~ x1 + x2, data = data_chunks(changed), kernel = kernel_gaussian(1), centres = centres),
+               "other values in chunk 3")
+  # an indexed source read by the workers alike
+  pass <- 0
+  indexed <- function(i) { if (i == 1) pass <<- pass + 1; x <- d[(i - 1) * 500 + 1:500, ]; if (pass > 2) x$y <- -x$y; x }
+  expect_error(rvm(y ~ x1 + x2, data = data_chunks(indexed, chunks = 4), kernel = kernel_gaussian(1), centres = centres),
+               "other values in chunk 1")
+})
+
 test_that("a connection function's globals go with it to the workers (the vignette's recipe)", {
   skip_on_cran()
   skip_if_not_installed("RSQLite")

@@ -209,3 +209,11 @@ test_that("summary() names learned hyperparameters at a bound and pooled copies"
   fit <- rvm(d$x, d$y)
   expect_false(any(grepl("^Learning:", capture.output(summary(fit)))))
 })
+
+test_that("a default width that cannot be learned falls back to the heuristic and says so", {
+  d <- data.frame(x = c(1, 2, 3, 4), y = c(1.2, 0.3, 2.2, 1.9))
+  fit <- rvm(y ~ x, data = d)
+  expect_equal(fit$kernel$width, sparsebayes:::default_width(scale(d$x)), tolerance = 1e-12, ignore_attr = TRUE)
+  expect_match(fit$kernel$learned$reason, "4 rows, fewer than 5")
+  expect_output(print(summary(fit)), "widths not learned \\(4 rows, fewer than 5\\); median heuristic")
+})
