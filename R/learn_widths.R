@@ -280,8 +280,11 @@ learning_labels <- function(width_names, outputs) {
 # The lines summary() gives about learned hyperparameters that fell back to
 # a heuristic, ended at a bound of their search or were learned from
 # pooled copies (`learned`: a kernel's `learned` record, or a sparse GP's);
-# character(0) when there is nothing to say.
-learning_notes <- function(learned) {
+# character(0) when there is nothing to say. Pooled copies are named only
+# when they are more than a tenth of the `n` rows (a bootstrap resample:
+# about a third): a few repeated rows change nothing a reader should act
+# on, and the record keeps their number.
+learning_notes <- function(learned, n = NA_integer_) {
   if (is.null(learned)) return(character(0))
   constant <- learned$constant_inputs
   c(if (!is.null(learned$reason)) sprintf("widths not learned (%s); median heuristic", learned$reason)
@@ -301,10 +304,13 @@ learning_notes <- function(learned) {
     if (!is.null(learned$multiple))
       sprintf("widths %.3g times the %s (width_multiple)", learned$multiple,
               if (is.null(learned$criterion) || startsWith(learned$criterion, "none")) "default" else "learned"),
-    if (isTRUE(learned$copies > 0))
+    if (isTRUE(learned$copies > 0) && !isTRUE(learned$copies <= copies_noted * n))
       sprintf("%d exact %s of rows pooled (weights as precisions: ?rvm)", learned$copies,
               if (learned$copies == 1L) "copy" else "copies"))
 }
+
+# The share of the rows above which summary() names the exact copies pooled.
+copies_noted <- 0.1
 
 # What summary() says of a sparse GP's inducing points (gp_settle_inducing()):
 # how many were kept and what those dropped were worth at the learned

@@ -303,8 +303,9 @@ deviance_of <- function(x) {
 #'   `width_search`, a line describing the search of a `width = "evidence"`
 #'   fit (`NULL` otherwise), and `learning`, lines naming the learned
 #'   hyperparameters that fell back to a heuristic, ended at a bound of
-#'   their search or were learned from pooled copies of rows (empty when
-#'   there is nothing to say).
+#'   their search or were learned from pooled exact copies of rows (named
+#'   when they are more than a tenth of the rows; `kernel$learned$copies`
+#'   counts them in any case; empty when there is nothing to say).
 #' @examples
 #' summary(rvm(accel ~ times, data = MASS::mcycle))
 #' @export
@@ -325,7 +326,8 @@ summary.sb_rvm <- function(object, n_weights = 10L, ...) {
                  deviance = deviance_of(object), coefficients = coefs,
                  components = if (length(fit_kernels(object)) > 1L) component_table(object),
                  width_search = width_search_label(object),
-                 learning = learning_notes(if (inherits(object$kernel, "sparsebayes_kernel")) object$kernel$learned),
+                 learning = learning_notes(if (inherits(object$kernel, "sparsebayes_kernel")) object$kernel$learned,
+                                           length(object$y)),
                  inputs = if (is_per_input_kernel(object$kernel)) input_relevance(object),
                  calibration_note = calibration_note(object)),
             class = "summary.sb_rvm")

@@ -16,6 +16,13 @@
 #' | `rvm_model()` | [rvm()] | regression: `"numeric"`, `"conf_int"`, `"pred_int"`; classification: `"class"`, `"prob"` |
 #' | `sparse_gp_model()` | [sparse_gp()] | `"numeric"`, `"conf_int"`, `"pred_int"` |
 #'
+#' `parsnip::translate()` shows the call each engine makes:
+#' `sparsebayes::ard(x, y, weights)` for `linear_reg()`,
+#' `sparsebayes::rvm(x, y, weights, kernel = "linear")` for
+#' `logistic_reg()` and `multinom_reg()`, and [parsnip_fit()], which turns
+#' the tuning parameters into a kernel or a number of inducing points, for
+#' `rvm_model()` and `sparse_gp_model()`.
+#'
 #' The main arguments of `linear_reg()`, `logistic_reg()` and
 #' `multinom_reg()` (`penalty`, `mixture`) have no counterpart: the models
 #' learn their sparsity. Other arguments of the fitting functions are engine
@@ -154,21 +161,34 @@ inducing_points <- function(range = c(10L, 100L), trans = NULL) {
                          label = c(inducing_points = "Inducing points"))
 }
 
-#' Fit a sparsebayes model for parsnip
+#' Fit an RVM or sparse GP from tuning parameters
 #'
-#' The fit function of the parsnip engines (see [tidymodels]): calls
-#' `model` on parsnip's inputs the way [sparsebayes_caret()] does. Not for
-#' direct use.
+#' The fit function of the model types [rvm_model()] and
+#' [sparse_gp_model()] (what `parsnip::translate()` shows for them): it
+#' turns their tuning parameters into the arguments of [rvm()] or
+#' [sparse_gp()] and calls it on a matrix of inputs. `parsnip_fit(x, y,
+#' "rvm", kernel = "laplace", width = 2)` is `rvm(x, y, kernel =
+#' kernel_laplace(2))`; `width = 0` (or `NULL`) is the learned default
+#' widths, which `width_multiple` scales; `parsnip_fit(x, y, "sparse_gp",
+#' inducing = 100)` is `sparse_gp(x, y, inducing = m)` with `m` at most the
+#' distinct rows of positive weight (a bootstrap resample has fewer than
+#' the data). parsnip's `linear_reg()`, `logistic_reg()` and
+#' `multinom_reg()` call [ard()] and [rvm()] directly.
 #'
 #' @param x,y Inputs (a numeric matrix) and response.
-#' @param model `"rvm"`, `"ard"` or `"sparse_gp"`.
+#' @param model `"rvm"`, `"ard"` or `"sparse_gp"`: the function to call.
 #' @param weights Case weights or `NULL`.
-#' @param kernel,width,width_multiple `model = "rvm"`: the kernel, its width
-#'   and the multiple of the default widths (see [tidymodels]).
+#' @param kernel,width,width_multiple `model = "rvm"`: the kernel (a name,
+#'   as `rvm_model(kernel = )`, or a kernel object), its width (standardised
+#'   inputs) and the multiple of the default widths (see [tidymodels]).
 #' @param inducing `model = "sparse_gp"`: the number of inducing points.
 #' @param ... Other arguments of the fitting function.
-#' @return The fit.
-#' @keywords internal
+#' @return The fit: an [rvm()], [ard()] or [sparse_gp()] model.
+#' @seealso [tidymodels] for the engines.
+#' @examples
+#' X <- as.matrix(mtcars[, c("wt", "hp")])
+#' fit <- parsnip_fit(X, mtcars$mpg, "rvm", kernel = "laplace", width = 2)
+#' all.equal(fitted(fit), fitted(rvm(X, mtcars$mpg, kernel = kernel_laplace(2))))
 #' @export
 parsnip_fit <- function(x, y, model, weights = NULL, kernel = NULL, width = NULL, width_multiple = NULL,
                         inducing = NULL, ...) {
@@ -222,14 +242,19 @@ register_parsnip <- function() {
   invisible(TRUE)
 }
 
+# parsnip's own models fit by the user's function (translate() shows
+# sparsebayes::ard() or sparsebayes::rvm(kernel = "linear")); the model
+# types of their own by parsnip_fit(), which makes a kernel of their tuning
+# parameters.
 register_engine <- function(model, mode, fitter) {
   parsnip::set_model_engine(model, mode, "sparsebayes")
   parsnip::set_dependency(model, "sparsebayes", "sparsebayes", mode = mode)
-  defaults <- list(model = fitter)
-  if (model %in% c("logistic_reg", "multinom_reg")) defaults$kernel <- "linear"
+  own_type <- model %in% c("rvm_model", "sparse_gp_model")
+  defaults <- if (own_type) list(model = fitter) else if (fitter == "rvm") list(kernel = "linear") else list()
   parsnip::set_fit(model, mode, "sparsebayes",
                    list(interface = "matrix", protect = c("x", "y", "weights"),
-                        func = c(pkg = "sparsebayes", fun = "parsnip_fit"), defaults = defaults))
+                        func = c(pkg = "sparsebayes", fun = if (own_type) "parsnip_fit" else fitter),
+                        defaults = defaults))
   parsnip::set_encoding(model, mode, "sparsebayes",
                         list(predictor_indicators = "traditional", compute_intercept = FALSE,
                              remove_intercept = TRUE, allow_sparse_x = FALSE))

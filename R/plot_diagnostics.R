@@ -3,9 +3,13 @@
 
 #' Plot a joint ARD fit
 #'
-#' `which = "fit"` draws fitted against observed values and residuals
-#' against fitted values, as [plot.sb_rvm()] does for several inputs. The
-#' diagnostic views are shared with [plot.sb_rvm()]:
+#' The default view, `which = "overview"`, draws two panels side by side:
+#' fitted against observed values, and the evidence for each retained weight
+#' (the `"evidence"` view: which inputs the fit selects). A fit that
+#' retains no penalised weight has no evidence to show: its default is the
+#' `"fit"` view. `which = "fit"` draws fitted against observed values and
+#' residuals against fitted values, as [plot.sb_rvm()] does for several
+#' inputs. The diagnostic views are shared with [plot.sb_rvm()]:
 #' \describe{
 #'   \item{`"relevance"`}{the relevance of each weight, `1/alpha` (pruned
 #'     weights at 0, as crosses), and of each sample, `1/lambda`, with their
@@ -29,16 +33,19 @@
 #'     beta-binomial prior.}
 #' }
 #' @param x A fitted [ard()] model.
-#' @param which The view: `"fit"`, `"relevance"`, `"trajectory"`,
-#'   `"leverage"`, `"outlier_map"` or `"evidence"`. A fit from
-#'   [data_chunks()] keeps no rows: its default view is `"relevance"`.
+#' @param which The view: `"overview"` (the default: fitted against
+#'   observed values beside the evidence for each weight), `"fit"`,
+#'   `"relevance"`, `"trajectory"`, `"leverage"`, `"outlier_map"` or
+#'   `"evidence"`. A fit from [data_chunks()] keeps no rows: its default
+#'   view is `"relevance"`.
 #' @param highlight Indices of training samples to draw in red (e.g. known
 #'   outliers); `NULL` for none.
 #' @param legend `FALSE` to draw no legend in the leverage view (legends sit
 #'   in a band above the data, never over it).
 #' @param ... Graphical parameters passed to [graphics::plot()]. `main`,
 #'   `xlab` and `ylab` replace the default title and axis labels; in the
-#'   two-panel views a vector of two gives one per panel. `col`, `pch` and
+#'   two-panel views a vector of two gives one per panel. `top`: the number
+#'   of weights the evidence view shows (30). `col`, `pch` and
 #'   `cex` style the points (or stems and lines); in the leverage,
 #'   relevance and trajectory views `col` replaces the colouring by
 #'   leverage or pruning, and `cex` the sizing by leverage.
@@ -50,18 +57,23 @@
 #' y[1:5] <- y[1:5] + 8
 #' fit <- ard(X, y, noise = "sample", method = "em")
 #' plot(fit)
+#' plot(fit, which = "fit")
 #' plot(fit, which = "trajectory", highlight = 1:5)
 #' plot(fit, which = "leverage", highlight = 1:5)
 #' plot(fit, which = "outlier_map")
 #' plot(fit, which = "evidence")
 #' @export
-plot.sb_ard <- function(x, which = c("fit", "relevance", "trajectory", "leverage", "outlier_map", "evidence"),
+plot.sb_ard <- function(x, which = c("overview", "fit", "relevance", "trajectory", "leverage", "outlier_map",
+                                     "evidence"),
                         highlight = NULL,
                         legend = TRUE, ...) {
   which <- if (missing(which) && !is.null(x$chunks)) "relevance" else match_arg(which)  # a fit from chunks keeps no rows
+  if (which == "overview" && !length(retained_candidates(x))) which <- "fit"  # no evidence to show
   check_flag(legend, "legend")
-  if (which %in% c("fit", "leverage", "outlier_map")) check_has_rows(x, sprintf("plot(which = \"%s\")", which))
+  if (which %in% c("overview", "fit", "leverage", "outlier_map"))
+    check_has_rows(x, sprintf("plot(which = \"%s\")", which))
   switch(which,
+         overview = plot_ard_overview(x, ...),
          fit = plot_diagnostics(x, ...),
          relevance = plot_relevance(x, highlight = highlight, ...),
          trajectory = plot_trajectory(x, highlight = highlight, ...),
@@ -71,12 +83,33 @@ plot.sb_ard <- function(x, which = c("fit", "relevance", "trajectory", "leverage
   invisible(x)
 }
 
+# plot()'s default for an ARD fit: fitted against observed values (left)
+# and the evidence for each weight (right), as rvm()'s default shows the
+# fit in two panels. `main` and `xlab` take one per panel; `top` goes to
+# the evidence, `ylab` and `cex` to the left panel only.
+plot_ard_overview <- function(x, main = NULL, xlab = NULL, ylab = NULL, col = NULL, pch = NULL, cex = 0.6,
+                              top = 30L, ...) {
+  op <- graphics::par(mfrow = c(1L, 2L))
+  on.exit(graphics::par(op))
+  response <- response_label(x)
+  main <- rep_len(main %||% c("Fitted against observed values", "Evidence for each weight"), 2L)
+  op <- c(op, graphics::par(cex.main = title_cex(main)))
+  xlab <- rep_len(xlab %||% c(paste("observed", response), "log Bayes factor (keep vs prune)"), 2L)
+  graphics::plot(x$y, x$fitted.values, xlab = xlab[1L], ylab = ylab %||% paste("fitted", response), main = main[1L],
+                 pch = pch %||% 16, cex = cex, col = col %||% graphics::par("col"), ...)
+  graphics::abline(0, 1, col = "grey50", lty = 2)
+  plot_feature_evidence(x, top = top, main = main[2L], xlab = xlab[2L], pch = pch, col = col, ...)
+}
+
+# The log Bayes factors of the retained candidate (penalised) weights.
+retained_candidates <- function(x) log_bayes_factors(x)[candidate_columns(x)[x$relevant]]
+
 # The log Bayes factor of each retained candidate weight (at most `top`),
 # selected ones filled, with the evidence a further feature would need
 # under the beta-binomial prior (dashed).
 plot_feature_evidence <- function(x, top = 30L, main = NULL, xlab = NULL, pch = NULL, col = NULL, ...) {
   check_number(top, "top", lower = 1, integer = TRUE)
-  lb <- log_bayes_factors(x)[candidate_columns(x)[x$relevant]]
+  lb <- retained_candidates(x)
   if (!length(lb)) stop("which = \"evidence\" needs a fit with at least one retained penalised weight.", call. = FALSE)
   chosen <- names(lb) %in% selected(x)
   shown <- order(lb, decreasing = TRUE)[seq_len(min(top, length(lb)))]

@@ -417,7 +417,8 @@ gp_learning <- function(p) {
   pool <- pooled_rows(xs, p$std$r, p$weights)
   rows <- pool$rows[learning_rows(length(pool$rows), p$approx, p$optimize, control$subsample)]
   Z <- if (p$approx == "exact") NULL else initial_inducing(p$inducing, xs[rows, , drop = FALSE], p$scaling,
-                                                          p$default_inducing)
+                                                          p$default_inducing, n_obs = nrow(xs),
+                                                          subsampled = length(rows) < length(pool$rows))
   kernel <- p$kernel
   start <- list(log_width = log(kernel$width),
                 log_variance = log(if (p$optimize == "none") kernel$variance else vy),
@@ -675,9 +676,11 @@ restore_rng <- function(state) {
 }
 
 # Inducing locations in the scaled input space: from a number (k-means++ on
-# the scaled inputs) or from a matrix in the units of the inputs.
-initial_inducing <- function(inducing, xs, scaling, is_default) {
-  n <- nrow(xs)
+# the scaled inputs) or from a matrix in the units of the inputs. `xs`: the
+# rows learned from (exact copies pooled, perhaps a subsample of them);
+# `n_obs`: the observations of the fit. A number of points is at most the
+# distinct input rows, which the message counts against the observations.
+initial_inducing <- function(inducing, xs, scaling, is_default, n_obs = nrow(xs), subsampled = FALSE) {
   if (is.matrix(inducing) || is.data.frame(inducing)) {
     Z <- check_numeric_matrix(inducing, "inducing")
     if (ncol(Z) != ncol(xs))
@@ -687,9 +690,14 @@ initial_inducing <- function(inducing, xs, scaling, is_default) {
   if (!is.numeric(inducing) || length(inducing) != 1L)
     stop_arg("inducing", "must be a number of inducing points or a matrix of their locations.")
   check_number(inducing, "inducing", lower = 1, integer = TRUE)
-  if (is_default) inducing <- min(inducing, sum(!duplicated(xs)))  # faithful's waiting: 51 distinct values
-  if (inducing > n)
-    stop_arg("inducing", sprintf("asks for %d inducing points but there are only %d observations.", inducing, n))
+  distinct <- sum(!duplicated(xs))
+  if (is_default) inducing <- min(inducing, distinct)  # faithful's waiting: 51 distinct values
+  if (inducing > distinct)
+    stop_arg("inducing", sprintf("asks for %d inducing points but the inputs have only %d distinct rows (%s).",
+                                 inducing, distinct,
+                                 if (subsampled) sprintf("in the subsample of %d rows learned from, of %d observations",
+                                                         nrow(xs), n_obs)
+                                 else sprintf("of %d observations", n_obs)))
   kmeans_inducing(xs, as.integer(inducing))
 }
 

@@ -105,7 +105,8 @@ subsample_label <- function(subsample) if (is.null(subsample)) "" else sprintf("
 #'   `edf`, the effective degrees of freedom `sum(hatvalues(object))`, and
 #'   `learning`, lines naming learned hyperparameters that fell back to a
 #'   heuristic, ended at a bound of their search or were learned from
-#'   pooled copies of rows, how many of the inducing points asked for
+#'   pooled exact copies of rows (when more than a tenth of the rows;
+#'   `learned$copies` counts them in any case), how many of the inducing points asked for
 #'   were kept, what those dropped are worth and how many were restored
 #'   after learning (see `inducing_tol` and `inducing_cost` in
 #'   [sparse_gp_control()]), and whether the first start ran to the
@@ -122,7 +123,7 @@ summary.sb_sparse_gp <- function(object, ...) {
                  converged = object$converged, iterations = object$iterations, message = object$message,
                  subsample = object$subsample, restarts = object$restart_values, jitter_events = object$jitter_events,
                  rmse = training_rmse(object), r_squared = training_r_squared(object),
-                 edf = object$edf %||% sum(leverage(object)), learning = learning_notes(object$learned)),
+                 edf = object$edf %||% sum(leverage(object)), learning = learning_notes(object$learned, length(object$y))),
             class = "summary.sb_sparse_gp")
 }
 

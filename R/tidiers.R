@@ -1,6 +1,8 @@
 # tidy(), glance() and augment() through the generics package (the
-# generics broom re-exports), returning plain data frames: no tibble
-# dependency, and broom users get tibble-free but broom-shaped output.
+# generics broom re-exports), returning tibbles as broom's tidiers do.
+# tibble is suggested, not imported (generics does not bring it): broom
+# imports it, so wherever broom is installed the tidiers give tibbles;
+# without tibble they give the same columns as a plain data frame.
 
 #' @importFrom generics tidy
 #' @export
@@ -19,7 +21,7 @@ generics::augment
 #' `tidy()` gives one row per retained weight (or per hyperparameter of a
 #' sparse GP), `glance()` one row describing the fit, `augment()` the data
 #' with per-observation columns; methods of the [generics::tidy()] generics
-#' that broom uses, returning plain data frames.
+#' that broom uses, returning tibbles as broom's tidiers do.
 #'
 #' @param x A fitted [rvm()] (also multiclass), [ard()] or [sparse_gp()]
 #'   model.
@@ -95,7 +97,12 @@ generics::augment
 #' user-supplied `basis` store no training design: they get `.fitted` and
 #' `.resid` only. Multiclass fits get `.fitted`, the predicted class, and a
 #' column `.prob_<class>` per class (the normalised probabilities).
-#' @return A data frame.
+#' Like broom's `augment()`, row names that are not `1, 2, ...` (rows
+#' `na.omit` dropped, or a data frame's own names) become a first column
+#' `.rownames`: tibbles keep no row names.
+#' @return A tibble (a [tibble::tibble()]; a plain data frame with the same
+#'   columns when the tibble package, which broom imports, is not
+#'   installed).
 #' @examples
 #' fit <- rvm(accel ~ times, data = MASS::mcycle)
 #' tidy(fit, conf.int = TRUE)
@@ -108,10 +115,10 @@ NULL
 #' @rdname tidy.sb_rvm
 #' @export
 tidy.sparsebayes <- function(x, conf.int = FALSE, conf.level = 0.95, what = c("weights", "inputs"), ...) {
-  if (tidy_what(match_arg(what), conf.int, conf.level, ...) == "inputs") return(input_relevance(x))
+  if (tidy_what(match_arg(what), conf.int, conf.level, ...) == "inputs") return(as_tidy(input_relevance(x)))
   out <- weight_rows(x, x$weights, x$Sigma)
   if (inherits(x, "sb_rvm")) out$relevance <- relevance_of_terms(x)
-  add_conf(out, conf.int, conf.level)
+  as_tidy(add_conf(out, conf.int, conf.level))
 }
 
 #' @rdname tidy.sb_rvm
@@ -124,8 +131,15 @@ tidy.sb_ard <- function(x, conf.int = FALSE, conf.level = 0.95, standardised = F
   check_dots_empty(...)
   check_conf(conf.int, conf.level)
   check_flag(standardised, "standardised")
-  add_conf(weight_rows(x, coef(x, standardised = standardised), vcov(x, standardised = standardised)), conf.int,
-           conf.level)
+  as_tidy(add_conf(weight_rows(x, coef(x, standardised = standardised), vcov(x, standardised = standardised)),
+                   conf.int, conf.level))
+}
+
+# A tidier's data frame as broom gives it: a tibble, with no row names (a
+# plain data frame when tibble is not installed).
+as_tidy <- function(out) {
+  rownames(out) <- NULL
+  if (requireNamespace("tibble", quietly = TRUE)) tibble::as_tibble(out) else out
 }
 
 # One row per term: estimate, posterior sd, the standardised weight's alpha
@@ -177,27 +191,25 @@ relevance_of_terms <- function(x) {
 #' @export
 tidy.sb_rvm_multiclass <- function(x, conf.int = FALSE, conf.level = 0.95, what = c("weights", "inputs"), ...) {
   # the classes share one kernel: one row per input, as input_relevance() gives them
-  if (tidy_what(match_arg(what), conf.int, conf.level, ...) == "inputs") return(input_relevance(x))
+  if (tidy_what(match_arg(what), conf.int, conf.level, ...) == "inputs") return(as_tidy(input_relevance(x)))
   parts <- lapply(names(x$models), function(k) {
-    t <- tidy(x$models[[k]], conf.int = conf.int, conf.level = conf.level)
+    t <- as.data.frame(tidy(x$models[[k]], conf.int = conf.int, conf.level = conf.level))
     cbind(data.frame(class = rep(k, nrow(t)), stringsAsFactors = FALSE), t)
   })
-  out <- do.call(rbind, parts)
-  rownames(out) <- NULL
-  out
+  as_tidy(do.call(rbind, parts))
 }
 
 #' @rdname tidy.sb_rvm
 #' @export
 tidy.sb_sparse_gp <- function(x, conf.int = FALSE, conf.level = 0.95, what = c("hyperparameters", "inputs"), ...) {
-  if (tidy_what(match_arg(what), conf.int, conf.level, ...) == "inputs") return(input_relevance(x))
+  if (tidy_what(match_arg(what), conf.int, conf.level, ...) == "inputs") return(as_tidy(input_relevance(x)))
   if (conf.int)
     stop_arg("conf.int", "must be FALSE for a sparse GP: its hyperparameters are point estimates (type-II ",
              "maximum likelihood) with no standard errors.")
   est <- coef(x)
   hyper <- x$optimize != "none"
   estimated <- c(TRUE, rep(hyper, length(est) - 2L), isTRUE(x$noise_estimated))  # the mean is y's weighted mean
-  data.frame(term = names(est), estimate = unname(est), estimated = estimated, stringsAsFactors = FALSE)
+  as_tidy(data.frame(term = names(est), estimate = unname(est), estimated = estimated, stringsAsFactors = FALSE))
 }
 
 #' @rdname tidy.sb_rvm
@@ -209,7 +221,7 @@ glance.sparsebayes <- function(x, ...) {
   models <- if (multiclass) x$models else list(x)
   shared_gaussian <- has_noise(family(x)) && length(x$lambda) == 1L
   edf <- effective_parameters(x)
-  data.frame(nobs = stats::nobs(x), logLik = as.numeric(logLik(x)), relevant = relevant_count(x),
+  as_tidy(data.frame(nobs = stats::nobs(x), logLik = as.numeric(logLik(x)), relevant = relevant_count(x),
              sigma = if (shared_gaussian) sqrt(x$lambda) else NA_real_,
              ess_weights = if (multiclass || gp) NA_real_ else ess(x, which = "weights"),
              ess_samples = if (multiclass || !is.null(x$chunks)) NA_real_ else ess(x, which = "samples"),  # reads the rows
@@ -217,7 +229,7 @@ glance.sparsebayes <- function(x, ...) {
              converged = all(vapply(models, function(m) isTRUE(m$converged), logical(1))),
              iterations = if (gp || is_multinomial(x)) as.integer(x$iterations[[1L]])
                           else as.integer(sum(vapply(models, function(m) m$iterations, numeric(1)))),
-             method = if (gp) x$approx else x$method, family = family(x)$family, stringsAsFactors = FALSE)
+             method = if (gp) x$approx else x$method, family = family(x)$family, stringsAsFactors = FALSE))
 }
 
 #' @rdname tidy.sb_rvm
@@ -239,7 +251,7 @@ augment.sparsebayes <- function(x, data = NULL, newdata = NULL, se_fit = TRUE, t
   if (is.null(data)) {
     out <- as.data.frame(cols, stringsAsFactors = FALSE)
     rownames(out) <- names(stats::naresid(x$na.action, stats::setNames(numeric(length(x$y)), training_names(x))))
-    return(out)
+    return(as_augmented(out))
   }
   data <- as.data.frame(data)
   omitted <- x$na.action
@@ -250,7 +262,16 @@ augment.sparsebayes <- function(x, data = NULL, newdata = NULL, se_fit = TRUE, t
                              n_rows, if (inherits(omitted, "exclude")) " (na.exclude rows included)" else ""))
   clash <- intersect(names(cols), names(data))
   if (length(clash)) data <- data[setdiff(names(data), clash)]  # augment's columns replace stale ones
-  cbind(data, as.data.frame(cols, stringsAsFactors = FALSE))
+  as_augmented(cbind(data, as.data.frame(cols, stringsAsFactors = FALSE)))
+}
+
+# augment()'s data frame as broom's as_augment_tibble() gives it: row names
+# other than 1, 2, ... kept as a first column .rownames (a tibble has none).
+as_augmented <- function(out) {
+  keep <- !is.null(rownames(out)) && !identical(rownames(out), as.character(seq_len(nrow(out))))
+  if (keep && !".rownames" %in% names(out))
+    out <- cbind(data.frame(.rownames = rownames(out), stringsAsFactors = FALSE), out)
+  as_tidy(out)
 }
 
 training_names <- function(x) case_names(first_class_model(x))
@@ -301,5 +322,5 @@ augment_new <- function(x, newdata, se_fit, type.predict, multiclass, ...) {
     stop_arg("newdata", "must be a data frame or matrix with one row per new observation.")
   clash <- intersect(names(cols), names(nd))
   if (length(clash)) nd <- nd[setdiff(names(nd), clash)]
-  cbind(nd, as.data.frame(cols, stringsAsFactors = FALSE))
+  as_augmented(cbind(nd, as.data.frame(cols, stringsAsFactors = FALSE)))
 }

@@ -168,3 +168,55 @@ test_that("sparse_gp() honours offset() terms and the offset argument", {
   expect_error(sparse_gp(d$times, d$accel, offset = rep(NA_real_, 133)), "`offset` contains NA")
   expect_error(sparse_gp(d$times, d$accel, weights = rep(NA_real_, 133)), "`weights` contains NA")
 })
+
+# The topics of the installed package: name, aliases, keywords.
+installed_topics <- function() {
+  db <- tools::Rd_db("sparsebayes")
+  lapply(db, function(rd) {
+    meta <- function(tag) unlist(lapply(rd[vapply(rd, attr, "", "Rd_tag") == tag], as.character))
+    list(name = meta("\\name"), aliases = meta("\\alias"), internal = "internal" %in% trimws(meta("\\keyword")))
+  })
+}
+
+# The topics one entry of a pkgdown reference section selects: a topic name
+# or alias, or matches() / starts_with() / ends_with() / contains() of
+# aliases, which (as in pkgdown) select no internal topic. Any other
+# selector fails, so that this check stays as strict as pkgdown.
+pkgdown_select <- function(entry, topics) {
+  if (!grepl("\\(", entry))
+    return(Filter(function(t) entry %in% c(t$name, t$aliases), topics))
+  fun <- sub("\\(.*$", "", entry)
+  arg <- eval(parse(text = sub("^[^(]*\\((.*)\\)$", "\\1", entry)))
+  test <- switch(fun, matches = function(a) grepl(arg, a), starts_with = function(a) startsWith(a, arg),
+                 ends_with = function(a) endsWith(a, arg), contains = function(a) grepl(arg, a, fixed = TRUE),
+                 stop("a selector this test does not know: ", entry))
+  Filter(function(t) !t$internal && any(test(t$aliases)), topics)
+}
+
+test_that("every export is in a topic of the pkgdown reference index (issue 61)", {
+  skip_if_not_installed("yaml")
+  yml <- test_path("..", "..", "_pkgdown.yml")
+  skip_if_not(file.exists(yml), "no _pkgdown.yml (an installed or built package)")
+  topics <- installed_topics()
+  contents <- unlist(lapply(yaml::read_yaml(yml)$reference, `[[`, "contents"))
+  listed <- unique(unlist(lapply(contents, function(e) {
+    chosen <- pkgdown_select(e, topics)
+    expect_gt(length(chosen), 0L, label = sprintf("topics selected by `%s`", e))
+    lapply(chosen, `[[`, "aliases")
+  })))
+  missing <- setdiff(getNamespaceExports("sparsebayes"), listed)
+  expect_identical(sort(missing), character(0))
+  expect_true("parsnip_fit" %in% listed)  # the fit function translate() shows
+})
+
+test_that("DESCRIPTION links to no repository or issue tracker the package does not have (issue 61)", {
+  desc <- utils::packageDescription("sparsebayes")
+  expect_null(desc$URL)
+  expect_null(desc$BugReports)
+  yml <- test_path("..", "..", "_pkgdown.yml")
+  skip_if_not(file.exists(yml), "no _pkgdown.yml")
+  skip_if_not_installed("yaml")
+  site <- yaml::read_yaml(yml)
+  expect_null(site$repo)
+  expect_false(any(grepl("github\\.com|gitlab|bitbucket", readLines(yml))))
+})

@@ -201,6 +201,16 @@ test_that("summary() names learned hyperparameters at a bound and pooled copies"
   expect_match(out, sprintf("%d exact copies of rows pooled", 150 - length(unique(b))), all = FALSE)
   g <- sparse_gp(d$X[b, ], d$y[b])
   expect_match(capture.output(summary(g)), "exact copies of rows pooled", all = FALSE)
+  # a few copies (mcycle: 1 of 133 rows) are kept in the fit but not named by summary() (issue 61)
+  m <- rvm(accel ~ times, data = MASS::mcycle)
+  expect_identical(m$kernel$learned$copies, 1L)
+  expect_false(any(grepl("exact cop", capture.output(summary(m)))))
+  gm <- sparse_gp(accel ~ times, data = MASS::mcycle, inducing = 10, seed = 1)
+  expect_identical(gm$learned$copies, 1L)
+  expect_false(any(grepl("exact cop", capture.output(summary(gm)))))
+  # more than a tenth of the rows: named
+  expect_match(sparsebayes:::learning_notes(list(copies = 14L), n = 133), "14 exact copies of rows pooled")
+  expect_identical(sparsebayes:::learning_notes(list(copies = 13L), n = 133), character(0))
   # an input the data say nothing about ends at its upper bound, and is named
   learned <- rvm(d$X, d$y)$kernel$learned
   expect_true(all(grepl("(lower|upper) bound", learned$bounds)))

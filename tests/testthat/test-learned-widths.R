@@ -234,7 +234,7 @@ test_that("a learned kernel serves predict, update, saveRDS, the formula interfa
   expect_s3_class(summary(fit), "summary.sb_rvm")
   expect_output(print(summary(fit)), "Input relevance")
   expect_output(print(fit), "one per input, learned")
-  expect_identical(tidy(fit, what = "inputs"), input_relevance(fit))
+  expect_equal(as.data.frame(tidy(fit, what = "inputs")), input_relevance(fit), ignore_attr = "row.names")
   grDevices::pdf(NULL)
   on.exit(grDevices::dev.off())
   expect_silent(plot(fit, which = "inputs"))

@@ -265,3 +265,28 @@ test_that("a registration that fails warns and the package still loads", {
   for (h in getHook(packageEvent("notapackage.sb", "onLoad"))) h()
   expect_true(ran)
 })
+
+test_that("translate() shows the user's function: ard() and rvm() for parsnip's models (issue 61)", {
+  skip_parsnip()
+  expect_identical(translate(set_engine(linear_reg(), "sparsebayes"))$method$fit$func,
+                   c(pkg = "sparsebayes", fun = "ard"))
+  lr <- translate(set_engine(logistic_reg(), "sparsebayes"))
+  expect_identical(lr$method$fit$func, c(pkg = "sparsebayes", fun = "rvm"))
+  expect_identical(rlang::eval_tidy(lr$method$fit$args$kernel), "linear")
+  expect_identical(translate(set_engine(multinom_reg(), "sparsebayes"))$method$fit$func[["fun"]], "rvm")
+  expect_output(print(translate(set_engine(linear_reg(), "sparsebayes"))), "sparsebayes::ard\\(")
+  expect_false(any(grepl("parsnip_fit", capture.output(print(translate(set_engine(logistic_reg(), "sparsebayes")))))))
+  # the model types of their own: parsnip_fit(), a documented exported function
+  rt <- translate(rvm_model(mode = "regression", kernel = "laplace", width = 2))
+  expect_identical(rt$method$fit$func, c(pkg = "sparsebayes", fun = "parsnip_fit"))
+  expect_true("parsnip_fit" %in% getNamespaceExports("sparsebayes"))
+  expect_false("internal" %in% unlist(lapply(tools::Rd_db("sparsebayes")[["parsnip_fit.Rd"]], function(x)
+    if (identical(attr(x, "Rd_tag"), "\\keyword")) as.character(x))))
+  # the fits are the direct calls'
+  fit <- logistic_reg() |> set_engine("sparsebayes") |> fit(Species ~ ., data = two_iris())
+  expect_s3_class(fit$fit, "sb_rvm")
+  expect_identical(fit$fit$kernel$type, "linear")
+  X <- as.matrix(mtcars[, c("wt", "hp")])
+  expect_equal(fitted(parsnip_fit(X, mtcars$mpg, "rvm", kernel = "laplace", width = 2)),
+               fitted(rvm(X, mtcars$mpg, kernel = kernel_laplace(2))))
+})

@@ -71,7 +71,10 @@ test_that("multiclass, ard(), sparse_gp() and cross_validate() plots draw and le
   expect_plot(ir, legend = FALSE, main = "iris")
   d <- outlier_data(n = 60, d = 4, n_out = 3)
   af <- ard(d$X, d$y, noise = "sample", method = "em")
-  for (w in c("fit", "relevance", "trajectory", "leverage")) expect_plot(af, which = w, highlight = d$out)
+  for (w in c("overview", "fit", "relevance", "trajectory", "leverage", "evidence"))
+    expect_plot(af, which = w, highlight = d$out)
+  expect_plot(af)
+  expect_plot(af, main = c("fit", "selection"), xlab = c("y", "log BF"), top = 3)
   expect_plot(af, which = "leverage", legend = FALSE, main = "leverage")
   mc <- MASS::mcycle[seq(1, 133, by = 2), ]
   gp <- sparse_gp(accel ~ times, data = mc, inducing = 8, seed = 1)
@@ -100,7 +103,8 @@ test_that("col, pch and cex style the data in every view instead of clashing wit
   expect_plot(rvm(Species ~ Petal.Length + Petal.Width, data = iris[seq(1, 150, by = 3), ]), col = 1:3, pch = 15:17)
   a <- outlier_data(n = 60, d = 4, n_out = 3)
   af <- ard(a$X, a$y, noise = "sample", method = "em")
-  for (w in c("fit", "relevance", "trajectory", "leverage")) expect_plot(af, which = w, col = "red", pch = 3)
+  for (w in c("overview", "fit", "relevance", "trajectory", "leverage", "evidence"))
+    expect_plot(af, which = w, col = "red", pch = 3)
   expect_plot(sparse_gp(accel ~ times, data = MASS::mcycle[seq(1, 133, by = 2), ], inducing = 8, seed = 1),
               col = "red", pch = 3, cex = 1)
 })
@@ -143,4 +147,40 @@ test_that("a multiclass classifier with other than two inputs draws its class pr
   x1 <- rvm(iris$Petal.Length, iris$Species)                            # one input
   expect_plot(x1)
   expect_identical(sum(ns$plot_class_probabilities(x1)), 150L)
+})
+
+test_that("the default plot of an ard() fit shows the fit beside the evidence for each weight (issue 61)", {
+  grDevices::pdf(NULL)
+  on.exit(grDevices::dev.off())
+  d <- outlier_data(n = 60, d = 4, n_out = 3)
+  af <- ard(d$X, d$y)
+  ns <- asNamespace("sparsebayes")
+  withr::local_options(sb.test.evidence = 0L, sb.test.residuals = 0L)
+  suppressMessages(trace("plot_feature_evidence", quote(options(sb.test.evidence = getOption("sb.test.evidence") + 1L)),
+                         where = ns, print = FALSE))
+  suppressMessages(trace("plot_diagnostics", quote(options(sb.test.residuals = getOption("sb.test.residuals") + 1L)),
+                         where = ns, print = FALSE))
+  on.exit(suppressMessages({untrace("plot_feature_evidence", where = ns); untrace("plot_diagnostics", where = ns)}),
+          add = TRUE)
+  expect_plot(af)
+  expect_identical(getOption("sb.test.evidence"), 1L)       # the selection, beside
+  expect_identical(getOption("sb.test.residuals"), 0L)      # fitted against observed, not the two-panel "fit" view
+  expect_identical(graphics::par("mfrow"), c(1L, 1L))
+  expect_plot(af, which = "fit")                             # single views are still there
+  expect_identical(getOption("sb.test.residuals"), 1L)
+  expect_identical(getOption("sb.test.evidence"), 1L)
+  # a fit that retains no penalised weight has no evidence to draw: the fit view
+  set.seed(1)
+  none <- ard(matrix(rnorm(100), 50), rnorm(50))
+  if (!length(sparsebayes:::retained_candidates(none))) {
+    expect_plot(none)
+    expect_identical(getOption("sb.test.residuals"), 2L)
+  }
+  # a fit from chunks keeps no rows: its default is still the relevance view
+  set.seed(2)
+  df <- data.frame(x1 = rnorm(300), x2 = rnorm(300))
+  df$y <- df$x1 + rnorm(300, sd = 0.3)
+  fc <- ard(y ~ x1 + x2, data = data_chunks(df, chunk_size = 100))
+  expect_plot(fc)
+  expect_error(plot(fc, which = "overview"), "which a fit from data_chunks\\(\\) does not keep")
 })

@@ -335,13 +335,18 @@ test_that("bad inputs give clear errors", {
   expect_error(sparse_gp(x, rep(1, 30)), "`y` is constant")
   expect_error(sparse_gp(x, replace(y, 3, NA)), "`y` contains NA")
   expect_error(sparse_gp(replace(x, 2, Inf), y), "`x` contains infinite")
-  expect_error(sparse_gp(x, y, inducing = 31), "`inducing` asks for 31 inducing points but there are only 30")
+  expect_error(sparse_gp(x, y, inducing = 31),
+               "`inducing` asks for 31 inducing points but the inputs have only 30 distinct rows \\(of 30 observations\\)")
   expect_error(sparse_gp(x, y, inducing = 0), "`inducing` must be >= 1")
   expect_error(sparse_gp(x, y, inducing = 2.5), "`inducing` must be a whole number")
   expect_error(sparse_gp(x, y, inducing = "ten"), "`inducing` must be a number of inducing points or a matrix")
   expect_error(sparse_gp(x, y, inducing = matrix(0, 3, 2)), "`inducing` has 2 columns but the inputs have 1")
   expect_error(sparse_gp(x, y, inducing = matrix(NA_real_, 3, 1)), "`inducing` contains NA")
   expect_error(sparse_gp(rep(c(1, 2), 15), y, inducing = 5), "only 2 distinct rows")
+  # exact copies of rows are pooled before the inducing points are placed: the message counts the distinct
+  # inputs against the observations, not the pooled rows (issue 61: "only 132 observations" of 133)
+  expect_error(sparse_gp(accel ~ times, data = MASS::mcycle, inducing = 500),
+               "asks for 500 inducing points but the inputs have only 94 distinct rows \\(of 133 observations\\)")
   # the default number is capped at the distinct rows (a given one is not),
   # before those K_uu cannot tell apart are dropped
   few <- sparse_gp(eruptions ~ waiting, data = faithful[1:120, ])

@@ -30,7 +30,6 @@ test_that("tidy gives one row per retained weight: coef, posterior sd, alpha, re
     fit <- fits[[k]]
     t <- tidy(fit)
     expect_s3_class(t, "data.frame")
-    expect_false(inherits(t, "tbl_df"))
     expect_named(t, c("term", "estimate", "std.error", "alpha", "log_bf", if (inherits(fit, "sb_rvm")) "relevance"),
                  info = k)
     expect_identical(t$term, names(coef(fit)), info = k)
@@ -90,10 +89,32 @@ test_that("tidy of a multiclass fit stacks the class models with a class column"
   expect_identical(rownames(t), as.character(seq_len(nrow(t))))
 })
 
+test_that("tidy, glance and augment return tibbles, as broom's tidiers do (issue 61)", {
+  skip_if_not_installed("tibble")
+  fit <- fits$gaussian
+  nd <- data.frame(times = c(5, 15.5))
+  outputs <- list(tidy = tidy(fit), tidy_ard = tidy(fits$ard, conf.int = TRUE), glance = glance(fit),
+                  augment = augment(fit), augment_new = augment(fit, newdata = nd),
+                  augment_matrix = augment(fits$poisson), multiclass = tidy(iris_fit), glance_mc = glance(iris_fit),
+                  augment_mc = augment(iris_fit), gp = tidy(gp_fitc), gp_glance = glance(gp_fitc),
+                  gp_augment = augment(gp_fitc), inputs = tidy(rvm(Species ~ ., iris, kernel = kernel_gaussian("learn")),
+                                                               what = "inputs"))
+  for (k in names(outputs)) expect_s3_class(outputs[[k]], "tbl_df")
+  # one column is a vector, not a one-column data frame
+  expect_type(tidy(fit)[["estimate"]], "double")
+  expect_s3_class(tidy(fit)[, "estimate"], "tbl_df")
+  # the data's own row names become a first column .rownames, as broom's augment() makes them
+  d <- MASS::mcycle[seq(1, 133, by = 2), ]
+  a <- augment(rvm(accel ~ times, data = d), data = d)
+  expect_identical(names(a)[1L], ".rownames")
+  expect_identical(a$.rownames, rownames(d))
+  expect_false(".rownames" %in% names(augment(fit)))  # 1, 2, ...: none
+})
+
 test_that("tidy(what = \"inputs\") of a multiclass fit is input_relevance() (issue 43, item 8)", {
   fit <- rvm(Species ~ ., iris, kernel = kernel_gaussian("learn"))
   t <- tidy(fit, what = "inputs")
-  expect_identical(t, input_relevance(fit))
+  expect_equal(as.data.frame(t), input_relevance(fit), ignore_attr = "row.names")
   expect_setequal(t$input, names(iris)[1:4])
   expect_identical(generics::tidy(fit, what = "inputs"), t)
   # the weights, as before; bad arguments are still refused
@@ -185,6 +206,7 @@ test_that("augment adds fitted, residuals, standard errors, leverage and LOO res
   expect_named(a, c("accel", "times", ".fitted", ".resid", ".hat", ".loo_resid"))
   expect_equal(a$accel, MASS::mcycle$accel)
   expect_identical(rownames(a), rownames(MASS::mcycle))
+  expect_false(".rownames" %in% names(a))
 })
 
 test_that("augment of binomial and poisson fits follows type.predict", {
@@ -252,7 +274,7 @@ test_that("augment pads na.exclude rows, drops na.omit rows, and checks `data`",
   fo <- rvm(accel ~ times, data = d)
   ao <- augment(fo, data = d)
   expect_identical(nrow(ao), nrow(d) - 2L)
-  expect_identical(rownames(ao), rownames(d)[-c(3, 10)])
+  expect_identical(ao$.rownames, rownames(d)[-c(3, 10)])
   expect_equal(ao$.fitted, unname(fitted(fo)))
   expect_identical(nrow(augment(fo)), nrow(d) - 2L)
   # LOO residuals of an na.omit fit: one per fitted case (the rows were dropped once, not twice)
@@ -277,8 +299,9 @@ test_that("augment of multiclass fits, sparse GPs and user-basis fits", {
   expect_identical(a$.fitted, unname(predict(iris_fit)))
   expect_equal(as.matrix(a[, 7:9]), unname(predict(iris_fit, type = "prob")), ignore_attr = TRUE)
   an <- augment(iris_fit, newdata = iris[c(1, 51, 101), 1:4])
+  expect_identical(an$.rownames, c("1", "51", "101"))
   expect_identical(as.character(an$.fitted), c("setosa", "versicolor", "virginica"))
-  expect_equal(rowSums(an[, 6:8]), rep(1, 3), ignore_attr = TRUE)
+  expect_equal(rowSums(an[, 7:9]), rep(1, 3), ignore_attr = TRUE)
   expect_error(augment(iris_fit, type.predict = "prob"), "`type.predict` must be one of \"class\"")
   a <- augment(gp_fitc)
   expect_named(a, c("accel", "times", ".fitted", ".resid", ".se.fit", ".hat", ".loo_resid"))
@@ -299,7 +322,9 @@ test_that("the generics broom uses dispatch to these methods", {
   expect_identical(generics::glance(fit), glance(fit))
   expect_identical(generics::augment(fit), augment(fit))
   skip_if_not_installed("broom")
-  expect_equal(as.data.frame(broom::tidy(fit)), tidy(fit))
+  expect_identical(broom::tidy(fit), tidy(fit))
+  expect_identical(broom::glance(fit), glance(fit))
+  expect_identical(broom::augment(fit), augment(fit))
 })
 
 test_that("model.matrix: the basis times coef is the linear predictor; the inputs are the data's", {
