@@ -58,7 +58,9 @@ generics::augment
 #' of the diagonal of `vcov()`), `alpha` (the weight's prior precision; 0
 #' for an unpenalised intercept or centring), `log_bf` (the log Bayes factor
 #' of keeping the weight against pruning it, `NA` when unpenalised; see
-#' [selected()]) and, for RVMs, `relevance`: the
+#' [selected()]), for [ard()] fits `selected` (whether [selected()] keeps
+#' the weight: ARD keeps a superset, most of it where `d` is much smaller
+#' than `n`; `NA` for the intercept) and, for RVMs, `relevance`: the
 #' training row (counted among the fitted cases; with `centres`, the row of
 #' `fit$centres`) on which the retained kernel is centred, `NA` for the bias,
 #' wavelets and user bases. A multiclass RVM adds a first column `class`. A
@@ -131,8 +133,10 @@ tidy.sb_ard <- function(x, conf.int = FALSE, conf.level = 0.95, standardised = F
   check_dots_empty(...)
   check_conf(conf.int, conf.level)
   check_flag(standardised, "standardised")
-  as_tidy(add_conf(weight_rows(x, coef(x, standardised = standardised), vcov(x, standardised = standardised)),
-                   conf.int, conf.level))
+  out <- weight_rows(x, coef(x, standardised = standardised), vcov(x, standardised = standardised))
+  # selected(): the weights the data support (NA for the intercept, which is not a candidate)
+  out$selected <- ifelse(out$term %in% names(which(candidate_columns(x))), out$term %in% selected(x), NA)
+  as_tidy(add_conf(out, conf.int, conf.level))
 }
 
 # A tidier's data frame as broom gives it: a tibble, with no row names (a

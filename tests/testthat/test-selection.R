@@ -92,6 +92,10 @@ test_that("tidy, summary and the evidence plot show the log Bayes factors", {
   expect_true("log BF" %in% colnames(s$coefficients))
   expect_output(print(s), "Selected: +[0-9]+ of 50 candidates with inclusion probability > 0.5")
   expect_output(print(s), "Relevant weights: +[0-9]+ of 51 kept by ARD \\(the intercept among them")
+  # what a user reads first is the calibrated set (issue 60, item 4): print() leads with it, tidy() marks it
+  expect_output(print(fit), sprintf("^[^\n]*\n[^\n]*\n%d of 50 features selected \\(inclusion probability > 0.5\\); ARD keeps %d of 51 weights",
+                                    length(selected(fit)), length(fit$relevant)))
+  expect_identical(td$selected, ifelse(td$term == "(Intercept)", NA, td$term %in% selected(fit)))
   grDevices::pdf(NULL)
   on.exit(grDevices::dev.off())
   expect_invisible(plot(fit, which = "evidence"))

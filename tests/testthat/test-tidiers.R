@@ -30,8 +30,8 @@ test_that("tidy gives one row per retained weight: coef, posterior sd, alpha, re
     fit <- fits[[k]]
     t <- tidy(fit)
     expect_s3_class(t, "data.frame")
-    expect_named(t, c("term", "estimate", "std.error", "alpha", "log_bf", if (inherits(fit, "sb_rvm")) "relevance"),
-                 info = k)
+    expect_named(t, c("term", "estimate", "std.error", "alpha", "log_bf", if (inherits(fit, "sb_rvm")) "relevance",
+                      if (inherits(fit, "sb_ard")) "selected"), info = k)
     expect_identical(t$term, names(coef(fit)), info = k)
     expect_equal(t$estimate, unname(coef(fit)), info = k)
     expect_equal(t$std.error, sqrt(unname(diag(vcov(fit)))), info = k)
@@ -68,8 +68,8 @@ test_that("tidy(conf.int = TRUE) adds posterior normal intervals, and checks its
   z <- qnorm(0.95)
   expect_equal(t$conf.low, t$estimate - z * t$std.error)
   expect_equal(t$conf.high, t$estimate + z * t$std.error)
-  expect_named(tidy(fits$ard, conf.int = TRUE), c("term", "estimate", "std.error", "alpha", "log_bf", "conf.low",
-                                                  "conf.high"))
+  expect_named(tidy(fits$ard, conf.int = TRUE), c("term", "estimate", "std.error", "alpha", "log_bf", "selected",
+                                                  "conf.low", "conf.high"))
   expect_error(tidy(fit, conf.int = "yes"), "`conf.int`")
   expect_error(tidy(fit, conf.int = TRUE, conf.level = 1), "`conf.level` must be below 1")
   expect_error(tidy(fit, conf.int = TRUE, conf.level = 0), "`conf.level`")
