@@ -208,6 +208,7 @@ ard.default <- function(x, y, intercept = TRUE, scale = TRUE, noise = c("shared"
                         method = "em",
                         gradient_form = c("primal", "dual"), prior = "auto", control = NULL,
                         weights = NULL, offset = NULL, objective = NULL, ...) {
+  beat_while("ard()")  # progress from the core while this fit runs
   check_dots_empty(...)
   method_given <- !missing(method)
   old <- deprecated_objective(objective, "ard")

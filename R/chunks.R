@@ -951,7 +951,7 @@ chunk_laplace_fit <- function(p, design, positive) {
   source <- p$chunks$source
   spec <- p$chunks$spec
   control <- p$solver$control
-  settings <- core_settings(control)
+  settings <- core_settings(control, fit_reporter("fast solver on a pass's sums", control$verbose %||% 0L))
   problem <- solver_problem("fast", noise_variance = 1)
   tolerance <- max(control$tolerance, 1e-7)
   M <- design$M

@@ -68,7 +68,15 @@
 #' @param init_lambda The starting noise variance, as a fraction of the
 #'   variance of the standardised response (SparseBayes: `0.1^2`).
 #' @param verbose `FALSE`, `TRUE` (a line every 10 iterations) or a whole
-#'   number `k` (a line every `k` iterations).
+#'   number `k` (a line every `k` iterations): the log evidence, the
+#'   relevant count and the noise sd on the data's scale, each line
+#'   labelled with the fit it belongs to (e.g. `rvm()`'s candidate noise
+#'   starts). Progress is reported apart from `verbose`: a fit signals it
+#'   through progressr at most every half second (the solver's iteration,
+#'   the width learner's evaluations, the core's heartbeat in long
+#'   computations, each pass over chunks); wrap the call in
+#'   [progressr::with_progress()] or set `progressr::handlers(global =
+#'   TRUE)` to see it.
 #' @param tolerance,patience Convergence of the batch solvers: the relative
 #'   l-infinity change of `log(alpha)` and of `log(lambda)`,
 #'   `max|change| / (1 + max|log|)`, stays below `tolerance` for `patience`
@@ -321,8 +329,10 @@ solver_control <- function(control, method, maker_name = if (method_supports(met
 }
 
 # The settings the C++ core reads (each by its R name): optional ones as -1.
-core_settings <- function(control) {
+core_settings <- function(control, report = NULL) {
   s <- unclass(control)
+  s$report <- report  # fit_reporter(): verbose rows and progress
+  s$stage <- NULL
   s$fixed_alpha <- s$fixed_alpha %||% -1
   s$student_df <- s$student_df %||% -1
   s$outlier_class <- isTRUE(s$outlier_class)  # resolved by ard() and rvm(); FALSE elsewhere

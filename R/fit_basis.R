@@ -34,15 +34,17 @@ fit_basis <- function(Phi, y, family, solver, noise = "shared", smoothness = 0, 
                             n_effective = if (gaussian) st$n_effective else -1,
                             target_variance = if (gaussian) st$target_variance else -1,
                             case_weights = if (!gaussian) weights, offset = if (!gaussian) offset)
+  settings <- core_settings(control, fit_reporter(control$stage %||% sprintf("%s solver", solver$method),
+                                                  control$verbose %||% 0L, if (gaussian) data_scale_trace(st)))
   if (gaussian && !is.null(st$passes)) {  # per-sample noise from passes over chunks of rows (data_chunks())
-    res <- .sb_fit_passes(st$statistics, st$y, st$passes$weighted, st$passes$rows, problem, core_settings(control))
+    res <- .sb_fit_passes(st$statistics, st$y, st$passes$weighted, st$passes$rows, problem, settings)
     res$rss <- statistics_rss(st$statistics, res)
     res$row_passes <- st$passes$count()
   } else if (gaussian && !is.null(st$statistics)) {  # from sums over chunks of rows (data_chunks())
-    res <- .sb_fit_statistics(st$statistics, problem, core_settings(control))
+    res <- .sb_fit_statistics(st$statistics, problem, settings)
     res$rss <- statistics_rss(st$statistics, res)
   } else {
-    res <- .sb_fit(if (gaussian) st$Phi else Phi, if (gaussian) st$y else y, family$family, problem, core_settings(control))
+    res <- .sb_fit(if (gaussian) st$Phi else Phi, if (gaussian) st$y else y, family$family, problem, settings)
   }
   if (gaussian) {
     res <- caller_units(res, st, Phi)
@@ -116,7 +118,9 @@ fit_wavelet_path <- function(y, offset, control, smoothness, wavelet) {
   st <- standard_units(NULL, reflect(y), offset = reflect(offset), const = c(1, 1 / sqrt(M)))
   problem <- solver_problem("fast", smoothness = max(smoothness), noise_variance = standard_noise_variance(control$noise_variance, st),
                             n_effective = st$n_effective, target_variance = st$target_variance)
-  res <- .sb_fit_wavelet(st$y, wavelet$family, problem, core_settings(control), wavelet$smoothness %||% numeric(0),
+  res <- .sb_fit_wavelet(st$y, wavelet$family, problem,
+                         core_settings(control, fit_reporter("wavelet solver", control$verbose %||% 0L, data_scale_trace(st))),
+                         wavelet$smoothness %||% numeric(0),
                          isTRUE(wavelet$learn), isTRUE(wavelet$invariant))
   fitted_columns <- res$relevant
   res <- caller_units(res, st, NULL)  # fitted: M values on the grid, with the offset

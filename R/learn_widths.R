@@ -138,7 +138,15 @@ learn_kernel_widths <- function(kernel, xs, targets, weights = NULL, control = s
   }
   # theta = (log widths (one: in units of the spreads), then each output's own parameters)
   log_widths <- function(theta, nw) if (nw == 1L) theta[1L] + log_spread else theta[seq_len(nw)]
+  progress <- progressr::progressor(steps = 1L)
+  evaluations <- 0L
+  reported <- proc.time()[[3L]]
   objective <- function(theta, nw, gradient = TRUE) {
+    evaluations <<- evaluations + 1L
+    if (proc.time()[[3L]] - reported > 0.5) {  # a long learning is not silent
+      reported <<- proc.time()[[3L]]
+      progress(amount = 0, message = sprintf("learning the kernel widths: %d evaluations", evaluations))
+    }
     lw <- log_widths(theta, nw)
     nk <- length(lw)
     value <- 0
@@ -547,6 +555,8 @@ learned_kernel_candidates <- function(problem) {
   problems <- lapply(seq_len(nrow(grid)), function(i) {
     p <- problem
     p$solver$control <- starts[[grid$noise[i]]]
+    p$solver$control$stage <- sprintf("candidate %d of %d (noise %s%s)", i, nrow(grid), grid$noise[i],
+                                      if (length(widths) > 1L) paste(",", grid$basis[i]) else "")  # verbose traces
     p$kernels[[1L]]$width <- widths[[grid$basis[i]]]
     p
   })

@@ -34,7 +34,8 @@ fit_multinomial <- function(p, call, design, fit_one) {
   # learner's GP classifier has) lost held-out log loss on Zoo (0.452 against
   # 0.379, its small classes held down) and Glass (bench/RESULTS.md).
   res <- .sb_fit_multinomial(design$Phi, indicators, p$wo$weights %||% numeric(0), matrix(0, 0, 0),
-                             p$multiclass == "multinomial_shared", solver_problem("fast"), core_settings(control))
+                             p$multiclass == "multinomial_shared", solver_problem("fast"),
+                             core_settings(control, fit_reporter("multinomial fast solver", control$verbose %||% 0L)))
   S <- length(res$relevant)
   prob <- softmax(res$fitted)
   models <- lapply(seq_len(K), function(k) {

@@ -286,6 +286,7 @@ rvm.default <- function(x = NULL, y, kernel = "gaussian", bias = TRUE, scale = T
                         noise = c("shared", "sample", "student"), gradient_form = c("primal", "dual"),
                         basis = NULL, centres = NULL, control = NULL, weights = NULL, offset = NULL, objective = NULL,
                         multiclass = c("multinomial", "multinomial_shared", "one_vs_rest"), ...) {
+  beat_while("rvm()")  # progress from the core while this fit runs
   multiclass <- match_arg(multiclass)
   method <- match_method(method)
   noise <- match_arg(noise)

@@ -276,6 +276,7 @@ sparse_gp.default <- function(x, y, kernel = kernel_gaussian(), inducing = 50, a
                               noise_variance = NULL, optimize = c("auto", "all", "hyper", "none"), restarts = 0,
                               seed = NULL, scale = TRUE, weights = NULL, offset = NULL, control = sparse_gp_control(),
                               noise = NULL, ...) {
+  beat_while("sparse_gp()")  # progress from the core while this fit runs
   check_dots_empty(...)
   if (!is.null(noise)) {
     warning("`noise` is deprecated in sparse_gp(); use `noise_variance` (in rvm() and ard() `noise` names the noise ",

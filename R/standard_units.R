@@ -212,6 +212,23 @@ standard_noise_variance <- function(noise_variance, st) {
 # Maps a solver result `res` (fields mu, Sigma, relevant, alpha, lambda, fitted, log_evidence, log_posterior, trace, path) back to the
 # caller's units; `Phi` is the full basis in the caller's units (NULL for
 # the wavelet shortcut, whose fitted values are mapped instead).
+# Replicated rows (shared noise with weights): each weight w_i counts w_i
+# observations, -(sum(w) - n) log(2 pi lambda) / 2 - sum(log w) / 2 more.
+replicate_term <- function(st, noise) {
+  if (st$n_effective <= 0) return(0)
+  -(st$n_effective - st$n_kept) * log(2 * pi * noise) / 2 - st$log_weight_sum / 2
+}
+
+# A solver trace's log posterior and noise variance, from the standard
+# units of `st` to the data's scale (caller_units(), and the verbose trace
+# while the solver runs).
+data_scale_trace <- function(st) {
+  function(log_posterior, noise) {
+    noise <- noise * st$scale^2
+    list(log_posterior = log_posterior + st$log_jacobian + st$log_weights + replicate_term(st, noise), noise = noise)
+  }
+}
+
 caller_units <- function(res, st, Phi) {
   s <- st$scale
   v <- s^2
@@ -255,19 +272,12 @@ caller_units <- function(res, st, Phi) {
   res$fitted <- if (!is.null(st$statistics)) NULL
                 else if (is.null(Phi)) as.numeric(res$fitted) * s + st$shift + off
                 else drop(Phi[, res$relevant, drop = FALSE] %*% res$mu) + off
-  # replicated rows (shared noise with weights): each weight w_i counts w_i
-  # observations, -(sum(w) - n) log(2 pi lambda) / 2 - sum(log w) / 2 more
-  replicate_term <- function(noise) {
-    if (st$n_effective <= 0) return(0)
-    -(st$n_effective - st$n_kept) * log(2 * pi * noise) / 2 - st$log_weight_sum / 2
-  }
   final_noise <- mean(lam[is.finite(lam)])
   jacobian <- st$log_jacobian + st$log_weights  # the distinct rows' density (relative_weights())
-  res$log_evidence <- res$log_evidence + jacobian + replicate_term(final_noise)
-  if (!is.null(res$log_posterior)) res$log_posterior <- res$log_posterior + jacobian + replicate_term(final_noise)
+  res$log_evidence <- res$log_evidence + jacobian + replicate_term(st, final_noise)
+  if (!is.null(res$log_posterior)) res$log_posterior <- res$log_posterior + jacobian + replicate_term(st, final_noise)
   res$start_log_evidence <- res$start_log_evidence + st$log_jacobian  # per-sample noise: no replicate term
-  res$trace$noise <- res$trace$noise * v
-  res$trace$log_posterior <- res$trace$log_posterior + jacobian + replicate_term(res$trace$noise)
+  res$trace[c("log_posterior", "noise")] <- data_scale_trace(st)(res$trace$log_posterior, res$trace$noise)
   if (!is.null(res$path) && length(res$path$iteration)) {
     res$path$alpha <- res$path$alpha / v
     res$path$lambda <- res$path$lambda * v

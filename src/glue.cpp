@@ -3,6 +3,9 @@
 // All modelling logic lives in inst/include/sparsebayes/.
 #include <RcppEigen.h>
 
+#include <chrono>
+#include <memory>
+
 #include <sparsebayes/centres.hpp>
 #include <sparsebayes/fit.hpp>
 #include <sparsebayes/kernels.hpp>
@@ -103,12 +106,23 @@ Rcpp::List as_list(const sparsebayes::FitResult& r) {
   return out;
 }
 
-sparsebayes::Progress make_progress(int verbose) {
-  if (verbose <= 0) return nullptr;
-  return [verbose](const sparsebayes::TraceRow& row) {
-    if (row.iteration <= 1 || row.iteration % verbose == 0)
-      Rprintf("iteration %5d  log posterior %.6g  relevant %d  noise sd %.4g\n", row.iteration, row.log_posterior,
-              row.n_relevant, std::sqrt(row.noise_variance));
+// The core's iterations to R's `report` function of the settings (R's
+// fit_reporter(): it prints every `verbose`-th row on the data's scale, and
+// signals progress through progressr): each printed row, and a progress row
+// at most every half second, so that a long fit is never silent and a short
+// one costs nothing. Without one, no reports.
+sparsebayes::Progress make_progress(const Rcpp::List& control) {
+  const int verbose = setting<int>(control, "verbose");
+  if (!control.containsElementNamed("report") || !Rf_isFunction(control["report"])) return nullptr;
+  auto report = std::make_shared<Rcpp::Function>(control["report"]);
+  auto last = std::make_shared<std::chrono::steady_clock::time_point>(std::chrono::steady_clock::now());
+  return [verbose, report, last](const sparsebayes::TraceRow& row) {
+    const bool print = verbose > 0 && (row.iteration <= 1 || row.iteration % verbose == 0);
+    const auto now = std::chrono::steady_clock::now();
+    const bool due = now - *last > std::chrono::milliseconds(500);
+    if (!print && !due) return;
+    if (due) *last = now;
+    (*report)(row.iteration, row.log_posterior, row.n_relevant, row.noise_variance, print);
   };
 }
 
@@ -144,7 +158,7 @@ Rcpp::List sb_fit(Eigen::Map<Eigen::MatrixXd> Phi, Eigen::Map<Eigen::VectorXd> t
                   Rcpp::List problem, Rcpp::List control) {
   RInterruptScope interrupts;
   const sparsebayes::SolverOptions opt = as_options(problem, control);
-  return as_list(sparsebayes::fit_model(Phi, t, likelihood, opt, make_progress(setting<int>(control, "verbose"))));
+  return as_list(sparsebayes::fit_model(Phi, t, likelihood, opt, make_progress(control)));
 }
 
 // A multinomial (softmax) fit (multinomial.hpp): the basis, the n x K class
@@ -158,7 +172,7 @@ Rcpp::List sb_fit_multinomial(Eigen::Map<Eigen::MatrixXd> Phi, Eigen::Map<Eigen:
   RInterruptScope interrupts;
   const sparsebayes::SolverOptions opt = as_options(problem, control);
   const sparsebayes::MultinomialResult r = sparsebayes::fit_multinomial(
-      Phi, T, case_weights, offset, shared, opt.loop, opt.fast, make_progress(setting<int>(control, "verbose")));
+      Phi, T, case_weights, offset, shared, opt.loop, opt.fast, make_progress(control));
   return Rcpp::List::create(
       Rcpp::Named("relevant") = one_based(r.relevant), Rcpp::Named("W") = r.W, Rcpp::Named("Sigma") = r.Sigma,
       Rcpp::Named("alpha") = r.alpha, Rcpp::Named("fitted") = r.fitted, Rcpp::Named("log_evidence") = r.log_evidence,
@@ -185,7 +199,7 @@ Rcpp::List sb_fit_statistics(Rcpp::List statistics, Rcpp::List problem, Rcpp::Li
   RInterruptScope interrupts;
   const sparsebayes::GaussianStatistics s = as_statistics(statistics);
   const sparsebayes::SolverOptions opt = as_options(problem, control);
-  return as_list(sparsebayes::fit_statistics(s, opt, make_progress(setting<int>(control, "verbose"))));
+  return as_list(sparsebayes::fit_statistics(s, opt, make_progress(control)));
 }
 
 // The core's passes over rows (ard_posterior.hpp) as calls of two R
@@ -218,7 +232,7 @@ Rcpp::List sb_fit_passes(Rcpp::List statistics, Eigen::Map<Eigen::VectorXd> t, R
   const sparsebayes::GaussianStatistics s = as_statistics(statistics);
   RRowPasses passes(weighted, rows);
   const sparsebayes::SolverOptions opt = as_options(problem, control);
-  return as_list(sparsebayes::fit_passes(s, t, passes, opt, make_progress(setting<int>(control, "verbose"))));
+  return as_list(sparsebayes::fit_passes(s, t, passes, opt, make_progress(control)));
 }
 
 // The table of methods and what each supports (methods.hpp), for R's checks.
@@ -285,7 +299,7 @@ Rcpp::List sb_fit_wavelet(Eigen::Map<Eigen::VectorXd> t, std::string family, Rcp
   prior.learn = learn;
   prior.invariant = invariant;
   const sparsebayes::WaveletFit w =
-      sparsebayes::fit_wavelet(t, family, opt, prior, make_progress(setting<int>(control, "verbose")));
+      sparsebayes::fit_wavelet(t, family, opt, prior, make_progress(control));
   Rcpp::List out = as_list(w.fit);
   out["level_smoothness"] = w.level_smoothness;
   out["inclusion"] = w.inclusion;
