@@ -23,7 +23,13 @@
 #' * a function returning a DBI connection, and a `query`: the same, but
 #'   each worker opens its own connection (a connection cannot be sent to
 #'   another process);
-#' * a character vector of file paths, one chunk per file, read by `read`.
+#' * a character vector of file paths, one chunk per file, read by `read`;
+#' * a `bigmemory::big.matrix` with column names (the formula's variables),
+#'   read `chunk_size` rows at a time, never copied whole. A file-backed one
+#'   is read where each pass runs: a worker attaches it from its descriptor
+#'   ([bigmemory::describe()]) and the backing file's folder, which must be
+#'   reachable under the same path there (a local worker, or a shared file
+#'   system); one in memory is read in the calling process.
 #'
 #' @section Passes and where they run:
 #' A fit reads the chunks several times (passes): [ard()] reads them once
@@ -64,10 +70,10 @@
 #' [future.apply::future_lapply()], so `future::plan()` decides where:
 #' sequentially, on local workers (`multisession`), on other machines
 #' (`cluster`) or through a scheduler (future.batchtools). Data frames,
-#' files, functions of the chunk's number and connection functions are read
-#' by the workers themselves;
-#' biglm-style functions and live connections are read in the calling
-#' process, in order. The chunks are grouped in a fixed way and their sums
+#' files, functions of the chunk's number, connection functions and
+#' file-backed big.matrix objects are read by the workers themselves;
+#' biglm-style functions, live connections and big.matrix objects in memory
+#' are read in the calling process, in order. The chunks are grouped in a fixed way and their sums
 #' added in order, so that the fit does not depend on the plan. Each pass
 #' reports its progress through [progressr::progressor()]. Every pass
 #' checks that it read what the fit's first pass read (each chunk's rows
@@ -84,9 +90,10 @@
 #'
 #' @param data A data frame or matrix, a function (biglm's `data(reset)`
 #'   protocol, or one returning a DBI connection when `query` is given), a
-#'   DBI connection, or a character vector of file paths.
+#'   DBI connection, a character vector of file paths, or a
+#'   `bigmemory::big.matrix` with column names.
 #' @param query For a connection: the SQL query whose rows are read.
-#' @param chunk_size Rows per chunk (data frames and queries).
+#' @param chunk_size Rows per chunk (data frames, big.matrix objects and queries).
 #' @param read For files: the function reading one file into a data frame.
 #' @param chunks For a function of the chunk's number: how many chunks.
 #' @return An object of class `"sb_chunks"`.
@@ -103,6 +110,16 @@
 #'   fit <- ard(mpg ~ wt + hp + qsec, data = data_chunks(con, "SELECT * FROM cars", chunk_size = 10))
 #'   DBI::dbDisconnect(con)
 #' }
+#' # a file-backed big.matrix: its column names are the variables
+#' if (requireNamespace("bigmemory", quietly = TRUE)) {
+#'   dir <- tempfile()
+#'   dir.create(dir)
+#'   m <- bigmemory::as.big.matrix(as.matrix(mtcars), backingfile = "cars.bin",
+#'                                 descriptorfile = "cars.desc", backingpath = dir)
+#'   fit <- ard(mpg ~ wt + hp + qsec, data = data_chunks(m, chunk_size = 10))
+#'   rm(m)
+#'   unlink(dir, recursive = TRUE)
+#' }
 #' }
 #' @export
 data_chunks <- function(data, query = NULL, chunk_size = 1e5, read = utils::read.csv, chunks = NULL) {
@@ -118,6 +135,8 @@ data_chunks <- function(data, query = NULL, chunk_size = 1e5, read = utils::read
     if (!nrow(data)) stop_arg("data", "has no rows.")
     list(kind = "frame", data = data, chunk_size = chunk_size, count = ceiling(nrow(data) / chunk_size),
          label = sprintf("a data frame of %d rows", nrow(data)))
+  } else if (inherits(data, "big.matrix")) {
+    big_matrix_source(data, chunk_size)
   } else if (inherits(data, "DBIConnection")) {
     if (is.null(query)) stop_arg("query", "is needed to read from a database connection.")
     list(kind = "connection", connection = data, query = query, chunk_size = chunk_size,
@@ -143,7 +162,7 @@ data_chunks <- function(data, query = NULL, chunk_size = 1e5, read = utils::read
     list(kind = "files", files = data, read = portable(read), count = length(data),
          label = sprintf("%d file%s", length(data), if (length(data) == 1L) "" else "s"))
   } else {
-    stop_arg("data", "must be a data frame, a matrix, a function, a DBI connection or file paths.")
+    stop_arg("data", "must be a data frame, a matrix, a function, a DBI connection, file paths or a bigmemory::big.matrix.")
   }
   structure(source, class = "sb_chunks")
 }
@@ -172,6 +191,43 @@ portable <- function(fn) {
   fn
 }
 
+# A bigmemory::big.matrix, read `chunk_size` rows at a time without a copy
+# of the whole: its column names are the formula's variables. A file-backed
+# one is described (bigmemory::describe(), a few numbers and names) and each
+# group of chunks attaches it again where it runs, a worker included (it
+# maps the backing file; the object itself, an external pointer, cannot be
+# sent to another process). One in memory is read in the calling process.
+big_matrix_source <- function(data, chunk_size) {
+  rows <- nrow(data)
+  if (!rows) stop_arg("data", "has no rows.")
+  if (is.null(colnames(data)) || anyNA(colnames(data)) || !all(nzchar(colnames(data))))
+    stop_arg("data", "is a big.matrix without column names: they are the variables the formula names.")
+  source <- list(kind = "bigmatrix", chunk_size = chunk_size, count = ceiling(rows / chunk_size))
+  if (bigmemory::is.filebacked(data)) {
+    source$descriptor <- bigmemory::describe(data)
+    source$path <- bigmemory::dir.name(data)
+    source$label <- sprintf("a file-backed big.matrix of %d rows (%s)", rows,
+                            sQuote(file.path(sub("/+$", "", source$path), bigmemory::file.name(data)), FALSE))
+  } else {
+    source$matrix <- data
+    source$label <- sprintf("a big.matrix of %d rows in memory (read in this process)", rows)
+  }
+  source
+}
+
+# A source read in the calling process only, in order: a live connection or
+# a big.matrix in memory (an external pointer a worker could not follow).
+read_here <- function(source) {
+  source$kind == "connection" || (source$kind == "bigmatrix" && is.null(source$descriptor))
+}
+
+# What read_chunk() reads a big.matrix source through: the matrix itself,
+# or the file-backed matrix attached from its descriptor.
+big_matrix_of <- function(source) {
+  if (is.null(source$descriptor)) return(source$matrix)
+  bigmemory::attach.big.matrix(source$descriptor, path = source$path)
+}
+
 # The number of chunks of a query: its rows counted by the database.
 query_chunks <- function(con, query, chunk_size) {
   rows <- DBI::dbGetQuery(con, sprintf("SELECT COUNT(*) AS n FROM (%s) AS sb_query", query))$n
@@ -179,7 +235,8 @@ query_chunks <- function(con, query, chunk_size) {
   as.integer(ceiling(rows / chunk_size))
 }
 
-# Chunk i of an indexed source, as a data frame (`con`: an open connection).
+# Chunk i of an indexed source, as a data frame (`con`: an open connection,
+# or a big.matrix source's matrix, big_matrix_of()).
 read_chunk <- function(source, i, con = NULL) {
   switch(source$kind,
          frame = {
@@ -189,6 +246,12 @@ read_chunk <- function(source, i, con = NULL) {
          files = chunk_rows(source$read(source$files[i]), sprintf("the file %s", sQuote(source$files[i], FALSE)),
                             "`read`"),
          indexed = chunk_rows(source$read(i), sprintf("chunk %d of %d", i, source$count), "the function"),
+         bigmatrix = {
+           rows <- ((i - 1L) * source$chunk_size + 1L):min(i * source$chunk_size, nrow(con))
+           chunk <- as.data.frame(con[rows, , drop = FALSE])
+           attr(chunk, "row.names") <- rows  # named by the matrix's rows, as a data frame's chunks are
+           chunk
+         },
          DBI::dbGetQuery(con, sprintf("SELECT * FROM (%s) AS sb_query LIMIT %d OFFSET %.0f", source$query,
                                       source$chunk_size, (i - 1) * source$chunk_size)))
 }
@@ -219,8 +282,8 @@ chunk_pass <- function(source, f, combine, what, slices = NULL) {
   groups <- split(seq_len(k), ceiling(seq_len(k) * min(k, 16L) / k))
   jobs <- lapply(groups, function(g) list(chunks = g, slices = slices[g]))
   group_value <- chunk_group(source, f, combine, progressr::progressor(steps = k, label = what))
-  values <- if (source$kind == "connection")  # a live connection stays in this process
-    lapply(jobs, group_value, con = source$connection)
+  values <- if (read_here(source))  # a live connection, a big.matrix in memory
+    lapply(jobs, group_value, con = if (source$kind == "connection") source$connection else big_matrix_of(source))
   else future.apply::future_lapply(jobs, group_value, future.seed = NULL, future.chunk.size = 1L)
   check_same_rows(source, do.call(rbind, lapply(values, `[[`, "read")))
   Reduce(combine, lapply(values, `[[`, "value"))
@@ -267,6 +330,7 @@ chunk_group <- function(source, f, combine, progress) {
       con <- source$connect()
       on.exit(DBI::dbDisconnect(con))
     }
+    if (source$kind == "bigmatrix" && is.null(con)) con <- big_matrix_of(source)  # attached where it runs
     value <- NULL
     read <- matrix(0, length(job$chunks), 2L, dimnames = list(NULL, c("rows", "checksum")))
     for (k in seq_along(job$chunks)) {
@@ -315,6 +379,7 @@ first_chunk <- function(source) {
     on.exit(DBI::dbDisconnect(con))
     return(read_chunk(source, 1L, con))
   }
+  if (source$kind == "bigmatrix") return(read_chunk(source, 1L, big_matrix_of(source)))
   read_chunk(source, 1L, source$connection)
 }
 

@@ -1,13 +1,13 @@
 # Precomputes the joint-ARD reproductions shown in the robust-ard vignette
 # and writes them to an .rds file (the vignette reads the copy shipped as
-# vignettes/ard-results.rds and only refits the small examples itself).
+# inst/extdata/ard-results.rds and only refits the small examples itself).
 # Installed with the package; run it from any directory:
 #   Rscript "$(Rscript -e 'cat(system.file("reproduce", "ard_reproduce.R", package = "sparsebayes"))')" \
 #     [trials_boston] [trials_synthetic] [output]
 # or from R, with the default arguments (20, 3, "ard-results.rds"):
 #   source(system.file("reproduce", "ard_reproduce.R", package = "sparsebayes"))
 # `output` defaults to ard-results.rds in the working directory; from the
-# package sources, `vignettes/ard-results.rds` refreshes the vignette's copy.
+# package sources, `inst/extdata/ard-results.rds` refreshes the vignette's copy.
 # Needs MASS. The shipped results are 20 Boston and 3 synthetic trials,
 # from `... ard_reproduce.R 12 3` (41 min) and `... 12:20 3` (37 min) on two cores.
 # `trials_boston` is a count (trials 1 to n) or a range "a:b"; trials are

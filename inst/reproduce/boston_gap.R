@@ -2,7 +2,7 @@
 # robust at its optimum"): the converged Student-t RVM against the classic
 # RVM refitted without the injected outliers ("oracle"), on the splits and
 # contamination of boston_protocol.R (beside this file). Writes an .rds file
-# (the robust-ard vignette reads the copy shipped as vignettes/boston-gap.rds)
+# (the robust-ard vignette reads the copy shipped as inst/extdata/boston-gap.rds)
 # and prints its tables. Installed with the package; run it from any directory:
 #   Rscript "$(Rscript -e 'cat(system.file("reproduce", "boston_gap.R", package = "sparsebayes"))')" \
 #     [splits] [output]

@@ -1,14 +1,14 @@
 # Student-t noise and the paper's schedule against per-sample and shared
 # noise (issue "Joint ARD robust at its optimum"). Writes an .rds file (the
 # robust-ard vignette reads the copy shipped as
-# vignettes/student-results.rds) and prints its tables.
+# inst/extdata/student-results.rds) and prints its tables.
 # Installed with the package; run it from any directory:
 #   Rscript "$(Rscript -e 'cat(system.file("reproduce", "student_noise.R", package = "sparsebayes"))')" \
 #     [splits] [paper_splits] [output]
 # or from R, with the default arguments (20, 10, "student-results.rds"):
 #   source(system.file("reproduce", "student_noise.R", package = "sparsebayes"))
 # `output` defaults to student-results.rds in the working directory; from
-# the package sources, `vignettes/student-results.rds` refreshes the
+# the package sources, `inst/extdata/student-results.rds` refreshes the
 # vignette's copy. Needs MASS. The shipped results used the defaults: 23
 # minutes on two cores.
 #
