@@ -4,7 +4,7 @@
 # testthat is LinkingTo (the Catch headers of src/test-*.cpp), so the package
 # needs it to compile; xml2 reads run_cpp_tests()' report.
 RUNTIME_DEPS = Rcpp RcppEigen testthat MASS parallelly future future.apply progressr generics knitr rmarkdown
-TEST_DEPS = testthat xml2 kernlab mlbench broom tibble yaml caret DBI RSQLite withr bigmemory future future.batchtools parsnip dials rsample tune workflows
+TEST_DEPS = testthat xml2 kernlab mlbench broom tibble yaml caret DBI RSQLite withr bigmemory future future.batchtools parsnip dials rsample tune workflows yardstick
 DEV_DEPS = roxygen2 knitr rmarkdown kernlab robustbase
 
 .PHONY: demo test install deps test-deps document check bench fuzz sanitize site
