@@ -1,9 +1,9 @@
 # Two commands do all the set-up on a fresh machine:
 #   make demo   installs what is needed and the package, fits an RVM, writes a plot
 #   make test   installs what the tests need and the package, runs the tests
-# testthat is LinkingTo (the Catch headers of src/test-*.cpp), so the package
-# needs it to compile; xml2 reads run_cpp_tests()' report.
-RUNTIME_DEPS = Rcpp RcppEigen testthat MASS parallelly future future.apply progressr generics knitr rmarkdown
+# The C++ unit tests (tests/cpp) are compiled by tests/testthat/test-cpp.R, not
+# by an install: testthat (Catch) and xml2 (Catch's report) are test deps only.
+RUNTIME_DEPS = Rcpp RcppEigen MASS parallelly future future.apply progressr generics knitr rmarkdown
 TEST_DEPS = testthat xml2 kernlab mlbench broom tibble yaml caret DBI RSQLite withr bigmemory future future.batchtools parsnip dials rsample tune workflows yardstick
 DEV_DEPS = roxygen2 knitr rmarkdown kernlab robustbase
 
@@ -79,11 +79,12 @@ fuzz: install
 # The fuzz test and the test suite under AddressSanitizer and UBSan (R
 # itself is not instrumented, so the runtimes are preloaded; leaks in R are
 # not ours). Any report aborts the process, which both runners count as a
-# failure.
+# failure. R_MAKEVARS_USER gives the C++ unit tests, which
+# tests/testthat/test-cpp.R compiles, the same flags as the package.
 SANITIZE_LIB = $(CURDIR)/sanitize-lib
 SANITIZE_ENV = LD_PRELOAD="$$(gcc -print-file-name=libasan.so) $$(gcc -print-file-name=libubsan.so)" \
   ASAN_OPTIONS=detect_leaks=0:halt_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-  R_LIBS=$(SANITIZE_LIB)
+  R_LIBS=$(SANITIZE_LIB) R_MAKEVARS_USER=$(CURDIR)/tools/sanitize.mk
 sanitize: test-deps deps
 	mkdir -p $(SANITIZE_LIB)
 	R_MAKEVARS_USER=$(CURDIR)/tools/sanitize.mk R CMD INSTALL --preclean --no-test-load --no-multiarch -l $(SANITIZE_LIB) . >install.log 2>&1 || (cat install.log; exit 1)

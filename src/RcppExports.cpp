@@ -373,8 +373,6 @@ BEGIN_RCPP
 END_RCPP
 }
 
-RcppExport SEXP run_testthat_tests(SEXP);
-
 static const R_CallMethodDef CallEntries[] = {
     {"_sparsebayes_sb_kernel_design", (DL_FUNC) &_sparsebayes_sb_kernel_design, 5},
     {"_sparsebayes_sb_kmeans_centres", (DL_FUNC) &_sparsebayes_sb_kmeans_centres, 6},
@@ -401,7 +399,6 @@ static const R_CallMethodDef CallEntries[] = {
     {"_sparsebayes_sb_gp_inducing_factor", (DL_FUNC) &_sparsebayes_sb_gp_inducing_factor, 3},
     {"_sparsebayes_sb_gp_sums", (DL_FUNC) &_sparsebayes_sb_gp_sums, 10},
     {"_sparsebayes_sb_gp_posterior_from_sums", (DL_FUNC) &_sparsebayes_sb_gp_posterior_from_sums, 4},
-    {"run_testthat_tests", (DL_FUNC) &run_testthat_tests, 1},
     {NULL, NULL, 0}
 };
 

@@ -3,9 +3,11 @@
 # vignettes (so that vignette("sparsebayes") opens), saying what it does:
 # `make install` calls it when a source file changed (see Makefile).
 #
-# 1. R CMD INSTALL: compiles src/ (the core is heavy Eigen templates: 5 to
-#    10 minutes on 2 cores from scratch; only changed files later) and
-#    installs; one line per C++ file as it starts.
+# 1. R CMD INSTALL: compiles src/ (three files, the glue over the core's
+#    heavy Eigen templates: about 2 minutes from scratch, up to 4 on busy
+#    cores; only changed files later) and installs; one line per C++ file as
+#    it starts. The C++ unit tests (tests/cpp) are not compiled here:
+#    tests/testthat/test-cpp.R compiles them when the tests run.
 # 2. tools::buildVignettes() with that installed copy, the outputs put in
 #    inst/doc (git ignores it) as R CMD build would.
 # 3. R CMD INSTALL again, which installs inst/doc and the vignette index; the
@@ -29,7 +31,7 @@ for f in src/*.cpp; do [ "${f%.cpp}.o" -nt "$f" ] || todo=$((todo + 1)); done
 jobs=$(nproc 2>/dev/null || echo 1); [ "$jobs" -gt 4 ] && jobs=4   # each compiler takes ~2.5 GB
 if [ "$todo" -gt 0 ]; then
   echo "sparsebayes: compiling $todo C++ files with $jobs jobs, then installing into $lib"
-  echo "  (5 to 10 minutes from scratch on 2 cores; the full log is install.log)"
+  echo "  (about 2 minutes from scratch, up to 4 on busy cores; the full log is install.log)"
 else
   echo "sparsebayes: installing into $lib (the C++ objects are up to date)"
 fi

@@ -1,4 +1,4 @@
-// Shared by the C++ unit tests (src/test-*.cpp): seeded data and the
+// Shared by the C++ unit tests (tests/cpp/test-*.cpp): seeded data and the
 // solver options with the defaults of R's rvm_control() / ard_control().
 // Pure C++ (no R headers), as the core.
 #pragma once
