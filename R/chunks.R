@@ -453,6 +453,15 @@ chunk_spec <- function(mcall, env, source, keep_intercept, classes = FALSE) {
   spec
 }
 
+# The sums `a` with the rows of `empty` (NULL, or a chunk whose every row
+# na.action left out) counted.
+add_rows_left_out <- function(a, empty) {
+  if (is.null(a)) return(empty)
+  a$rows <- a$rows + (empty$rows %||% 0)
+  a$omitted <- a$omitted + (empty$omitted %||% 0)
+  a
+}
+
 # The sums pass of a formula fit from chunks, over the rows of positive
 # weight w: the statistics layer's sums (.sb_statistics()) of the basis
 # [1, x - K] and the target z - K_z (z: the response less the offset; K,
@@ -464,19 +473,10 @@ chunk_spec <- function(mcall, env, source, keep_intercept, classes = FALSE) {
 # the response, and for ard() the statistics of its scaled design
 # (chunk_design_statistics()), follow from these sums, so ard() reads the
 # data once.
-# The sums `a` with the rows of `empty` (NULL, or a chunk whose every row
-# na.action left out) counted.
-add_rows_left_out <- function(a, empty) {
-  if (is.null(a)) return(empty)
-  a$rows <- a$rows + (empty$rows %||% 0)
-  a$omitted <- a$omitted + (empty$omitted %||% 0)
-  a
-}
-
 chunk_sums_pass <- function(source, spec, sample_size = 0L) {
   value <- chunk_pass(source, function(chunk, i) {
     part <- chunk_frame(chunk, spec)
-    if (is.null(part$x)) return(list(rows = part$omitted, kept = 0, omitted = part$omitted))  # every row left out
+    if (is.null(part$x)) return(list(rows = 0, kept = 0, omitted = part$omitted))  # every row left out
     check_chunk_part(part, i)
     w <- part$weights %||% rep(1, length(part$y))
     keep <- w > 0
@@ -1016,7 +1016,7 @@ chunk_laplace_fit <- function(p, design, positive) {
   source <- p$chunks$source
   spec <- p$chunks$spec
   control <- p$solver$control
-  settings <- core_settings(control, fit_reporter("fast solver on a pass's sums", control$verbose %||% 0L))
+  settings <- core_settings(control, fit_reporter("fast solver on a pass's sums", control$verbose))
   problem <- solver_problem("fast", noise_variance = 1)
   tolerance <- max(control$tolerance, 1e-7)
   M <- design$M

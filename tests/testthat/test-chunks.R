@@ -86,6 +86,7 @@ test_that("a chunk whose every row has NA is counted as left out", {
   d$x1[1400:2000] <- NA  # chunk 4 of 600 rows: every row
   fit <- ard(y ~ x1 + x2, data = data_chunks(d, chunk_size = 600))
   expect_equal(fit$chunks$omitted, 601)
+  expect_equal(fit$chunks$rows, 1399)  # the rows of the model frame: none of the NA-only chunk's
   expect_equal(nobs(fit), 1399)
   expect_output(print(summary(fit)), "601 with NA left out")
   expect_equal(coef(fit), coef(ard(y ~ x1 + x2, data = d)), tolerance = 1e-8)
