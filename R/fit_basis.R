@@ -35,7 +35,7 @@ fit_basis <- function(Phi, y, family, solver, noise = "shared", smoothness = 0, 
                             target_variance = if (gaussian) st$target_variance else -1,
                             case_weights = if (!gaussian) weights, offset = if (!gaussian) offset)
   settings <- core_settings(control, fit_reporter(control$stage %||% sprintf("%s solver", solver$method),
-                                                  control$verbose %||% 0L, if (gaussian) data_scale_trace(st)))
+                                                  control$verbose, if (gaussian) data_scale_trace(st)))
   if (gaussian && !is.null(st$passes)) {  # per-sample noise from passes over chunks of rows (data_chunks())
     res <- .sb_fit_passes(st$statistics, st$y, st$passes$weighted, st$passes$rows, problem, settings)
     res$rss <- statistics_rss(st$statistics, res)
@@ -119,7 +119,7 @@ fit_wavelet_path <- function(y, offset, control, smoothness, wavelet) {
   problem <- solver_problem("fast", smoothness = max(smoothness), noise_variance = standard_noise_variance(control$noise_variance, st),
                             n_effective = st$n_effective, target_variance = st$target_variance)
   res <- .sb_fit_wavelet(st$y, wavelet$family, problem,
-                         core_settings(control, fit_reporter("wavelet solver", control$verbose %||% 0L, data_scale_trace(st))),
+                         core_settings(control, fit_reporter("wavelet solver", control$verbose, data_scale_trace(st))),
                          wavelet$smoothness %||% numeric(0),
                          isTRUE(wavelet$learn), isTRUE(wavelet$invariant))
   fitted_columns <- res$relevant

@@ -35,7 +35,7 @@ fit_multinomial <- function(p, call, design, fit_one) {
   # 0.379, its small classes held down) and Glass (bench/RESULTS.md).
   res <- .sb_fit_multinomial(design$Phi, indicators, p$wo$weights %||% numeric(0), matrix(0, 0, 0),
                              p$multiclass == "multinomial_shared", solver_problem("fast"),
-                             core_settings(control, fit_reporter("multinomial fast solver", control$verbose %||% 0L)))
+                             core_settings(control, fit_reporter("multinomial fast solver", control$verbose)))
   S <- length(res$relevant)
   prob <- softmax(res$fitted)
   models <- lapply(seq_len(K), function(k) {
