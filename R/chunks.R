@@ -55,7 +55,10 @@
 #' every row's residual and `x_i' Sigma x_i`, then the cross-products
 #' weighted by the new noise; from the plain start only (`start = "best"`
 #' falls back to it, `"robust"` is refused), it is the fit from the rows
-#' with `start = "plain"`. A two-class fit's passes are full Newton steps
+#' with `start = "plain"`. A two-class fit from chunks does not temper its
+#' probabilities (there are no rows in memory for the inner fits:
+#' `fit$temperature` says so); the in-memory fit with
+#' `rvm_control(temperature = 1)` is the one it equals. A two-class fit's passes are full Newton steps
 #' at newly re-estimated alphas while each raises the penalised log
 #' posterior. Where one does not (the classes nearly separate: as many
 #' centres as rows, say), the fit continues as the in-memory solver works:

@@ -67,6 +67,16 @@
 #'   solver on the explicit basis, for comparison.
 #' @param init_lambda The starting noise variance, as a fraction of the
 #'   variance of the standardised response (SparseBayes: `0.1^2`).
+#' @param temperature Classifiers fitted in memory: the class probabilities
+#'   are tempered towards the training class shares `s`,
+#'   `p_k^t s_k^(1 - t)` normalised (`t < 1` less sure, `t > 1` surer; a
+#'   point the model knows nothing of keeps the shares). `"cv"` chooses `t`
+#'   in `[1/20, 20]` by the held-out log loss of five fits on the training
+#'   rows (folds by class; the fit's kernel, basis and settings held), as
+#'   svm's Platt scaling is fitted; a number gives `t` (1: the probabilities
+#'   as fitted). `"auto"` (the default) is `"cv"` for two classes and 1 for
+#'   more, where it did not win on held-out data (bench/RESULTS.md).
+#'   `summary()` reports `t` and the held-out log loss before and after.
 #' @param verbose `FALSE`, `TRUE` (a line every 10 iterations) or a whole
 #'   number `k` (a line every `k` iterations): the log evidence, the
 #'   relevant count and the noise sd on the data's scale, each line
@@ -195,7 +205,7 @@ rvm_control <- function(max_iterations = 10000L, time_limit = 10000, min_delta_l
                         alignment_test = TRUE, alignment_max = 1 - 1e-3, priority_deletion = TRUE,
                         priority_addition = FALSE, zero_factor = 1e-12, beta_max_factor = 1e6,
                         noise_shape = 1e-4, noise_scale = 1e-4, noise_variance = NULL,
-                        orthonormal_shortcut = TRUE, init_lambda = 0.01, verbose = FALSE, ...) {
+                        orthonormal_shortcut = TRUE, init_lambda = 0.01, temperature = "auto", verbose = FALSE, ...) {
   new_control(c(as.list(environment()), list(...)), "rvm_control")
 }
 
@@ -293,6 +303,9 @@ new_control <- function(settings, maker_name) {
   if (!(is.character(s$start) && length(s$start) == 1L && s$start %in% c("plain", "best", "robust")))
     stop_arg("start", "must be \"plain\", \"best\" or \"robust\".")
   check_number(s$start_subsets, "start_subsets", lower = 1, upper = 1e6, integer = TRUE)
+  if (!(is.character(s$temperature) && length(s$temperature) == 1L && s$temperature %in% c("auto", "cv")) &&
+      !(is.numeric(s$temperature) && length(s$temperature) == 1L && isTRUE(s$temperature >= 1 / 20 && s$temperature <= 20)))
+    stop_arg("temperature", "must be \"auto\", \"cv\" or a number in [1/20, 20].")
   if (isTRUE(s$verbose)) s$verbose <- 10L
   if (isFALSE(s$verbose)) s$verbose <- 0L
   check_number(s$verbose, "verbose", lower = 0, integer = TRUE)

@@ -43,8 +43,11 @@
 #' @details Binomial probabilities are the moderated output
 #'   `plogis(m / sqrt(1 + pi v / 8))` of the linear predictor's posterior
 #'   mean `m` and variance `v` (MacKay 1992), which shrinks overconfident
-#'   probabilities where the weights are uncertain; the class is the more
-#'   probable one. Poisson rates are the posterior mean `exp(m + v / 2)`.
+#'   probabilities where the weights are uncertain; a two-class fit then
+#'   tempers them towards the class shares by a temperature chosen by inner
+#'   CV (`temperature` in [rvm_control()], `fit$temperature`), which leaves
+#'   the class the more probable one unless the shares are unequal and the
+#'   probability near 1/2. Poisson rates are the posterior mean `exp(m + v / 2)`.
 #' @return As [stats::predict.lm()]: a vector of predictions, or with an
 #'   interval a matrix with columns `fit`, `lwr`, `upr`; with `se.fit = TRUE`
 #'   a list with `fit`, `se.fit`, `df` (`Inf`: the predictive distribution
@@ -87,7 +90,8 @@ predict.sb_rvm <- function(object, newdata = NULL, type = NULL, se.fit = FALSE,
   }
   lp <- linear_predictor(object, x, need_var = TRUE)
   lp$eta <- lp$eta + prediction_offset(object, newdata, offset, length(lp$eta))
-  p <- link_to_response(family, lp$eta, lp$var)
+  tempered <- function(p) if (is.null(object$temperature)) p else temper(cbind(1 - p, p), object$temperature)[, 2L]
+  p <- tempered(link_to_response(family, lp$eta, lp$var))  # R/temperature.R
   if (type == "class") return(padded(factor(object$levels[1L + (p > 0.5)], levels = object$levels)))
   if (type == "prob") return(padded(matrix(c(1 - p, p), ncol = 2L, dimnames = list(NULL, object$levels))))
   fit <- if (type == "link") lp$eta else p
@@ -95,7 +99,7 @@ predict.sb_rvm <- function(object, newdata = NULL, type = NULL, se.fit = FALSE,
   if (interval == "confidence") {
     q <- stats::qnorm((1 + level) / 2)
     bounds <- cbind(lp$eta - q * se, lp$eta + q * se)
-    if (type == "response") bounds <- object$family$linkinv(bounds)
+    if (type == "response") bounds[] <- tempered(as.vector(object$family$linkinv(bounds)))  # monotone in p
     fit <- cbind(fit = fit, lwr = bounds[, 1L], upr = bounds[, 2L])
   }
   padded(if (se.fit) list(fit = fit, se.fit = se, df = Inf, residual.scale = 1) else fit)
@@ -329,7 +333,7 @@ summary.sb_rvm <- function(object, n_weights = 10L, ...) {
                  learning = learning_notes(if (inherits(object$kernel, "sparsebayes_kernel")) object$kernel$learned,
                                            length(object$y)),
                  inputs = if (is_per_input_kernel(object$kernel)) input_relevance(object),
-                 calibration_note = calibration_note(object)),
+                 calibration_note = calibration_note(object), temperature = object$temperature),
             class = "summary.sb_rvm")
 }
 
@@ -403,6 +407,7 @@ print.summary.sb_rvm <- function(x, digits = max(3L, getOption("digits") - 3L), 
       if (!is.null(x$scores))
         cat(sprintf("Training log loss:  %s   (Brier score %s, AUC %s)\n", format(x$scores[["log_loss"]], digits = digits),
                     format(x$scores[["brier"]], digits = digits), format(x$scores[["auc"]], digits = digits)))
+      cat(temperature_line(x$temperature, digits))
     }
     cat(sprintf("Deviance:           %s\n", format(x$deviance, digits = digits)))
   }

@@ -165,7 +165,7 @@ summary.sb_rvm_multiclass <- function(object, ...) {
   w <- prior_weights(object) %||% rep(1, length(y))  # a weighted fit's scores count a row w times
   truth <- outer(as.integer(y), seq_along(object$levels), "==")
   structure(list(print = utils::capture.output(print(object)), models = lapply(object$models, summary),
-                 multinomial = is_multinomial(object),
+                 multinomial = is_multinomial(object), temperature = object$temperature,
                  log_loss = sum(w * -log(pmax(rowSums(p * truth), 1e-15))) / sum(w),
                  brier = sum(w * rowSums((p - truth)^2)) / sum(w),
                  confusion = stats::xtabs(w ~ observed + predicted,
@@ -181,6 +181,7 @@ print.summary.sb_rvm_multiclass <- function(x, ...) {
                 x$log_loss, x$brier))
     print(x$confusion)
   }
+  cat(temperature_line(x$temperature))
   if (isTRUE(x$multinomial)) return(invisible(x))
   for (k in names(x$models)) {
     cat(sprintf("\n--- class %s against the rest ---\n", k))
@@ -201,7 +202,9 @@ print.summary.sb_rvm_multiclass <- function(x, ...) {
 #' quasi-random sample of 512 draws: the same inputs always give the same
 #' probabilities, and R's random number stream is not used). A
 #' one-against-the-rest fit normalises its binary models' moderated
-#' probabilities.
+#' probabilities. A fit with `rvm_control(temperature = "cv")` or a number
+#' tempers them towards the class shares (`fit$temperature`; for a
+#' multinomial fit the probabilities at the mode, for which `t` was chosen).
 #'
 #' @param object A multiclass fit from [rvm()] (a factor response with more
 #'   than two levels).
@@ -249,15 +252,17 @@ predict.sb_rvm_multiclass <- function(object, newdata = NULL, type = c("class", 
 # Each binary model's moderated probability at newdata (NULL: the fitted
 # cases, unpadded), normalised across classes.
 class_prob <- function(object, newdata, probability = "mode") {
-  if (is_multinomial(object))
-    return(softmax_prob(object, if (is.null(newdata)) NULL else new_inputs(object$models[[1L]], newdata), probability))
+  if (is_multinomial(object)) {
+    p <- softmax_prob(object, if (is.null(newdata)) NULL else new_inputs(object$models[[1L]], newdata), probability)
+    return(if (probability == "mode") temper(p, object$temperature) else p)  # t was chosen for the mode's
+  }
   n <- if (is.null(newdata)) length(object$y) else nrow(new_inputs(object$models[[1L]], newdata))
   p <- vapply(object$models, function(m) {
     m$na.action <- NULL
     predict(m, newdata, type = "response")
   }, numeric(n))
   p <- matrix(p, ncol = length(object$levels), dimnames = list(NULL, object$levels))
-  p / rowSums(p)
+  temper(p / rowSums(p), object$temperature)
 }
 
 training_prob <- function(object) class_prob(object, NULL)

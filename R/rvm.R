@@ -209,6 +209,14 @@
 #'     and rates for binomial and poisson fits; residuals are `y - fitted`).}
 #'   \item{linear.predictors}{the fit on the link scale.}
 #'   \item{levels}{binomial fits: the two classes.}
+#'   \item{temperature}{classifiers fitted in memory whose probabilities are
+#'     tempered towards the class shares (`temperature` in
+#'     [rvm_control()]; by default two classes): `t`, how it was chosen
+#'     (`method`: `"cv"` or `"given"`), the class `shares`, and for `"cv"`
+#'     the `folds`, the `rows` held out and the held-out `log_loss` as
+#'     fitted and tempered (`bound` when `t` is at 1/20 or 20, `reason` when
+#'     too few rows or a failed inner fit left `t = 1`). `predict()` applies
+#'     it; `fitted.values` stay at the posterior mode.}
 #'   \item{log_posterior}{what the solver maximised: `logLik` plus the log
 #'     smoothness and noise priors (up to a constant); `logLik` without a
 #'     prior. The `trace` records it per iteration.}
@@ -302,7 +310,10 @@ rvm.default <- function(x = NULL, y, kernel = "gaussian", bias = TRUE, scale = T
   problem <- width_multiple(learn_widths(problem))  # R/learn_widths.R
   if (!is.null(problem$chunks)) problem <- chunk_basis_widths(problem)  # R/chunks.R
   candidates <- learned_kernel_candidates(problem)
-  if (length(candidates$problems) == 1L) return(fit_rvm(candidates$problems[[1L]], call))
+  if (length(candidates$problems) == 1L) {
+    p <- candidates$problems[[1L]]
+    return(temper_fit(fit_rvm(p, call), p, call))  # R/temperature.R
+  }
   designs <- shared_designs(candidates$problems)
   fit_candidates(candidates, function(p) fit_rvm(p, call, designs$of(p)),
                  function(fit, p) designs$of(p)$Phi[, fit$relevant, drop = FALSE])

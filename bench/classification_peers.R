@@ -59,6 +59,78 @@ probs.peer_glmnet <- function(fit, newdata) {
   `colnames<-`(matrix(p, nrow(x)), fit$levels)
 }
 
+# ---- variants measured for issue 57's item 2 (two classes): EP on the
+# fitted basis, the full Laplace GP classifier, a temperature by LOO -------
+# Gauss-Hermite rule for E[g(z)], z ~ N(0, 1) (Golub-Welsch).
+gh <- local({ n <- 40; b <- sqrt(seq_len(n - 1)); e <- eigen(diag(0, n) + `[<-`(matrix(0, n, n), cbind(c(1:(n - 1), 2:n), c(2:n, 1:(n - 1))), c(b, b)), symmetric = TRUE)
+  list(nodes = e$values, weights = e$vectors[1, ]^2) })
+logistic_gauss <- function(m, v) drop(plogis(outer(m, rep(1, length(gh$nodes))) + outer(sqrt(pmax(v, 0)), gh$nodes)) %*% gh$weights)
+scaled_x <- function(object, d) { ns <- asNamespace("sparsebayes"); ns$apply_scaling(ns$new_inputs(object, d), object$scaling) }
+# Expectation propagation for the weights of the fitted relevance vectors
+# (logistic sites, moments by quadrature, damped parallel updates), at the
+# fit's precisions: the RVM's basis and alphas, EP in place of Laplace.
+ep_weights <- function(Phi, y, A) {  # y in {-1, 1}
+  n <- nrow(Phi); tau <- nu <- rep(0, n)
+  post <- function() { S <- chol2inv(chol(diag(A, length(A)) + crossprod(Phi * sqrt(tau)))); list(S = S, mu = drop(S %*% crossprod(Phi, nu))) }
+  for (it in 1:100) {
+    q <- post(); m <- drop(Phi %*% q$mu); v <- rowSums((Phi %*% q$S) * Phi)
+    tc <- 1 / v - tau; nc <- m / v - nu; sc <- 1 / tc; mc <- nc * sc
+    F <- outer(mc, rep(1, length(gh$nodes))) + outer(sqrt(pmax(sc, 0)), gh$nodes); L <- plogis(y * F)
+    Z <- pmax(drop(L %*% gh$weights), 1e-300); m1 <- drop((L * F) %*% gh$weights) / Z; vh <- pmax(drop((L * F^2) %*% gh$weights) / Z - m1^2, 1e-12)
+    tn <- pmax(1 / vh - tc, 0); nn <- m1 / vh - nc; ok <- tc > 0 & is.finite(tn) & is.finite(nn)
+    new_tau <- tau; new_nu <- nu; new_tau[ok] <- (tau[ok] + tn[ok]) / 2; new_nu[ok] <- (nu[ok] + nn[ok]) / 2
+    done <- max(abs(new_tau - tau), abs(new_nu - nu)) < 1e-6; tau <- new_tau; nu <- new_nu
+    if (done) break
+  }
+  post()
+}
+probs.peer_ep <- function(fit, newdata) {
+  o <- fit$fit; ns <- asNamespace("sparsebayes")
+  Phi <- ns$relevant_design(o, ns$new_inputs(o, newdata))
+  p <- logistic_gauss(drop(Phi %*% fit$q$mu), rowSums((Phi %*% fit$q$S) * Phi))
+  `colnames<-`(cbind(1 - p, p), o$levels)
+}
+# The full GP classifier (Rasmussen and Williams, Algorithms 3.1 and 3.2) at
+# the RVM's learned width and latent variance, a constant prior term for the
+# bias; probit-approximated predictive probabilities.
+gpc_fit <- function(f, d) {
+  o <- rvm(f, data = d); y <- as.integer(model.response(model.frame(f, d))) == 2L
+  X <- scaled_x(o, d); r <- o$kernel$width; v <- o$kernel$learned$variance
+  kern <- function(a, b) v * exp(-pmax(outer(rowSums(a^2), rowSums(b^2), "+") - 2 * tcrossprod(a, b), 0) / r^2) + 1
+  K <- kern(X, X); n <- nrow(X); fl <- rep(0, n)
+  for (it in 1:100) {
+    p <- plogis(fl); sW <- sqrt(p * (1 - p)); R <- chol(diag(n) + sW * t(sW * K))
+    b <- sW^2 * fl + (y - p); a <- b - sW * backsolve(R, forwardsolve(t(R), sW * drop(K %*% b)))
+    fn <- drop(K %*% a); if (max(abs(fn - fl)) < 1e-9) break; fl <- fn
+  }
+  p <- plogis(fl); sW <- sqrt(p * (1 - p))
+  structure(list(X = X, g = y - p, sW = sW, R = chol(diag(n) + sW * t(sW * K)), kern = kern, fit = o, prior_var = v + 1), class = "peer_gpc")
+}
+probs.peer_gpc <- function(fit, newdata) {
+  Ks <- fit$kern(scaled_x(fit$fit, newdata), fit$X)
+  m <- drop(Ks %*% fit$g); s2 <- fit$prior_var - colSums(forwardsolve(t(fit$R), fit$sW * t(Ks))^2)
+  p <- plogis(m / sqrt(1 + pi * pmax(s2, 0) / 8))
+  `colnames<-`(cbind(1 - p, p), fit$fit$levels)
+}
+# A temperature (as rvm_control(temperature = "cv"), R/temperature.R) from
+# the Laplace leave-one-out latent of each training row instead of inner
+# fits (the fitted basis and alphas held; the row's site removed from the
+# Gaussian posterior of its latent): no refit. Plain temperature.
+temperature_loo <- function(f, d) {
+  o <- rvm(f, data = d, control = rvm_control(temperature = 1)); y <- as.integer(model.response(model.frame(f, d))) == 2L; ns <- asNamespace("sparsebayes")
+  lp <- ns$linear_predictor(o, ns$new_inputs(o, d), TRUE)
+  p <- plogis(lp$eta); W <- p * (1 - p); g <- y - p
+  prec <- 1 / lp$var - W; mc <- (lp$eta / lp$var - W * lp$eta - g) / prec
+  q <- plogis(mc / sqrt(1 + pi / (8 * prec)))
+  P <- cbind(1 - q, q)
+  nll <- function(t) { l <- t * log(pmax(P, 1e-300)); l <- l - apply(l, 1, max); -sum(l[cbind(seq_along(y), y + 1L)] - log(rowSums(exp(l)))) }
+  structure(list(fit = o, t = optimize(nll, c(0.05, 20))$minimum), class = "peer_temperature")
+}
+probs.peer_temperature <- function(fit, newdata) {
+  p <- as.matrix(predict(fit$fit, newdata, type = "prob")); l <- fit$t * log(pmax(p, 1e-300))
+  l <- exp(l - apply(l, 1, max)); `colnames<-`(l / rowSums(l), colnames(p))
+}
+
 methods <- list(
   rvm = function(f, d) rvm(f, data = d),
   rvm_ovr = function(f, d) rvm(f, data = d, multiclass = "one_vs_rest"),  # the former default of K > 2 classes
@@ -74,9 +146,25 @@ methods <- list(
     structure(list(fit = rvm(f, data = d, multiclass = "multinomial_shared")), class = "peer_integrated"),
   # one width by the evidence of the RVM itself
   rvm_evidence = function(f, d) rvm(f, data = d, kernel = kernel_gaussian("evidence")),
+  rvm_ep = function(f, d) { o <- rvm(f, data = d, control = rvm_control(temperature = 1)); y <- model.response(model.frame(f, d))
+    Phi <- asNamespace("sparsebayes")$relevant_design(o, asNamespace("sparsebayes")$new_inputs(o, d))
+    structure(list(fit = o, q = ep_weights(Phi, ifelse(as.integer(y) == 2L, 1, -1), o$alpha[o$relevant])), class = "peer_ep") },
+  gpc = gpc_fit,  # two classes
+  rvm_t1 = function(f, d) rvm(f, data = d, control = rvm_control(temperature = 1)),  # as fitted: two classes before the temperature
+  rvm_tcv = function(f, d) rvm(f, data = d, control = rvm_control(temperature = "cv")),  # also for K classes
+  rvm_temperature_loo = temperature_loo,  # two classes
   svm = function(f, d) svm(f, data = d, probability = TRUE),
   ranger = function(f, d) ranger(f, data = d, probability = TRUE),
   glmnet = glmnet_fit)
+# a two-scale dictionary: the learned width and m times it (rvm_ms2 .. rvm_ms4)
+for (m in c(2, 3, 4)) local({
+  k <- m
+  methods[[paste0("rvm_ms", k)]] <<- function(f, d) {
+    w <- rvm(f, data = d, control = rvm_control(temperature = 1))
+    w <- (if (is.null(w$kernel)) w$models[[1L]]$kernel else w$kernel)$width
+    rvm(f, data = d, kernel = list(kernel_gaussian(w), kernel_gaussian(k * w)))
+  }
+})
 # multiples of the median-heuristic width (rvm_median is x1): rvm_x0.5 .. rvm_x4
 for (k in c(0.5, 0.71, 1.41, 2, 2.83, 4)) local({
   m <- k

@@ -71,9 +71,11 @@ test_that("probabilities lie in (0, 1), keep the levels and sum to one", {
   expect_s3_class(cls, "factor")
   expect_equal(levels(cls), c("no", "yes"))
   expect_equal(as.character(cls), ifelse(p[, "yes"] > 0.5, "yes", "no"))
-  # moderated output: less extreme than the plug-in sigmoid of the mean
-  eta <- predict(fit, tr, type = "link")
-  expect_true(all(abs(p[, "yes"] - 0.5) <= abs(plogis(eta) - 0.5) + 1e-12))
+  # moderated output (before any temperature): less extreme than the plug-in sigmoid of the mean
+  raw <- rvm(yc ~ xs + ys, data = tr, kernel = kernel_gaussian(0.5), scale = FALSE,
+             control = rvm_control(temperature = 1))
+  eta <- predict(raw, tr, type = "link")
+  expect_true(all(abs(predict(raw, tr, type = "response") - 0.5) <= abs(plogis(eta) - 0.5) + 1e-12))
   se <- predict(fit, tr[1:3, ], type = "link", se.fit = TRUE)
   expect_named(se, c("fit", "se.fit", "df", "residual.scale"))
   ci <- predict(fit, tr[1:3, ], type = "response", interval = "confidence")
