@@ -4,7 +4,7 @@
 # The C++ unit tests (tests/cpp) are compiled by tests/testthat/test-cpp.R, not
 # by an install: testthat (Catch) and xml2 (Catch's report) are test deps only.
 RUNTIME_DEPS = Rcpp RcppEigen MASS parallelly future future.apply progressr generics knitr rmarkdown
-TEST_DEPS = testthat xml2 kernlab mlbench broom tibble yaml caret DBI RSQLite withr bigmemory future future.batchtools parsnip dials rsample tune workflows yardstick
+TEST_DEPS = testthat xml2 kernlab mlbench broom tibble yaml caret DBI RSQLite withr bigmemory future future.batchtools parsnip dials recipes rsample tune workflows yardstick
 DEV_DEPS = roxygen2 knitr rmarkdown kernlab robustbase
 
 .PHONY: demo test install deps test-deps document check bench fuzz sanitize site
@@ -47,10 +47,14 @@ document:
 	sh tools/install-deps.sh $(DEV_DEPS)
 	Rscript -e 'Rcpp::compileAttributes("."); roxygen2::roxygenise()'
 
-# The pkgdown site in docs/ (_pkgdown.yml), from the installed package, offline.
+# The pkgdown site in docs/ (_pkgdown.yml), from the installed package, offline;
+# its search runs Debian's lunr.js (libjs-lunr), shipped in the site
+# (tools/build-site.R), and the tidymodels article needs recipes.
 site: install
-	sh tools/install-deps.sh pkgdown
-	TZ=$${TZ:-UTC} Rscript -e 'options(pkgdown.internet = FALSE); pkgdown::build_site(devel = FALSE, install = FALSE, new_process = FALSE, preview = FALSE)'
+	sh tools/install-deps.sh pkgdown recipes
+	[ -f /usr/share/javascript/lunr/lunr.min.js ] || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libjs-lunr >/dev/null 2>&1; } || true
+	TZ=$${TZ:-UTC} Rscript tools/build-site.R
 
 check: deps
 	command -v qpdf >/dev/null || apt-get install -y -qq qpdf >/dev/null 2>&1 || true

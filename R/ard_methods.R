@@ -209,7 +209,10 @@ down_weighted <- function(lambda) length(flagged_rows(lambda))
 #'   noise sd, shared noise) or `lambda_summary` (quantiles of the per-sample
 #'   variances) and `down_weighted` (samples whose variance exceeds ten times
 #'   the median), `student` (Student-t noise: `c(df, scale)`), `logLik`, `iterations`, `converged`, `jitter_events`,
-#'   `rmse` and `r_squared` (training), `coefficients`, a matrix of the
+#'   `rmse` and `r_squared` (training), `inlier_errors` (per-sample noise:
+#'   `rmse` over the `n` of `of` rows not down-weighted and `median_abs`, the
+#'   median absolute residual, measures the outliers do not dominate; `NULL`
+#'   otherwise), `coefficients`, a matrix of the
 #'   retained coefficients on the data's scale ([coef.sb_ard()]) with the
 #'   largest |z| values, with their posterior sd, z value and log Bayes
 #'   factor, `n_coefficients` (the retained coefficients, listed or not), `n_candidates` (penalised weights other than the
@@ -229,7 +232,8 @@ summary.sb_ard <- function(object, n_weights = 10L, ...) {
                  prior_choice = object$prior_choice,
                  iterations = object$iterations, converged = object$converged,
                  jitter_events = object$jitter_events,
-                 rmse = training_rmse(object), r_squared = training_r_squared(object), coefficients = coefs,
+                 rmse = training_rmse(object), r_squared = training_r_squared(object),
+                 inlier_errors = inlier_errors(object), coefficients = coefs,
                  chunks = object$chunks,
                  n_coefficients = length(coef(object)),
                  n_candidates = sum(candidate_columns(object)), selected = selected(object),
@@ -261,8 +265,7 @@ print.summary.sb_ard <- function(x, digits = max(3L, getOption("digits") - 3L), 
     print(x$lambda_summary, digits = digits)
     cat(sprintf("Down-weighted:      %d samples (variance > 10 x median)\n", x$down_weighted))
   }
-  cat(sprintf("Training RMSE:      %s   (R-squared %s)\n", format(x$rmse, digits = digits),
-              format(x$r_squared, digits = digits)))
+  print_training_errors(x, digits)
   cat(sprintf("Log evidence:       %s\n", format(x$logLik, digits = digits + 2L)))
   if (!is.null(x$prior_choice)) cat(prior_choice_line(x$prior_choice))
   cat(sprintf("Solver:             %s, %d iterations, %s%s%s\n", x$method, x$iterations,

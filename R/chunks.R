@@ -799,6 +799,29 @@ training_rmse <- function(object) {
   sqrt(mean(object$residuals^2))
 }
 
+# With per-sample noise the outliers a fit sets aside dominate its RMSE;
+# these do not: the RMSE over the rows not down-weighted (flagged_rows())
+# and the median absolute residual. NULL for shared noise and for fits
+# from chunks, which keep no residuals.
+inlier_errors <- function(object) {
+  if (!is.null(object$chunks) || length(object$lambda) <= 1L) return(NULL)
+  r <- object$residuals
+  kept <- setdiff(seq_along(r), flagged_rows(object$lambda))
+  list(rmse = sqrt(mean(r[kept]^2)), n = length(kept), of = length(r), median_abs = stats::median(abs(r)))
+}
+
+# The "Training RMSE" lines of summary() of rvm() and ard() fits.
+print_training_errors <- function(x, digits) {
+  cat(sprintf("Training RMSE:      %s   (R-squared %s)\n", format(x$rmse, digits = digits),
+              format(x$r_squared, digits = digits)))
+  e <- x$inlier_errors
+  if (is.null(e)) return(invisible())
+  if (e$n < e$of)
+    cat(sprintf("  without outliers: RMSE %s over the %d of %d rows not down-weighted; median |residual| %s\n",
+                format(e$rmse, digits = digits), e$n, e$of, format(e$median_abs, digits = digits)))
+  else cat(sprintf("  median |residual|: %s (no row down-weighted)\n", format(e$median_abs, digits = digits)))
+}
+
 training_r_squared <- function(object) {
   if (!is.null(object$chunks)) return(1 - object$chunks$rss / object$chunks$tss)
   y <- object$y

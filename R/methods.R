@@ -299,7 +299,8 @@ deviance_of <- function(x) {
 #'   with `call`, `title`, `kernel` (a label), `method`, `family`, `n`,
 #'   `n_basis`, `n_relevant`, `sigma` (noise sd, `NA` unless gaussian),
 #'   `logLik`, `iterations`, `converged`, `rmse` and `r_squared` (gaussian,
-#'   training), `error` (binomial training error rate), `deviance`,
+#'   training), `inlier_errors` (per-sample noise: as in
+#'   [summary.sb_ard()]), `error` (binomial training error rate), `deviance`,
 #'   `coefficients`, a matrix of the largest posterior weights with their
 #'   posterior sd and z value, and for overcomplete dictionaries
 #'   `components`, a table of each sub-dictionary's relevant functions and
@@ -324,7 +325,8 @@ summary.sb_rvm <- function(object, n_weights = 10L, ...) {
                  student = object$student, logLik = object$logLik, iterations = object$iterations,
                  converged = object$converged,
                  rmse = if (gaussian) training_rmse(object) else NA_real_,
-                 r_squared = if (gaussian) training_r_squared(object) else NA_real_, chunks = object$chunks,
+                 r_squared = if (gaussian) training_r_squared(object) else NA_real_,
+                 inlier_errors = if (gaussian) inlier_errors(object), chunks = object$chunks,
                  error = if (likelihood_of(object$family)$classes) training_error(object) else NA_real_,
                  scores = if (likelihood_of(object$family)$classes) class_scores(object),
                  deviance = deviance_of(object), coefficients = coefs,
@@ -399,8 +401,7 @@ print.summary.sb_rvm <- function(x, digits = max(3L, getOption("digits") - 3L), 
     cat(sprintf("Noise sd:           %s%s\n", format(x$sigma, digits = digits),
                 if (is.null(x$down_weighted)) "" else sprintf(" (root mean of per-sample variances%s; %d samples down-weighted)",
                                                               student_label(x$student, digits), x$down_weighted)))
-    cat(sprintf("Training RMSE:      %s   (R-squared %s)\n", format(x$rmse, digits = digits),
-                format(x$r_squared, digits = digits)))
+    print_training_errors(x, digits)
   } else {
     if (likelihood_of(x$family)$classes) {
       cat(sprintf("Training error:     %.2f%%\n", 100 * x$error))

@@ -21,7 +21,9 @@
 #'   \item{`"leverage"`}{each sample's noise variance `lambda_i` against its
 #'     squared leave-one-out residual `(r_i / (1 - h_i))^2`, on log scales,
 #'     with the leverage `h_i` ([hatvalues.sparsebayes()]) as point size and
-#'     colour (Fig. 2, right); the dashed line is equality.}
+#'     colour (Fig. 2, right); the dashed line is equality. Both axes share
+#'     one range, so equality is the diagonal; squared residuals below a
+#'     hundredth of the smallest noise variance are drawn at the left edge.}
 #'   \item{`"outlier_map"`}{the outlier map of robust regression: each
 #'     sample's residual in units of the inliers' noise sd against the robust
 #'     distance of its inputs, with the cut-offs that separate regular rows,
@@ -210,8 +212,8 @@ plot_trajectory <- function(x, highlight = NULL, main = NULL, xlab = NULL, ylab 
 
 # `cex` (default: the sizing by leverage) comes with the other graphical
 # parameters in `...`.
-plot_leverage <- function(x, highlight = NULL, legend = TRUE, main = NULL, xlab = NULL, ylab = NULL, ylim = NULL,
-                          col = NULL, pch = 16, ...) {
+plot_leverage <- function(x, highlight = NULL, legend = TRUE, main = NULL, xlab = NULL, ylab = NULL, xlim = NULL,
+                          ylim = NULL, col = NULL, pch = 16, ...) {
   check_single_model(x)
   if (!has_noise(x$family)) stop("which = \"leverage\" needs a gaussian fit.", call. = FALSE)
   n <- length(x$y)
@@ -220,26 +222,33 @@ plot_leverage <- function(x, highlight = NULL, legend = TRUE, main = NULL, xlab 
   loo2 <- (x$residuals / (1 - h))^2
   lambda <- sample_noise(x)
   floor_at <- function(v) pmax(v, max(v) * 1e-8)  # log scale: keep exact zeros visible
+  # One range on both axes, so the equality line is the diagonal. A squared
+  # residual far below every noise variance says only "small": those under
+  # a hundredth of the smallest variance sit at the left edge, or seven
+  # decades of them would squeeze the variances (mcycle's span less than one).
+  lambda <- floor_at(lambda)
+  loo2 <- pmax(loo2, min(lambda) / 100)
+  lims <- range(loo2, lambda)
   pal <- grDevices::hcl.colors(100, "viridis", rev = TRUE)
   cols <- col %||% grDevices::adjustcolor(pal[1L + floor(99 * h / max(h, 1e-12))], 0.8)  # colour and size: leverage
   labels <- if (legend) c(sprintf("low leverage (h = %.2g)", min(h)), sprintf("high leverage (h = %.2g)", max(h)),
                           "equality", if (length(highlight)) "highlighted")
-  ylim <- legend_space(ylim %||% range(floor_at(lambda)), labels, log = TRUE)
+  ylim <- legend_space(ylim %||% lims, labels, log = TRUE)
   main <- main %||% "Noise variance of each sample against its leave-one-out residual"
   op <- graphics::par(cex.main = title_cex(main))
   on.exit(graphics::par(op), add = TRUE)
   scatter <- function(..., cex = NULL)
-    graphics::plot(floor_at(loo2), floor_at(lambda), log = "xy", pch = pch, col = cols,
+    graphics::plot(loo2, lambda, log = "xy", pch = pch, col = cols,
                    cex = cex %||% (0.5 + 2.5 * sqrt(h / max(h, 1e-12))),
                    xlab = xlab %||% "squared leave-one-out residual (r / (1 - h))^2 (log scale)",
-                   ylab = ylab %||% "noise variance lambda (log scale)", ylim = ylim,
+                   ylab = ylab %||% "noise variance lambda (log scale)", xlim = xlim %||% lims, ylim = ylim,
                    main = main, ...)
   scatter(...)
   usr <- 10^graphics::par("usr")
   ends <- c(max(usr[1L], usr[3L]), min(usr[2L], attr(ylim, "data_top")))  # equality, below the legend
   if (ends[2L] > ends[1L]) graphics::segments(ends[1L], ends[1L], ends[2L], ends[2L], lty = 2, col = "grey50")
   if (length(highlight))
-    graphics::points(floor_at(loo2)[highlight], floor_at(lambda)[highlight], pch = 1, cex = 1.8, col = "firebrick",
+    graphics::points(loo2[highlight], lambda[highlight], pch = 1, cex = 1.8, col = "firebrick",
                      lwd = 1.5)
   draw_legend(ylim, labels, pt.cex = c(0.8, 2.2, 1, if (length(highlight)) 1.8),
               pch = c(pch[1L], pch[1L], NA, if (length(highlight)) 1), lty = c(NA, NA, 2, if (length(highlight)) NA),

@@ -263,7 +263,9 @@ ess.sb_sparse_gp <- function(x, which = c("samples", "weights"), order = 1, ...)
 #'
 #' With one input: the data, the predictive mean with a prediction band and
 #' the inducing locations marked as a rug (and as points on the mean).
-#' With several inputs: fitted against observed values.
+#' With several inputs, as [plot.sb_rvm()]: fitted against observed values,
+#' and residuals against fitted values. `main`, `xlab` and `ylab` then take
+#' one value per panel (one value is used for both).
 #'
 #' The legend sits in a band above the data (the upper y limit is raised to
 #' make room), never over it, and `par()` is left as it was.
@@ -288,15 +290,10 @@ plot.sb_sparse_gp <- function(x, level = 0.95, n_grid = 400L, legend = TRUE, mai
   check_has_rows(x, "plot()")
   response <- response_label(x)
   if (ncol(x$x) != 1L) {
-    # the axes of the RVM's plot (plot_diagnostics()): observed across, fitted up
-    main <- main %||% sprintf("%s: fitted against observed values", gp_title(x))
-    op <- graphics::par(cex.main = title_cex(main))
-    on.exit(graphics::par(op), add = TRUE)
-    graphics::plot(x$y, x$fitted.values, xlab = xlab %||% paste("observed", response),
-                   ylab = ylab %||% paste("fitted", response), ylim = ylim,
-                   main = main,
-                   pch = pch, cex = cex, col = col, ...)
-    graphics::abline(0, 1, col = "steelblue4", lwd = 2)
+    # the two panels of the RVM's and ARD's plot (plot_diagnostics())
+    main <- main %||% sprintf("%s: %s", gp_title(x), c("fitted against observed", "residuals against fitted"))
+    plot_diagnostics(x, main = main, xlab = xlab, ylab = ylab, col = col, pch = pch, cex = cex,
+                     ylim = ylim, ...)
     return(invisible(x))
   }
   xin <- x$x[, 1L]

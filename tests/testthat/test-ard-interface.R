@@ -77,6 +77,17 @@ test_that("print and summary report the fit", {
   expect_gte(s$down_weighted, length(d$out))
   expect_output(print(s), "Coefficients on the data's scale")
   expect_output(print(summary(ard(d$X, d$y))), "shared, sd")
+  # beside the RMSE the outliers dominate, the RMSE over the rows not down-weighted and the median |residual|
+  kept <- setdiff(seq_along(d$y), which(fit$lambda > 10 * median(fit$lambda)))
+  expect_equal(s$inlier_errors, list(rmse = sqrt(mean(fit$residuals[kept]^2)), n = length(kept), of = length(d$y),
+                                     median_abs = median(abs(fit$residuals))))
+  expect_lt(s$inlier_errors$rmse, s$rmse / 2)
+  expect_output(print(s), sprintf("without outliers: RMSE .* over the %d of %d rows not down-weighted; median [|]residual[|]",
+                                  length(kept), length(d$y)))
+  expect_null(summary(ard(d$X, d$y))$inlier_errors)  # shared noise: no rows set aside
+  robust <- rvm(d$X, d$y, kernel = kernel_linear(), noise = "student")
+  expect_output(print(summary(robust)), "without outliers|median [|]residual[|]: .* [(]no row down-weighted[)]")
+  expect_equal(summary(robust)$inlier_errors$median_abs, median(abs(robust$residuals)))
   expect_equal(coef(fit, standardised = TRUE), fit$weights)
   expect_equal(as.numeric(logLik(fit)), fit$logLik)
   expect_equal(vcov(fit, standardised = TRUE), fit$Sigma)

@@ -136,6 +136,17 @@ test_that("diagnostic plots draw, and trajectory needs a path", {
   expect_invisible(plot(fit, which = "leverage", highlight = c(1, 5)))
   expect_error(plot(fit, which = "trajectory"), "no `path`")
   expect_error(plot(fit, which = "leverage", highlight = 1000), "`highlight` must hold sample indices")
+  # one range on both axes (equality is the diagonal): the squared residuals of the Student-t fit of
+  # mcycle span seven decades, its noise variances less than one, and the residuals far below every
+  # variance sit at the left edge
+  robust <- rvm(accel ~ times, data = MASS::mcycle, noise = "student")
+  plot(robust, which = "leverage")
+  usr <- graphics::par("usr")
+  lambda <- sparsebayes:::sample_noise(robust)
+  lower <- function(u) 10^(u[1L] + 0.04 * (u[2L] - u[1L]) / 1.08)  # the data limit inside R's 4% margin
+  expect_equal(lower(usr[1:2]), min(lambda) / 100)
+  expect_equal(lower(usr[3:4]), min(lambda) / 100)
+  expect_lt(usr[2L] - usr[1L], 4)
   d <- linear_data()
   lambda <- exp(seq(-2, 2, length.out = length(d$y)))
   af <- closed_form_fit(d$X, d$y, alpha = c(0.1, 1, 10, 100, 1e3, Inf), lambda = lambda)

@@ -5,7 +5,9 @@
 # stylesheets fetch nothing from another host either (url(), @import);
 # (2) headless Chromium loads the home page, the reference index, rvm's page
 # and the user's guide to their titles, and the site's script has run
-# (it fills the "On this page" list). Not checked: what a page requests at
+# (it fills the "On this page" list); (3) the home page opens with the
+# package and its figure, no stray file is left, and the search box finds
+# pages offline. Not checked: what a page requests at
 # run time beyond its HTML and CSS (Chromium's network log is not read).
 # Runs only where the site was built and Chromium is installed.
 
@@ -79,4 +81,48 @@ test_that("headless Chromium loads the main pages to their titles and runs the s
     if (pages[i] != "index.html")
       expect_gt(length(xml2::xml_find_all(dom, "//nav[@id='toc']//a[contains(@class, 'nav-link')]")), 0)
   }
+})
+
+test_that("the home page opens with what the package does and its figure, and leaves no stray file", {
+  skip_without_site()
+  home <- xml2::read_html(file.path(site_dir(), "index.html"))
+  main <- xml2::xml_find_first(home, "//main")
+  text <- xml2::xml_text(main)
+  img <- xml2::xml_find_first(main, ".//img[contains(@src, 'README-fits.png')]")
+  expect_false(inherits(img, "xml_missing"))
+  expect_true(file.exists(file.path(site_dir(), xml2::xml_attr(img, "src"))))
+  # the figure and the install come before the developers' make targets and architecture
+  at <- function(pattern) regexpr(pattern, text, fixed = TRUE)[[1L]]
+  expect_lt(at("Sparse Bayesian learning"), at("make demo"))
+  expect_lt(at("R CMD INSTALL"), at("make demo"))
+  expect_lt(at("make demo"), at("Architecture"))
+  # pkgdown's example device writes Rplot%03d.png beside the topics: none is left, and every image is shown
+  pngs <- list.files(site_dir(), "[.]png$", recursive = TRUE)
+  expect_identical(grep("Rplot[0-9]+[.]png$", pngs, value = TRUE), character(0))
+  pages <- list.files(site_dir(), pattern = "[.]html$", recursive = TRUE, full.names = TRUE)
+  shown <- unlist(lapply(pages, function(p) {
+    src <- xml2::xml_attr(xml2::xml_find_all(xml2::read_html(p), "//img[@src]"), "src")
+    normalizePath(file.path(dirname(p), src[!grepl(outside, src)]), mustWork = FALSE)
+  }))
+  expect_identical(setdiff(normalizePath(file.path(site_dir(), pngs)), shown), character(0))
+})
+
+test_that("the search box finds pages offline, with the site's own lunr.js and index", {
+  skip_without_site()
+  expect_true(all(file.exists(file.path(site_dir(), c("lunr.min.js", "search-index.js")))))
+  browser <- Sys.which(c("chromium", "chromium-browser", "google-chrome"))
+  browser <- browser[nzchar(browser)]
+  skip_if(length(browser) == 0L, "no Chromium")
+  path <- normalizePath(file.path(site_dir(), "index.html"))
+  # ?q= fills the box and opens its results, as typing does
+  dom <- suppressWarnings(system2(browser[1L], c("--headless", "--no-sandbox", "--disable-gpu",
+                                                 "--host-resolver-rules='MAP * ~NOTFOUND'",
+                                                 "--virtual-time-budget=5000", "--dump-dom",
+                                                 shQuote(paste0("file://", path, "?q=leverage"))),
+                                  stdout = TRUE, stderr = FALSE))
+  dom <- xml2::read_html(paste(dom, collapse = "\n"))
+  hits <- xml2::xml_attr(xml2::xml_find_all(dom, "//ul[@id='sb-search-results']//a"), "href")
+  expect_gt(length(hits), 2)
+  expect_true(any(grepl("reference/hatvalues.sparsebayes.html", hits, fixed = TRUE)))
+  expect_true(all(startsWith(hits, "file://")))  # local pages, from the site's root
 })

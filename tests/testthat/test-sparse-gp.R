@@ -317,7 +317,15 @@ test_that("methods return the documented shapes", {
   on.exit(grDevices::dev.off())
   expect_invisible(plot(fit))
   expect_invisible(plot(fit, ylim = c(-3, 3), xlab = "input"))  # the caller's arguments override the defaults
-  expect_invisible(plot(sparse_gp(gp_toy(40, 2)$x, gp_toy(40, 2)$y, inducing = 5, seed = 1)))
+  # several inputs: the two panels of rvm()'s and ard()'s plot (fitted against observed, residuals against fitted)
+  panels <- function(draw) {
+    grDevices::dev.control("enable")
+    draw
+    sum(vapply(grDevices::recordPlot()[[1L]], function(e) identical(e[[2L]][[1L]]$name, "C_plot_new"), logical(1)))
+  }
+  toy <- gp_toy(40, 2)
+  expect_identical(panels(plot(sparse_gp(toy$x, toy$y, inducing = 5, seed = 1))), 2L)
+  expect_identical(panels(plot(rvm(toy$x, toy$y))), 2L)
   # laplace and cauchy kernels with fixed hyperparameters
   lp <- sparse_gp(d$x, d$y, kernel = kernel_laplace(1), inducing = 8, optimize = "none", noise_variance = 0.04, seed = 1)
   expect_equal(lp$logLik, -dense_gp_objective_kernel(d$x, d$y, lp), tolerance = 1e-8)
