@@ -68,9 +68,9 @@
 #' @param init_lambda The starting noise variance, as a fraction of the
 #'   variance of the standardised response (SparseBayes: `0.1^2`).
 #' @param temperature Classifiers fitted in memory: the class probabilities
-#'   are tempered towards the training class shares `s`,
-#'   `p_k^t s_k^(1 - t)` normalised (`t < 1` less sure, `t > 1` surer; a
-#'   point the model knows nothing of keeps the shares). `"cv"` chooses `t`
+#'   at a temperature `t`, `p_k^t` normalised (for two classes the logit
+#'   times `t`; `t < 1` less sure, `t > 1` surer; the most probable class
+#'   of every row stays). `"cv"` chooses `t`
 #'   in `[1/20, 20]` by the held-out log loss of five fits on the training
 #'   rows (folds by class; the fit's kernel, basis and settings held), as
 #'   svm's Platt scaling is fitted; a number gives `t` (1: the probabilities

@@ -44,10 +44,9 @@
 #'   `plogis(m / sqrt(1 + pi v / 8))` of the linear predictor's posterior
 #'   mean `m` and variance `v` (MacKay 1992), which shrinks overconfident
 #'   probabilities where the weights are uncertain; a two-class fit then
-#'   tempers them towards the class shares by a temperature chosen by inner
-#'   CV (`temperature` in [rvm_control()], `fit$temperature`), which leaves
-#'   the class the more probable one unless the shares are unequal and the
-#'   probability near 1/2. Poisson rates are the posterior mean `exp(m + v / 2)`.
+#'   scales their logit by a temperature chosen by inner CV (`temperature`
+#'   in [rvm_control()], `fit$temperature`), which leaves the class the
+#'   more probable one. Poisson rates are the posterior mean `exp(m + v / 2)`.
 #' @return As [stats::predict.lm()]: a vector of predictions, or with an
 #'   interval a matrix with columns `fit`, `lwr`, `upr`; with `se.fit = TRUE`
 #'   a list with `fit`, `se.fit`, `df` (`Inf`: the predictive distribution

@@ -203,7 +203,7 @@ print.summary.sb_rvm_multiclass <- function(x, ...) {
 #' probabilities, and R's random number stream is not used). A
 #' one-against-the-rest fit normalises its binary models' moderated
 #' probabilities. A fit with `rvm_control(temperature = "cv")` or a number
-#' tempers them towards the class shares (`fit$temperature`; for a
+#' takes them to the power `t` and normalises (`fit$temperature`; for a
 #' multinomial fit the probabilities at the mode, for which `t` was chosen).
 #'
 #' @param object A multiclass fit from [rvm()] (a factor response with more

@@ -210,9 +210,9 @@
 #'   \item{linear.predictors}{the fit on the link scale.}
 #'   \item{levels}{binomial fits: the two classes.}
 #'   \item{temperature}{classifiers fitted in memory whose probabilities are
-#'     tempered towards the class shares (`temperature` in
-#'     [rvm_control()]; by default two classes): `t`, how it was chosen
-#'     (`method`: `"cv"` or `"given"`), the class `shares`, and for `"cv"`
+#'     at a temperature (`temperature` in [rvm_control()]; by default two
+#'     classes): `t`, how it was chosen (`method`: `"cv"` or `"given"`),
+#'     and for `"cv"`
 #'     the `folds`, the `rows` held out and the held-out `log_loss` as
 #'     fitted and tempered (`bound` when `t` is at 1/20 or 20, `reason` when
 #'     too few rows or a failed inner fit left `t = 1`). `predict()` applies

@@ -1,4 +1,4 @@
-# Class probabilities tempered towards the class shares (R/temperature.R).
+# Class probabilities at a temperature chosen by inner CV (R/temperature.R).
 
 two_class <- function(n = 120, seed = 1) {
   set.seed(seed)
@@ -27,19 +27,20 @@ test_that("inner folds come from the rows' content: copies one group, any row or
   expect_equal(folds(c(1L, 2L, 2L, 2L)), c(0L, 1L, 2L, 3L))  # a class of one group is never held out
 })
 
-test_that("tempering keeps the class shares and sums to one", {
+test_that("tempering keeps each row's class and sums to one; two classes scale the logit", {
   temper <- sparsebayes:::temper
-  shares <- c(a = 0.2, b = 0.5, c = 0.3)
-  P <- rbind(shares, c(0.9, 0.05, 0.05), c(1, 0, 0))
+  P <- rbind(c(0.2, 0.5, 0.3), c(0.9, 0.05, 0.05), c(1, 0, 0), c(0.4, 0.4, 0.2))
   for (t in c(0.3, 1, 4)) {
-    Q <- temper(P, list(t = t, shares = shares))
-    expect_equal(rowSums(Q), rep(1, 3), ignore_attr = TRUE)
-    expect_equal(Q[1, ], shares, ignore_attr = TRUE)  # a point the model knows nothing of
-    expect_equal(max.col(Q)[3], 1L)
+    Q <- temper(P, list(t = t))
+    expect_equal(rowSums(Q), rep(1, 4))
+    expect_equal(max.col(Q, "first"), max.col(P, "first"))
+    expect_equal(Q[4, 1], Q[4, 2])  # ties stay ties
   }
-  expect_lt(temper(P, list(t = 0.5, shares = shares))[2, 1], 0.9)  # t < 1: less sure
-  expect_gt(temper(P, list(t = 2, shares = shares))[2, 1], 0.9)
+  expect_lt(temper(P, list(t = 0.5))[2, 1], 0.9)  # t < 1: less sure
+  expect_gt(temper(P, list(t = 2))[2, 1], 0.9)
   expect_identical(temper(P, NULL), P)
+  p <- c(0.1, 0.5, 0.8)
+  expect_equal(temper(cbind(1 - p, p), list(t = 1.7))[, 2], plogis(1.7 * qlogis(p)))
 })
 
 test_that("a two-class rvm() chooses its temperature by inner CV and predict() uses it", {
@@ -60,7 +61,8 @@ test_that("a two-class rvm() chooses its temperature by inner CV and predict() u
   expect_equal(predict(fit, d[1:10, ], type = "response"), p[, 2])
   ci <- predict(fit, d[1:10, ], type = "response", interval = "confidence")
   expect_true(all(ci[, "lwr"] <= ci[, "fit"] & ci[, "fit"] <= ci[, "upr"]))
-  expect_output(print(summary(fit)), "tempered towards the class shares, t = ")
+  expect_output(print(summary(fit)), "Probabilities: +at temperature t = ")
+  expect_identical(predict(fit, d), predict(raw, d))  # the classes do not change
   given <- rvm(cls ~ x1 + x2, data = d, control = rvm_control(temperature = 0.5))
   expect_equal(given$temperature$t, 0.5)
   expect_output(print(summary(given)), "t = 0.5 \\(given\\)")
@@ -86,7 +88,8 @@ test_that("K classes: none by default, \"cv\" on request; probabilities sum to o
   expect_true(cv$temperature$t >= 1 / 20 && cv$temperature$t <= 20)
   p <- predict(cv, iris, type = "prob")
   expect_equal(unname(rowSums(p)), rep(1, 150))
-  expect_output(print(summary(cv)), "Probabilities: +tempered")
+  expect_output(print(summary(cv)), "Probabilities: +at temperature")
+  expect_identical(predict(cv, iris), predict(fit, iris))
   # the integrated probabilities are not those the temperature was chosen for
   expect_equal(predict(cv, iris[1:5, ], type = "prob", probability = "integrated"),
                predict(fit, iris[1:5, ], type = "prob", probability = "integrated"), tolerance = 1e-8)
