@@ -162,7 +162,7 @@ for (m in c(2, 3, 4)) local({
   methods[[paste0("rvm_ms", k)]] <<- function(f, d) {
     w <- rvm(f, data = d, control = rvm_control(temperature = 1))
     w <- (if (is.null(w$kernel)) w$models[[1L]]$kernel else w$kernel)$width
-    rvm(f, data = d, kernel = list(kernel_gaussian(w), kernel_gaussian(k * w)))
+    rvm(f, data = d, kernel = list(kernel_gaussian(w), kernel_gaussian(k * w)), control = rvm_control(temperature = 1))
   }
 })
 # multiples of the median-heuristic width (rvm_median is x1): rvm_x0.5 .. rvm_x4
