@@ -8,6 +8,7 @@
 // (Bernoulli, Poisson).
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <memory>
 #include <vector>
@@ -72,13 +73,18 @@ class FastSolver {
   // interpolating model (21 rows, 22 narrow functions) moves its noise and a
   // precision towards zero by 0.1% a step, each step above the tolerances on
   // log alpha and log beta, for 10000 iterations that gain 4e-4 nats in all.
-  // Nats, not a fraction of the log posterior: its offset is arbitrary.
-  static constexpr int kStallWindow = 500;
+  // Nats, not a fraction of the log posterior: its offset is arbitrary. The
+  // rise is counted from the window's lowest point, so that a drop (summed
+  // gains replaced by exact statistics, a Laplace batch undone) followed by
+  // progress is not a stall.
+  static constexpr std::size_t kStallWindow = 500;
   static constexpr double kStallGain = 1e-4;
   static bool stalled(const std::vector<TraceRow>& trace) {
     const std::size_t n = trace.size();
-    return n > static_cast<std::size_t>(kStallWindow) &&
-           trace[n - 1].log_posterior - trace[n - 1 - kStallWindow].log_posterior < kStallGain;
+    if (n <= kStallWindow) return false;
+    double low = trace[n - 1].log_posterior;
+    for (std::size_t i = n - 1 - kStallWindow; i < n - 1; ++i) low = std::min(low, trace[i].log_posterior);
+    return trace[n - 1].log_posterior - low < kStallGain;
   }
 
   static std::unique_ptr<FastPath> make_path(FastState& st, const Likelihood& lik) {
