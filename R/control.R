@@ -12,6 +12,14 @@
 #' and [ard()] use `rvm_control()` for `method = "fast"` and `ard_control()`
 #' otherwise.
 #'
+#' Two safeguards of the fast solver go beyond SparseBayes: an action on the
+#' basis function it has just changed (impossible in exact arithmetic)
+#' first recomputes the statistics of every column, whose incremental
+#' updates can lose their digits on an ill-conditioned basis; and a fit
+#' whose log posterior rises by less than 1e-4 (nats, in standard units)
+#' over 500 iterations ends, converged, as a crawl along a flat ridge of
+#' the evidence (an interpolating model moving its noise towards zero).
+#'
 #' The solvers work in standard units: the response is centred (when the
 #' design has a constant column, such as the intercept or the bias) and
 #' divided by a robust scale, and every column is scaled to unit mean

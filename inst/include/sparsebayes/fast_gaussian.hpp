@@ -38,10 +38,21 @@ class SharedNoisePath : public FastPath {
     full_statistics();
   }
 
-  int step(const FastChoice& ch) override {
+  int step(const FastChoice& chosen) override {
+    FastChoice ch = chosen;
+    if (ch.changes_model() && ch.column == changed_) {
+      // The column changed last sits at its optimum given s_m and q_m, which
+      // do not depend on its own alpha: in exact arithmetic no action on it
+      // can gain now. Choosing it again means S and Q have lost their digits
+      // in the incremental updates (an ill-conditioned Sigma), and the
+      // predicted gain is spurious: recompute them and choose again.
+      full_statistics();
+      ch = st_.select();
+    }
     if (ch.changes_model()) {
       st_.apply(ch);
       st_.log_posterior += ch.gain;
+      changed_ = ch.column;
     }
     return ch.action;
   }
@@ -52,6 +63,7 @@ class SharedNoisePath : public FastPath {
       return action;
     if (update_noise(it, action)) {
       full_statistics();
+      changed_ = -1;  // S and Q exact again
       if (action == kTerminate) action = kNoiseOnly;
     }
     return action;
@@ -103,6 +115,7 @@ class SharedNoisePath : public FastPath {
 
  private:
   static constexpr double kCancellationLimit = 1e-4;  // rss / t't below which the rows give rss
+  Eigen::Index changed_ = -1;  // the column of the last action since S and Q were last exact (-1: none)
   bool fixed_;    // the noise is held at problem.noise_variance
   double var_t_;  // var(t), for the bound on beta
   double tt_;     // t't, for residual_ss()
