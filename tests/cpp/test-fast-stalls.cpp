@@ -16,11 +16,7 @@ namespace {
 using Eigen::Index;
 using Eigen::MatrixXd;
 using Eigen::VectorXd;
-
-struct Problem {
-  MatrixXd Phi;
-  VectorXd t;
-};
+using sbtest::Problem;
 
 // Inputs and targets standardised, as rvm() gives them to the core.
 Problem interpolating_problem(unsigned seed, double width) {

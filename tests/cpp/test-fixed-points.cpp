@@ -17,15 +17,11 @@ namespace {
 using Eigen::Index;
 using Eigen::MatrixXd;
 using Eigen::VectorXd;
+using sbtest::Problem;
 
 // n = 60, d = 8 with columns of unequal scale (so that the units of mu,
 // Sigma and alpha matter: fit_model maps them back to the columns as
 // given), 3 true weights and noise sd 0.3; targets in standard units.
-struct Problem {
-  MatrixXd Phi;
-  VectorXd t;
-};
-
 Problem gaussian_problem() {
   std::mt19937 rng(42);
   const Index n = 60, d = 8;

@@ -77,6 +77,12 @@ inline sparsebayes::SolverOptions default_options(const std::string& method) {
   return o;
 }
 
+// A fit's data as the core takes it: the basis and the targets.
+struct Problem {
+  Eigen::MatrixXd Phi;
+  Eigen::VectorXd t;
+};
+
 // An n x d matrix of independent standard normals from a seeded generator.
 inline Eigen::MatrixXd normal_matrix(Eigen::Index n, Eigen::Index d, std::mt19937& rng) {
   std::normal_distribution<double> z(0.0, 1.0);
