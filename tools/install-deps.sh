@@ -23,6 +23,14 @@ if (length(p)) {
   if (any(getOption("repos") %in% c("", "@CRAN@"))) stop("no CRAN mirror is configured: set options(repos = ...) in your Rprofile")
   install.packages(p, lib = .libPaths()[1])
 }
+' $missing
+# Checked in a fresh R: the session above has loaded the namespaces it found
+# before installing, and an older dependency it loaded (rlang, vctrs) makes
+# a newly installed package that needs the newer one fail to load there.
+Rscript -e '
+p <- commandArgs(TRUE)
+lib <- Sys.getenv("R_LIBS_USER")
+if (dir.exists(lib)) .libPaths(c(lib, .libPaths()))
 p <- p[!vapply(p, requireNamespace, logical(1), quietly = TRUE)]
 if (length(p)) stop("could not install: ", paste(p, collapse = ", "))
 ' $missing
