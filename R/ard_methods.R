@@ -122,6 +122,7 @@ print.sb_ard <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
   cat(solver_label(x), prior_label(x), "\n", sep = "")
   cat(restart_note(x))
   cat(calibration_note(x))
+  cat(interpolation_note(x))
   cat(span_note(x))
   invisible(x)
 }
@@ -138,6 +139,13 @@ calibration_note <- function(object) {
     return(NULL)
   paste0("Not calibrated: per-sample variances follow their own residuals, so sds, z, Bayes factors and ",
          "selected() are overconfident; noise = \"student\" is calibrated\n")
+}
+
+# The fit's interpolation warning (interpolation(), R/ard.R), kept for the reader.
+interpolation_note <- function(object) {
+  if (is.null(object$interpolation)) return(NULL)
+  paste0(strwrap(paste0("Warning: ", object$interpolation), width = 0.9 * getOption("width"), exdent = 2),
+         "\n", collapse = "")
 }
 
 # An exact fit the prior priced away (exact_span(), R/ard.R).
@@ -238,7 +246,7 @@ summary.sb_ard <- function(object, n_weights = 10L, ...) {
                  n_coefficients = length(coef(object)),
                  n_candidates = sum(candidate_columns(object)), selected = selected(object),
                  restart_note = restart_note(object), calibration_note = calibration_note(object),
-                 span_note = span_note(object)),
+                 interpolation_note = interpolation_note(object), span_note = span_note(object)),
             class = "summary.sb_ard")
 }
 
@@ -273,6 +281,7 @@ print.summary.sb_ard <- function(x, digits = max(3L, getOption("digits") - 3L), 
               if (x$jitter_events > 0) sprintf(", %d jittered factorisations", x$jitter_events) else "", prior_label(x)))
   cat(x$restart_note)
   cat(x$calibration_note)
+  cat(x$interpolation_note)
   cat(x$span_note)
   if (nrow(x$coefficients)) {
     cat(sprintf("\nCoefficients on the data's scale (the %d of %d largest |z|):\n", nrow(x$coefficients),

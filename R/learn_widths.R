@@ -308,7 +308,7 @@ learning_notes <- function(learned, n = NA_integer_) {
       sprintf("from chunks: basis widths the GP's times %.3g (%+.1f nats over the GP's, on a sample of %d rows)",
               learned$basis_multiple %||% 1, learned$basis_gain, learned$basis_rows %||% NA_integer_),
     inducing_notes(learned$inducing),
-    if (!is.null(learned$collapse)) collapse_note(learned$collapse),
+    if (!is.null(learned$collapse)) collapse_note(learned$collapse, learned$stalled),
     if (!is.null(learned$multiple))
       sprintf("widths %.3g times the %s (width_multiple)", learned$multiple,
               if (is.null(learned$criterion) || startsWith(learned$criterion, "none")) "default" else "learned"),
@@ -335,12 +335,19 @@ inducing_notes <- function(ind) {
 }
 
 # What summary() says when a sparse GP's optimum did not pay its price over
-# the constant model (gp_optimise()): the second start, and whether the fit
-# kept is still close to the constant model.
-collapse_note <- function(collapse) {
+# the constant model, or left a flat width at its start (gp_optimise()): the
+# second start, and whether the fit kept is still close to the constant model.
+collapse_note <- function(collapse, stalled = NULL) {
+  first <- if (length(stalled))
+    sprintf("%s stayed at the start, where the kernel is flat in %s", paste(stalled, collapse = ", "),
+            if (length(stalled) > 1L) "them" else "it")
+  else "the start ran to the constant model"
   c(if (collapse[["second"]] > collapse[["first"]] + 1e-6 * abs(collapse[["first"]]))
-      sprintf("the start ran to the constant model (%.6g); a second start (median heuristic width, signal and noise variance equal) reached %.6g",
-              collapse[["first"]], collapse[["second"]]),
+      sprintf("%s (%.6g); a second start (median heuristic width, signal and noise variance equal) reached %.6g",
+              first, collapse[["first"]], collapse[["second"]])
+    else if (length(stalled))
+      sprintf("%s (%.6g); a second start (median heuristic width) did no better (%.6g)", first, collapse[["first"]],
+              collapse[["second"]]),
     if (collapse[["gain"]] < collapse[["price"]])
       sprintf("close to the constant model from both starts: %.3g nats over it, under its price %.3g", collapse[["gain"]],
               collapse[["price"]]))

@@ -68,8 +68,11 @@
 #' noise, and the better optimum is kept (both are in `restart_values`):
 #' with inducing points on a line in 2-D, the exact GP's start ran to the
 #' constant model (R^2 2e-5) where that start explains 42% of the variance.
-#' `summary()` says when the first start ran to the constant model, and
-#' when the fit kept is still close to it.
+#' So it does when a width you gave as the start is more than 10 times the
+#' median heuristic's and stays there: the kernel is flat in that input, so
+#' is the bound, and the search stops where it began. `summary()` says when
+#' the first start ran to the constant model or stayed flat, and when the fit
+#' kept is still close to the constant model.
 #'
 #' **Numerics.** `K_uu` is factorised with a jitter of `control$jitter`
 #' times the kernel variance; when that fails the jitter grows tenfold
@@ -520,7 +523,7 @@ gp_fit <- function(p, learning, opt, call) {
                                                   c("criterion", "gain", "price", "constant_inputs"))],
       list(bounds = opt$bounds, converged = fit$converged, copies = pool$copies)),
     if (!is.null(opt$inducing)) list(inducing = opt$inducing),
-    if (!is.null(opt$collapse)) list(collapse = opt$collapse))
+    if (!is.null(opt$collapse)) list(collapse = opt$collapse, stalled = opt$stalled))
   add_offset(fit, p$offset)
 }
 
@@ -816,8 +819,18 @@ gp_optimise <- function(learning, optimize, restarts, progress = NULL) {
   n_obs <- replicated_rows(wt, nrow(xs))
   constant <- gp_constant_value(learning$r, wt, if (est_noise) NULL else fixed$noise)
   price <- (length(start$log_width) + 1) / 2 * log(n_obs)
+  # A width the user started far beyond the inputs' spread (10 times the
+  # median heuristic's) that ends where it began is not learned: the kernel
+  # is flat in that input and so is the bound, and the search stops at its
+  # start. Copies of 15 inducing points, start widths (1, 50), "all": x2's
+  # width stayed at 48 (bound -321, test RMSE 0.71) where the second start
+  # reaches 1400 (RMSE 4e-4). Learned starts come from a search that had
+  # these widths in view, so a flat width there is an input switched off.
+  log_w <- best$par[seq_along(start$log_width)]
+  stalled <- if (is.null(learning$learned))
+    which(abs(log_w - start$log_width) < log(1.1) & log_w > log(10 * default_width(xs)))
   collapse <- NULL
-  if (constant - best$value < price) {
+  if (constant - best$value < price || length(stalled)) {
     theta <- theta0
     theta[seq_along(start$log_width)] <- log(default_width(xs))
     theta[length(start$log_width) + 1L] <- log(vy / 2)
@@ -835,6 +848,7 @@ gp_optimise <- function(learning, optimize, restarts, progress = NULL) {
   list(par = fns$unpack(best$par), value = best$value, converged = best$converged, counts = best$counts,
        message = message, restart_values = values, jitter_events = fns$jitter_events(),
        code = best$code, noise_estimated = est_noise, collapse = collapse,
+       stalled = if (length(stalled)) if (length(start$log_width) > 1L) colnames(xs)[stalled] %||% stalled else "the width",
        bounds = bounds_hit(best$bound[seq_len(n_hyper)], c(widths, "kernel variance", if (est_noise) "noise variance")))
 }
 

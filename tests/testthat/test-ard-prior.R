@@ -38,6 +38,11 @@ test_that("the flat prior interpolates at d >= n, and says so", {
   expect_lt(mean(w$yt > p[, "lwr"] & w$yt < p[, "upr"]), 0.2)
   expect_warning(ard(w$X, w$y, prior = "none", method = "fast"), "nearly interpolates")
   expect_warning(ard(w$X, w$y, noise = "sample"), "nearly interpolates")  # auto: no prior with per-sample noise
+  # the warning stays with the fit: print() and summary() repeat it
+  expect_match(fit$interpolation, "^the fit spends [0-9.]+ effective parameters on n = [0-9]+ rows: it nearly interpolates")
+  expect_output(print(fit), "Warning: the fit spends .* nearly\\s+interpolates")
+  expect_output(print(summary(fit)), "Warning: the fit spends .* nearly\\s+interpolates.*prior = \"RIC\"")
+  expect_null(suppressWarnings(ard(w$X, w$y, prior = "RIC", method = "fast"))$interpolation)
 })
 
 test_that("with n >> d the auto price is near zero and the fit the flat prior's, without a warning", {

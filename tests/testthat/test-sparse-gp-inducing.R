@@ -94,6 +94,32 @@ test_that("the default pruning never costs more than inducing_cost a row of the 
   }
 })
 
+test_that("a width started where the kernel is flat, and left there, is followed by a second start", {
+  # 15 inducing points and 15 near-copies (1e-7 and 1e-3 apart), start
+  # widths (1, 50), inducing points learned: the fit stayed at x2's start
+  # width (48, bound -321, latent RMSE 0.71) where the kernel is flat in x2;
+  # the second start reaches 1358. With 15 exact copies more, the default
+  # dropped them, stalled the same way, and lost 1721 nats to every point.
+  f <- function(x) sin(8 * x[, 2]) + 0.2 * x[, 1] + 0.5 * cos(3 * x[, 1])
+  set.seed(3)
+  X <- cbind(x1 = runif(300), x2 = runif(300))
+  y <- f(X) + rnorm(300, sd = 1e-3)
+  invisible(runif(4000))
+  z <- cbind(x1 = runif(15), x2 = runif(15))
+  Z <- rbind(z, z[1:10, ] + 1e-7, z[1:5, ] + 1e-3)
+  fit <- sparse_gp(X, y, inducing = Z, kernel = kernel_gaussian(c(1, 50)), optimize = "all")
+  expect_lt(fit$kernel$width[["x2"]], 5)
+  expect_gt(fit$logLik, 1300)
+  expect_identical(fit$learned$stalled, "x2")
+  expect_equal(fit$learned$collapse[["first"]], -320.9, tolerance = 1e-3)
+  expect_equal(fit$learned$collapse[["second"]], fit$logLik, tolerance = 1e-8)
+  expect_output(print(summary(fit)), "x2 stayed at the start, where the kernel is flat in it \\(-320\\.\\d+\\); a second start .* reached 1[0-9]{3}")
+  copies <- sparse_gp(X, y, inducing = rbind(z, Z), kernel = kernel_gaussian(c(1, 50)), optimize = "all")
+  expect_gt(copies$logLik, 1300)
+  # a learned start is not second-guessed: the search had the widths in view
+  expect_null(sparse_gp(X, y, inducing = Z, optimize = "all")$learned$stalled)
+})
+
 test_that("VFE with inducing points on a line does not collapse to the constant model", {
   f <- function(x) sin(4 * x[, 1]) + cos(5 * x[, 2])
   set.seed(1)
