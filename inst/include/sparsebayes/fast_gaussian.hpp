@@ -40,19 +40,27 @@ class SharedNoisePath : public FastPath {
 
   int step(const FastChoice& chosen) override {
     FastChoice ch = chosen;
-    if (ch.changes_model() && ch.column == changed_) {
+    const bool reversal = reverses(ch);
+    if (ch.changes_model() && (ch.column == changed_ || reversal)) {
       // The column changed last sits at its optimum given s_m and q_m, which
       // do not depend on its own alpha: in exact arithmetic no action on it
       // can gain now. Choosing it again means S and Q have lost their digits
       // in the incremental updates (an ill-conditioned Sigma), and the
-      // predicted gain is spurious: recompute them and choose again.
-      full_statistics();
+      // predicted gain is spurious: recompute them and choose again. So for
+      // adding a column deleted (or deleting one added) since they were last
+      // exact: 1000 centres at n = 1e5 cycled add A, re-estimate B, delete
+      // A, re-estimate B for 9000 iterations, each re-estimate a phantom
+      // nat, the summed log posterior 6500 nats above the exact one.
+      exact_statistics();
       ch = st_.select();
     }
     if (ch.changes_model()) {
       st_.apply(ch);
       st_.log_posterior += ch.gain;
       changed_ = ch.column;
+      if (ch.action == kAdd || ch.action == kDelete) toggled_.push_back(ch.column);
+      // the cycle's next step (B's re-estimate) reads S and Q: exact ones
+      if (reversal) exact_statistics();
     }
     return ch.action;
   }
@@ -62,8 +70,7 @@ class SharedNoisePath : public FastPath {
     if (fixed_ || !(action == kTerminate || it <= f.noise_update_start || it % f.noise_update_frequency == 0))
       return action;
     if (update_noise(it, action)) {
-      full_statistics();
-      changed_ = -1;  // S and Q exact again
+      exact_statistics();
       if (action == kTerminate) action = kNoiseOnly;
     }
     return action;
@@ -116,6 +123,19 @@ class SharedNoisePath : public FastPath {
  private:
   static constexpr double kCancellationLimit = 1e-4;  // rss / t't below which the rows give rss
   Eigen::Index changed_ = -1;  // the column of the last action since S and Q were last exact (-1: none)
+  std::vector<Eigen::Index> toggled_;  // columns added or deleted since S and Q were last exact
+
+  void exact_statistics() {
+    full_statistics();
+    changed_ = -1;
+    toggled_.clear();
+  }
+
+  // Adds or deletes a column added or deleted since S and Q were last exact.
+  bool reverses(const FastChoice& ch) const {
+    return (ch.action == kAdd || ch.action == kDelete) &&
+           std::find(toggled_.begin(), toggled_.end(), ch.column) != toggled_.end();
+  }
   bool fixed_;    // the noise is held at problem.noise_variance
   double var_t_;  // var(t), for the bound on beta
   double tt_;     // t't, for residual_ss()
