@@ -29,6 +29,14 @@
     .Call(`_sparsebayes_sb_fit_passes`, statistics, t, weighted, rows, problem, control)
 }
 
+.sb_laplace_pass_sums <- function(Phi, t, w, offset, relevant, mu, likelihood, first_pass) {
+    .Call(`_sparsebayes_sb_laplace_pass_sums`, Phi, t, w, offset, relevant, mu, likelihood, first_pass)
+}
+
+.sb_fit_laplace_passes <- function(pass, M, likelihood, max_passes, problem, control) {
+    .Call(`_sparsebayes_sb_fit_laplace_passes`, pass, M, likelihood, max_passes, problem, control)
+}
+
 .sb_methods <- function() {
     .Call(`_sparsebayes_sb_methods`)
 }

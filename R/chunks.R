@@ -1000,345 +1000,45 @@ chunk_basis <- function(kernel, scaling, centre_inputs, bias) {
 chunk_max_passes <- function() as.integer(getOption("sparsebayes.chunk_max_passes", 100L))
 
 # A binomial rvm() from chunks (one class, `positive`, of the class codes
-# against the others), or a Poisson one, one pass over the rows per outer
-# iteration, as
-# biglm::bigglm fits a GLM. The in-memory fast solver (fast_laplace.hpp)
-# stops where the weights mu are the Laplace mode and the precisions alpha
-# are stationary for the Gaussian model at the mode's curvature B (the IRLS
-# weights, times the case weights) with the linearised targets
-# z = Phi mu + (t - p) / B. The same fixed point is reached by IRLS: a pass
-# at the current mu accumulates Phi' B Phi, Phi' B z and z' B z (the
-# statistics layer on sqrt(B) Phi and sqrt(B) z) and the Bernoulli
-# log-likelihood; the fast solver fits the Gaussian model on those sums
-# with the noise variance fixed at 1; its posterior mean is a Newton step
-# towards the mode at its alphas (Poisson: B = w exp(eta), the same with
-# its log-likelihood). The first pass is at mu = 0 (binomial: B = w / 4;
-# Poisson: at eta = log(t + 1/2), as glm() starts from the counts),
-# fitted from the fast solver's usual start; each later pass warm-starts it
-# from the model of the last, so that the passes follow one path, as the
-# in-memory solver's steps do, rather than each choosing anew among the
-# local optima of the evidence (from scratch, one data set ended 9.9 nats
-# below the in-memory fit; starting the first pass from the in-memory
-# solver's first column matched fewer fits).
-# Those full steps at newly re-estimated alphas can overshoot without bound
-# where the classes nearly separate (Sonar, 208 centres: weights from 91 to
-# 3e7 in two passes), and halving them while still re-estimating the
-# alphas every pass cycled (100 passes, accuracy 0.68): the alphas were
-# re-estimated at a curvature far from any mode. So a step is checked at the
-# next pass (chunk_step_failed()), and once one fails the fit takes the
-# in-memory solver's structure for the rest of the passes
-# (chunk_mode_search()): a damped Newton search of the mode at fixed
-# alphas, one pass per trial, then the fast solver once at the mode's sums
-# to re-estimate the alphas, whose new mode must not lower the Laplace
-# evidence (else the previous mode and alphas are kept and the fit ends).
-# Fits whose steps all improve keep the interleaved path and its passes.
-# The passes end when the relevant set is unchanged and mu and log(alpha)
-# change by less than `tolerance` (relative l-infinity, as the batch
-# solvers; at least 1e-7, below which the fast solver's alphas move by
-# rounding), or after chunk_max_passes() (a warning, `converged = FALSE`).
-# The log evidence is laplace_log_evidence()'s, at the last pass's mu and B
-# with the new alphas. Returns fit_basis()'s fields, with the passes.
+# against the others), or a Poisson one: the core's outer loop
+# (laplace_passes.hpp: IRLS passes warm-starting the fast solver on each
+# pass's sums, its step checks and mode searches at fixed alphas), one pass
+# over the chunks (chunk_laplace_pass()) per outer iteration, at most
+# chunk_max_passes() of them. Returns fit_basis()'s fields, with the passes.
 chunk_laplace_fit <- function(p, design, positive) {
-  source <- p$chunks$source
-  spec <- p$chunks$spec
   control <- p$solver$control
   settings <- core_settings(control, fit_reporter("fast solver on a pass's sums", control$verbose))
-  problem <- solver_problem("fast", noise_variance = 1)
-  tolerance <- max(control$tolerance, 1e-7)
-  M <- design$M
-  relevant <- integer(0)
-  mu <- numeric(0)
-  alpha <- numeric(0)
-  trace <- list()
-  iterations <- 0L
-  inner_converged <- TRUE
-  jitter <- 0L
-  converged <- FALSE
-  # The fast solver on a pass's sums, warm-started from (relevant, alpha).
-  refit <- function(sums, relevant, alpha) {
-    problem$start_alpha <- if (length(relevant)) replace(rep(Inf, M), relevant, alpha) else numeric(0)
-    res <- .sb_fit_statistics(sums$statistics, problem, settings)
-    iterations <<- iterations + as.integer(res$iterations)
-    inner_converged <<- inner_converged && isTRUE(res$converged)
-    jitter <<- jitter + as.integer(res$jitter_events)
-    o <- order(res$relevant)
-    new_relevant <- as.integer(res$relevant)[o]
-    list(relevant = new_relevant, mu = as.numeric(res$mu)[o], Sigma = as.matrix(res$Sigma)[o, o, drop = FALSE],
-         alpha = as.numeric(res$alpha)[new_relevant], alpha_all = as.numeric(res$alpha))
-  }
-  # The relative change from (relevant, alpha, mu) to the fit `new` (Inf if the relevant set moved).
-  change_to <- function(new, relevant, alpha, mu) {
-    if (!identical(new$relevant, relevant)) return(Inf)
-    max(max(abs(log(new$alpha) - log(alpha))) / (1 + max(abs(log(alpha)))),
-        max(abs(new$mu - mu)) / (1 + max(abs(mu))))
-  }
-  step <- function(pass, log_posterior, action, n_relevant = length(relevant))  # action: see action_names
-    trace[[pass]] <<- data.frame(iteration = pass, log_posterior = log_posterior, relevant = n_relevant,
-                                 noise = NA_real_, action = action)
-  previous <- NULL  # the point of the last pass whose step stood: relevant, mu, sums
-  search <- NULL    # the mode search at fixed alphas, once a full step failed
-  for (pass in seq_len(chunk_max_passes())) {
-    sums <- chunk_laplace_pass(source, spec, design$basis, M, relevant, mu, p$family, positive, pass)
-    if (pass == 1L) null_log_lik <- sums$null_log_lik
-    if (is.null(search) && chunk_step_failed(sums, previous, relevant, mu, alpha, null_log_lik)) {
-      # The full step from `previous` failed: search the mode at these alphas from there.
-      if (is.null(previous)) chunk_stuck(pass)  # not finite at mu = 0
-      search <- chunk_mode_search(previous, relevant, alpha, failed = TRUE)
-      step(pass, NA_real_, 6L)  # "rejected"
-      mu <- search$mu
-      next
-    }
-    if (!is.null(search)) {
-      search <- chunk_mode_search_pass(search, sums, pass, tolerance)
-      if (!search$at_mode) {
-        step(pass, search$log_evidence, if (search$accepted) 7L else 6L)  # "mode search" / "rejected"
-        mu <- search$mu
-        next
-      }
-      # At the mode of these alphas: re-estimate them on its sums (one solver call, no pass).
-      base <- search$base
-      if (!is.null(search$last) && evidence_fell(search$log_evidence, search$last$log_evidence)) {
-        # The new alphas' mode has lower evidence: keep the previous mode and its alphas.
-        step(pass, search$log_evidence, 6L)
-        fit <- search$last$fit
-        sums <- search$last$sums
-        relevant <- fit$relevant
-        log_evidence <- search$last$log_evidence
-        converged <- TRUE
-        break
-      }
-      fit <- refit(base$sums, relevant, alpha)
-      change <- change_to(fit, relevant, alpha, base$mu)
-      sums <- base$sums
-      log_evidence <- search$log_evidence
-      step(pass, log_evidence, 0L, length(fit$relevant))  # "re-estimate"
-      if (change < tolerance) {
-        relevant <- fit$relevant
-        converged <- TRUE
-        break
-      }
-      last <- list(fit = list(relevant = relevant, mu = base$mu, Sigma = search$Sigma,
-                              alpha_all = replace(rep(Inf, M), relevant, alpha)),
-                   sums = base$sums, log_evidence = log_evidence)
-      search <- chunk_mode_search(list(relevant = relevant, mu = base$mu, sums = base$sums), fit$relevant, fit$alpha)
-      search$last <- last
-      relevant <- fit$relevant
-      alpha <- fit$alpha
-      mu <- search$mu
-      next
-    }
-    fit <- refit(sums, relevant, alpha)
-    same <- identical(fit$relevant, relevant)
-    # laplace_log_evidence() at this pass's mu (its data log-likelihood) and curvature (Sigma)
-    log_evidence <- if (same)
-      sums$log_lik - 0.5 * sum(fit$alpha * mu^2) + 0.5 * sum(log(fit$alpha)) + 0.5 * log_det_spd(fit$Sigma)
-    else NA_real_
-    change <- change_to(fit, relevant, alpha, mu)
-    step(pass, log_evidence, 0L, length(fit$relevant))  # "re-estimate": new alphas, a full Newton step at them
-    # (a first pass at the family's start is at no point of the model: the
-    # step from it is not checked)
-    previous <- if (pass > 1L || is.null(likelihood_of(p$family)$start))
-      list(relevant = relevant, mu = mu, alpha = alpha, sums = sums)
-    relevant <- fit$relevant
-    mu <- fit$mu
-    alpha <- fit$alpha
-    if (change < tolerance) {
-      converged <- TRUE
-      break
-    }
-  }
-  if (!converged && !is.null(search$base)) {
-    # Out of passes while searching: the last point that stood, at the alphas being searched.
-    fit <- list(relevant = relevant, mu = search$base$mu, Sigma = search$Sigma %||% fit$Sigma,
-                alpha_all = replace(rep(Inf, M), relevant, alpha))
-    sums <- search$base$sums %||% sums
-    log_evidence <- search$log_evidence
-  }
-  trace <- do.call(rbind, trace)
-  list(relevant = fit$relevant, mu = fit$mu, Sigma = fit$Sigma, alpha = fit$alpha_all, lambda = NA_real_,
-       log_evidence = log_evidence, log_posterior = log_evidence, fitted = numeric(0), trace = as.list(trace),
-       path = list(iteration = integer(0)), converged = converged && inner_converged, iterations = iterations,
-       jitter_events = jitter, mode_converged = TRUE, passes = pass, passes_converged = converged,
-       deviance = 2 * (sums$log_sat - sums$log_lik),
-       error = if (likelihood_of(p$family)$classes) sums$wrong / sums$kept)
-}
-
-# Did a value fall from `before` to `now` beyond round-off (as the in-memory
-# solver's evidence_fell())?
-evidence_fell <- function(now, before) now < before - 1e-9 * (1 + abs(before))
-
-# The penalised log posterior log p(t | mu) - sum(alpha mu^2) / 2.
-penalised_log_posterior <- function(log_lik, mu, alpha) log_lik - 0.5 * sum(alpha * mu^2)
-
-# Did the full Newton step of the last pass fail? Its sums (at the new mu,
-# with the alphas that step was taken at) are not finite, its
-# log-likelihood fell below that of mu = 0, or its penalised log posterior
-# fell below that of the point it started from (`previous`, whose pass gave
-# its log-likelihood) under the same alphas. A column of that point that
-# the step deleted keeps its former alpha there: under the new alpha
-# (infinite) every step that deletes would pass, and on Sonar the run-away
-# began with one (log-likelihood -17.7 to -30.4, then -73, then -7e6).
-chunk_step_failed <- function(sums, previous, relevant, mu, alpha, null_log_lik) {
-  if (!all(is.finite(unlist(sums$statistics))) || !is.finite(sums$log_lik)) return(TRUE)
-  if (is.null(previous)) return(FALSE)
-  if (sums$log_lik < null_log_lik) return(TRUE)
-  at <- match(previous$relevant, relevant)
-  before <- ifelse(is.na(at), previous$alpha, alpha[at])
-  evidence_fell(penalised_log_posterior(sums$log_lik, mu, alpha),
-                penalised_log_posterior(previous$sums$log_lik, previous$mu, before))
-}
-
-# A mode search at the fixed alphas `alpha` of the columns `relevant`, from
-# the point `from` (relevant, mu, sums of its pass); `failed`: the full
-# Newton step from there at these alphas was the step that failed, so the
-# first trial is half of it. A point with a column outside `relevant` is
-# first moved into their span, which needs a pass of its own: the weights
-# on `relevant` that best give its linear predictor under its curvature,
-# with the prior at `alpha` (from its sums, no pass). Setting the leaving
-# column's weight to 0 instead undid the cancellation of large weights on
-# nearby centres (Poisson counts near 80: weights of 1e3, the log-likelihood
-# from -28531 to -3e6). New columns start at 0, which moves nothing.
-# Returns the search's state, with `mu` the point to pass next.
-chunk_mode_search <- function(from, relevant, alpha, failed = FALSE) {
-  search <- list(relevant = relevant, alpha = alpha, base = NULL, step = 1, target = NULL, last = NULL)
-  at <- match(from$relevant, relevant)
-  if (anyNA(at)) {
-    G <- from$sums$statistics$gram
-    H <- penalised_gram(G, relevant, alpha)
-    search$mu <- as.numeric(solve(H, G[relevant, from$relevant, drop = FALSE] %*% from$mu))  # the base to pass
-    return(search)
-  }
-  start <- numeric(length(relevant))
-  start[at] <- from$mu
-  chunk_next_trial(chunk_base(search, list(mu = start, sums = from$sums)), if (failed) 0.5 else 1)
-}
-
-# G[r, r] + diag(alpha): the Hessian of the penalised log posterior of the
-# columns r at the curvature of a pass's sums (gram = Phi' B Phi).
-penalised_gram <- function(gram, r, alpha) {
-  H <- gram[r, r, drop = FALSE]
-  diag(H) <- diag(H) + alpha
-  H
-}
-
-# The search's base becomes `base` (mu, sums at mu): its penalised log
-# posterior, Newton step and the Laplace evidence there at the search's
-# alphas, from the pass's sums: with G = Phi' B Phi and c = Phi' B z over
-# the relevant columns (z = Phi mu + (t - p) / B, B = w p (1 - p)), the
-# Hessian is H = G + diag(alpha) and the Newton step goes to H^-1 c.
-chunk_base <- function(search, base) {
-  r <- search$relevant
-  st <- base$sums$statistics
-  H <- penalised_gram(st$gram, r, search$alpha)
-  R <- chol(H)
-  target <- backsolve(R, backsolve(R, st$cross[r], transpose = TRUE))
-  base$log_posterior <- penalised_log_posterior(base$sums$log_lik, base$mu, search$alpha)
-  search$base <- base
-  search$target <- target
-  search$Sigma <- chol2inv(R)
-  # the Newton decrement g' H^-1 g, g = c - H mu the gradient
-  search$decrement <- sum((st$cross[r] - drop(H %*% base$mu)) * (target - base$mu))
-  search$log_evidence <- base$log_posterior + 0.5 * sum(log(search$alpha)) - sum(log(diag(R)))
-  search
-}
-
-# The next trial of the search: `step` of the way from its base to its
-# Newton target.
-chunk_next_trial <- function(search, step) {
-  search$step <- step
-  search$mu <- search$base$mu + step * (search$target - search$base$mu)
-  search$accepted <- FALSE
-  search$at_mode <- FALSE
-  search
-}
-
-# One pass of the mode search: `sums` at its trial point search$mu. The
-# trial stands if its penalised log posterior exceeds the base's (it
-# becomes the base), else the step is halved, down to 1/256 (SparseBayes's
-# constants, as the in-memory laplace_mode()). The mode is found where the
-# Newton step from the base moves mu by less than `tolerance` (relative, as
-# the passes' rule) or the Newton decrement is at round-off; where no step
-# down to 1/256 ascends, the base is the mode if the decrement is at the
-# rounding level of the log posterior, and otherwise the fit cannot make
-# progress: an error.
-chunk_mode_search_pass <- function(search, sums, pass, tolerance) {
-  finite <- all(is.finite(unlist(sums$statistics))) && is.finite(sums$log_lik)
-  if (is.null(search$base)) {  # the pass of the search's starting point
-    if (!finite) chunk_stuck(pass)
-    search <- chunk_base(search, list(mu = search$mu, sums = sums))
-    search$accepted <- TRUE
-  } else if (finite && penalised_log_posterior(sums$log_lik, search$mu, search$alpha) > search$base$log_posterior) {
-    search <- chunk_base(search, list(mu = search$mu, sums = sums))
-    search$accepted <- TRUE
-  } else if (search$step > 1 / 256) {
-    return(chunk_next_trial(search, search$step / 2))
-  } else {
-    if (search$decrement >= 1e-8 * (1 + abs(search$base$log_posterior))) chunk_stuck(pass)
-    search$at_mode <- TRUE
-    search$accepted <- FALSE
-    return(search)
-  }
-  mu <- search$base$mu
-  moved <- max(abs(search$target - mu)) / (1 + max(abs(mu)))
-  if (!length(mu) || moved < tolerance || search$decrement < 1e-14 * (1 + abs(search$base$log_posterior))) {
-    search$at_mode <- TRUE
-    return(search)
-  }
-  search <- chunk_next_trial(search, 1)
-  search$accepted <- TRUE
-  search
-}
-
-chunk_stuck <- function(pass)
-  stop(sprintf(paste0("the fit from data_chunks() could not make progress at outer pass %d: even damped ",
-                      "Newton steps at fixed alphas did not raise the log posterior (or its sums were not finite). ",
-                      "Fit these rows in memory, or give fewer `centres` or a wider kernel."), pass), call. = FALSE)
-
-# log det of a symmetric positive definite matrix.
-log_det_spd <- function(S) {
-  if (!length(S)) return(0)
-  as.numeric(determinant(S, logarithm = TRUE)$modulus)
+  pass <- function(relevant, mu, pass)
+    chunk_laplace_pass(p$chunks$source, p$chunks$spec, design$basis, design$M, relevant, mu, p$family, positive, pass)
+  .sb_fit_laplace_passes(pass, design$M, p$family$family, chunk_max_passes(), solver_problem("fast", noise_variance = 1),
+                         settings)
 }
 
 # One pass of a binomial or Poisson fit from chunks at the weights mu of
-# the columns `relevant` of the basis (none: mu = 0): the statistics
-# layer's sums of sqrt(b) Phi and sqrt(b) z, with b = w v the curvature of
-# row i (case weight w, v = p (1 - p) or exp(eta), eta = phi' mu + offset)
-# and z = phi' mu + (t - E t) / v its linearised target (the family's
-# `irls`, R/family.R); the log-likelihood sum(w log p(t | eta)) and that of
-# the saturated model; the rows of positive weight `kept`, the sum of the
-# targets (`positive`: the rows of class `positive`) and the rows `wrong`ly
-# classified (eta > 0 against t = 1). A family with a `start` (Poisson)
-# has its first pass at the start's eta, not at mu; the first pass also
-# gives the log-likelihood at eta = offset (`null_log_lik`). The basis is
-# formed for blocks of at most 1e7 numbers.
+# the columns `relevant` of the basis (none: mu = 0): each block's sums by
+# the core's likelihood (.sb_laplace_pass_sums(): the statistics of
+# sqrt(b) Phi and sqrt(b) z, b the rows' curvature and z their linearised
+# targets, the log-likelihoods, the rows `kept`, the sum of the targets
+# `positive` (the rows of class `positive`) and the rows `wrong`ly
+# classified), added in order. The basis is formed for blocks of at most
+# 1e7 numbers.
 chunk_laplace_pass <- function(source, spec, basis, M, relevant, mu, family, positive, pass) {
-  lik <- likelihood_of(family)
-  start <- if (pass == 1L) lik$start
+  classes <- likelihood_of(family)$classes
   add <- function(a, b) if (is.null(a)) b else if (is.null(b)) a else
-    list(statistics = Map(`+`, a$statistics, b$statistics), log_lik = a$log_lik + b$log_lik,
-         log_sat = a$log_sat + b$log_sat, null_log_lik = a$null_log_lik + b$null_log_lik, kept = a$kept + b$kept,
-         positive = a$positive + b$positive, wrong = a$wrong + b$wrong)
+    c(list(statistics = add_sums(a$statistics, b$statistics)), Map(`+`, a[-1L], b[-1L]))
   check <- function(part, i) {
-    if (lik$classes && is.null(spec$classes) && any(!part$y %in% c(0, 1)))
+    if (classes && is.null(spec$classes) && any(!part$y %in% c(0, 1)))
       stop_arg("y", sprintf("must be a factor, logical or 0/1 for the binomial family (chunk %d).", i))
-    if (!lik$classes && any(part$y < 0 | part$y != round(part$y)))
+    if (!classes && any(part$y < 0 | part$y != round(part$y)))
       stop_arg("y", sprintf("must be non-negative whole numbers (counts) for the poisson family (chunk %d).", i))
   }
   value <- chunk_basis_pass(source, spec, basis, M, function(Phi, part, rows) {
-    w <- part$weights[rows]
-    t <- if (lik$classes) as.numeric(part$y[rows] == positive) else part$y[rows]
-    offset <- part$offset[rows] %||% 0
-    eta0 <- if (!is.null(start)) start(t) - offset
-            else if (length(relevant)) drop(Phi[, relevant, drop = FALSE] %*% mu) else numeric(length(rows))
-    eta <- eta0 + offset
-    at <- lik$irls(eta, t, w)
-    list(statistics = .sb_statistics(Phi * at$sb, at$sb * eta0 + at$sr), log_lik = sum(at$log_p),
-         log_sat = sum(at$log_sat), null_log_lik = if (pass == 1L) sum(lik$irls(offset + 0 * t, t, w)$log_p) else 0,
-         kept = length(rows), positive = sum(t), wrong = if (lik$classes) sum((eta > 0) != (t == 1)) else 0)
+    t <- if (classes) as.numeric(part$y[rows] == positive) else as.numeric(part$y[rows])
+    .sb_laplace_pass_sums(Phi, t, as.numeric(part$weights[rows]), as.numeric(part$offset[rows] %||% numeric(length(rows))),
+                          relevant, mu, family$family, pass == 1L)
   }, add, sprintf("%s pass %d", family$family, pass), check)
   if (is.null(value) || value$kept < 2L) stop_arg("data", "gives fewer than two rows of positive weight.")
-  if (lik$classes && (value$positive == 0 || value$positive == value$kept))
+  if (classes && (value$positive == 0 || value$positive == value$kept))
     stop_arg("y", "has a single class among the rows of positive weight; there is nothing to classify.")
   if (value$positive == 0) stop_arg("y", "is all zero among the rows of positive weight; there is nothing to fit.")
   value

@@ -9,10 +9,10 @@
 # and predicted means; the targets its kernel widths are learned on; whether
 # it has a noise variance (`noise`: the gaussian one, with its noise models,
 # standard units and leverage diagnostics); and whether its 0/1 targets are
-# classes (`classes`: the Laplace GP classifier learns their widths); for
-# the non-gaussian ones, a row's IRLS quantities (`irls`) and the start
-# (`start`) of a fit from chunks.
-# Adding a likelihood: a row here and its class in likelihood.hpp.
+# classes (`classes`: the Laplace GP classifier learns their widths). Its
+# algebra (IRLS weights, log-likelihoods, the start of a fit from chunks) is
+# the core's alone. Adding a likelihood: a row here and its class in
+# likelihood.hpp.
 likelihoods <- list(
   gaussian = list(
     link = "identity", noise = TRUE, classes = FALSE,
@@ -48,22 +48,7 @@ likelihoods <- list(
       p <- pmin(pmax(mu, eps), 1 - eps)
       c(log_loss = wmean(-ifelse(truth == 1, log(p), log1p(-p)), w), error = wmean((p > 0.5) != (truth == 1), w))
     },
-    learning_target = function(y, offset) y,
-    # A row's share of a pass of a fit from chunks (chunk_laplace_pass()) at
-    # the linear predictor eta (case weight w): sqrt(b), b the curvature
-    # (IRLS weight), and sqrt(w) (t - mean) / sqrt(curvature of one row)
-    # (with z the linearised target, sqrt(b) z = sqrt(b) (eta - offset) +
-    # that), each written so that nothing cancels where p is near 0 or 1;
-    # the weighted log-likelihood, and that of the saturated model (the
-    # deviance is twice the difference).
-    irls = function(eta, t, w) {
-      sw <- sqrt(w)
-      list(sb = sw * sqrt(stats::plogis(eta) * stats::plogis(-eta)),
-           sr = sw * ifelse(t == 1, exp(-eta / 2), -exp(eta / 2)),
-           log_p = w * ifelse(t == 1, stats::plogis(eta, log.p = TRUE), stats::plogis(-eta, log.p = TRUE)),
-           log_sat = 0)
-    },
-    start = NULL),  # a fit from chunks starts at eta = offset (p = 1/2)
+    learning_target = function(y, offset) y),
   poisson = list(
     link = "log", noise = FALSE, classes = FALSE,
     encode = function(y, n) {
@@ -80,18 +65,7 @@ likelihoods <- list(
     types = c("response", "link"),
     scores = function(truth, mu, w) c(deviance = sum(stats::poisson()$dev.resids(truth, mu, w)) / sum(w),
                                       rmse = sqrt(wmean((truth - mu)^2, w)), mae = wmean(abs(truth - mu), w)),
-    learning_target = function(y, offset) log1p(y),
-    irls = function(eta, t, w) {
-      eta <- pmin(eta, 700)  # as likelihood.hpp's mean
-      sw <- sqrt(w)
-      list(sb = sw * exp(eta / 2), sr = sw * (t * exp(-eta / 2) - exp(eta / 2)),
-           log_p = w * (t * eta - exp(eta) - lgamma(t + 1)),
-           log_sat = w * (ifelse(t > 0, t * log(t), 0) - t - lgamma(t + 1)))
-    },
-    # A fit from chunks starts, as glm() does, from the linear predictor of
-    # the counts themselves (likelihood.hpp's linearised targets): from
-    # eta = 0 the first step overshoots by the counts' size.
-    start = function(t) log(t + 0.5)))
+    learning_target = function(y, offset) log1p(y)))
 
 # The row of `likelihoods` for a family object or name.
 likelihood_of <- function(family) likelihoods[[if (is.character(family)) family else family$family]]

@@ -115,6 +115,40 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// sb_laplace_pass_sums
+Rcpp::List sb_laplace_pass_sums(Eigen::Map<Eigen::MatrixXd> Phi, Eigen::Map<Eigen::VectorXd> t, Eigen::Map<Eigen::VectorXd> w, Eigen::Map<Eigen::VectorXd> offset, Rcpp::IntegerVector relevant, Eigen::Map<Eigen::VectorXd> mu, std::string likelihood, bool first_pass);
+RcppExport SEXP _sparsebayes_sb_laplace_pass_sums(SEXP PhiSEXP, SEXP tSEXP, SEXP wSEXP, SEXP offsetSEXP, SEXP relevantSEXP, SEXP muSEXP, SEXP likelihoodSEXP, SEXP first_passSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type Phi(PhiSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type t(tSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type w(wSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type offset(offsetSEXP);
+    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type relevant(relevantSEXP);
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type mu(muSEXP);
+    Rcpp::traits::input_parameter< std::string >::type likelihood(likelihoodSEXP);
+    Rcpp::traits::input_parameter< bool >::type first_pass(first_passSEXP);
+    rcpp_result_gen = Rcpp::wrap(sb_laplace_pass_sums(Phi, t, w, offset, relevant, mu, likelihood, first_pass));
+    return rcpp_result_gen;
+END_RCPP
+}
+// sb_fit_laplace_passes
+Rcpp::List sb_fit_laplace_passes(Rcpp::Function pass, int M, std::string likelihood, int max_passes, Rcpp::List problem, Rcpp::List control);
+RcppExport SEXP _sparsebayes_sb_fit_laplace_passes(SEXP passSEXP, SEXP MSEXP, SEXP likelihoodSEXP, SEXP max_passesSEXP, SEXP problemSEXP, SEXP controlSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::Function >::type pass(passSEXP);
+    Rcpp::traits::input_parameter< int >::type M(MSEXP);
+    Rcpp::traits::input_parameter< std::string >::type likelihood(likelihoodSEXP);
+    Rcpp::traits::input_parameter< int >::type max_passes(max_passesSEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type problem(problemSEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type control(controlSEXP);
+    rcpp_result_gen = Rcpp::wrap(sb_fit_laplace_passes(pass, M, likelihood, max_passes, problem, control));
+    return rcpp_result_gen;
+END_RCPP
+}
 // sb_methods
 Rcpp::DataFrame sb_methods();
 RcppExport SEXP _sparsebayes_sb_methods() {
@@ -381,6 +415,8 @@ static const R_CallMethodDef CallEntries[] = {
     {"_sparsebayes_sb_statistics", (DL_FUNC) &_sparsebayes_sb_statistics, 2},
     {"_sparsebayes_sb_fit_statistics", (DL_FUNC) &_sparsebayes_sb_fit_statistics, 3},
     {"_sparsebayes_sb_fit_passes", (DL_FUNC) &_sparsebayes_sb_fit_passes, 6},
+    {"_sparsebayes_sb_laplace_pass_sums", (DL_FUNC) &_sparsebayes_sb_laplace_pass_sums, 8},
+    {"_sparsebayes_sb_fit_laplace_passes", (DL_FUNC) &_sparsebayes_sb_fit_laplace_passes, 6},
     {"_sparsebayes_sb_methods", (DL_FUNC) &_sparsebayes_sb_methods, 0},
     {"_sparsebayes_sb_kernels", (DL_FUNC) &_sparsebayes_sb_kernels, 0},
     {"_sparsebayes_sb_laplace_mode", (DL_FUNC) &_sparsebayes_sb_laplace_mode, 4},

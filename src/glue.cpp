@@ -9,6 +9,7 @@
 #include <sparsebayes/centres.hpp>
 #include <sparsebayes/fit.hpp>
 #include <sparsebayes/kernels.hpp>
+#include <sparsebayes/laplace_passes.hpp>
 #include <sparsebayes/multinomial.hpp>
 #include <sparsebayes/scan.hpp>
 
@@ -62,6 +63,12 @@ sparsebayes::GaussianStatistics as_statistics(const Rcpp::List& statistics) {
   s.sum_t = Rcpp::as<double>(statistics["sum_t"]);
   s.n = static_cast<Eigen::Index>(Rcpp::as<double>(statistics["n"]));
   return s;
+}
+
+// The core's statistics as R's list (.sb_statistics()'s).
+Rcpp::List statistics_list(const sparsebayes::GaussianStatistics& s) {
+  return Rcpp::List::create(Rcpp::Named("gram") = s.gram, Rcpp::Named("cross") = s.cross, Rcpp::Named("tt") = s.tt,
+                            Rcpp::Named("sum_t") = s.sum_t, Rcpp::Named("n") = static_cast<double>(s.n));
 }
 
 Rcpp::IntegerVector one_based(const std::vector<Eigen::Index>& columns) {
@@ -189,8 +196,7 @@ Rcpp::List sb_statistics(Eigen::Map<Eigen::MatrixXd> Phi, Eigen::Map<Eigen::Vect
   RInterruptScope interrupts;
   sparsebayes::GaussianStatistics s;
   s.add_rows(Phi, t);
-  return Rcpp::List::create(Rcpp::Named("gram") = s.gram, Rcpp::Named("cross") = s.cross, Rcpp::Named("tt") = s.tt,
-                            Rcpp::Named("sum_t") = s.sum_t, Rcpp::Named("n") = static_cast<double>(s.n));
+  return statistics_list(s);
 }
 
 // A gaussian fit with shared noise from the statistics alone.
@@ -233,6 +239,67 @@ Rcpp::List sb_fit_passes(Rcpp::List statistics, Eigen::Map<Eigen::VectorXd> t, R
   RRowPasses passes(weighted, rows);
   const sparsebayes::SolverOptions opt = as_options(problem, control);
   return as_list(sparsebayes::fit_passes(s, t, passes, opt, make_progress(control)));
+}
+
+// A block of rows' share of a pass of a binomial or Poisson fit from chunks
+// (laplace_passes.hpp): the basis, targets, case weights and offset of the
+// rows, the weights mu of the columns `relevant` (1-based).
+// [[Rcpp::export(.sb_laplace_pass_sums)]]
+Rcpp::List sb_laplace_pass_sums(Eigen::Map<Eigen::MatrixXd> Phi, Eigen::Map<Eigen::VectorXd> t,
+                                Eigen::Map<Eigen::VectorXd> w, Eigen::Map<Eigen::VectorXd> offset,
+                                Rcpp::IntegerVector relevant, Eigen::Map<Eigen::VectorXd> mu, std::string likelihood,
+                                bool first_pass) {
+  RInterruptScope interrupts;
+  std::vector<Eigen::Index> cols(relevant.size());
+  for (R_xlen_t k = 0; k < relevant.size(); ++k) cols[k] = relevant[k] - 1;
+  const sparsebayes::PassSums s = sparsebayes::laplace_pass_sums(sparsebayes::Likelihood::from_name(likelihood), Phi,
+                                                                 t, w, offset, cols, mu, first_pass);
+  return Rcpp::List::create(Rcpp::Named("statistics") = statistics_list(s.statistics),
+                            Rcpp::Named("log_lik") = s.log_lik, Rcpp::Named("log_sat") = s.log_sat,
+                            Rcpp::Named("null_log_lik") = s.null_log_lik, Rcpp::Named("kept") = s.kept,
+                            Rcpp::Named("positive") = s.positive, Rcpp::Named("wrong") = s.wrong);
+}
+
+// The core's Laplace passes as calls of an R function pass(relevant, mu,
+// pass) (relevant 1-based) that reads the chunks and gives
+// .sb_laplace_pass_sums()'s list, added over the chunks. An R error or
+// interrupt in it unwinds the core as any other.
+class RLaplacePasses : public sparsebayes::LaplacePasses {
+ public:
+  explicit RLaplacePasses(Rcpp::Function pass) : pass_(pass) {}
+  sparsebayes::PassSums pass(const std::vector<Eigen::Index>& relevant, const Eigen::VectorXd& mu, int pass) override {
+    const Rcpp::List out = pass_(one_based(relevant), Rcpp::wrap(mu), pass);
+    sparsebayes::PassSums s;
+    s.statistics = as_statistics(out["statistics"]);
+    s.log_lik = Rcpp::as<double>(out["log_lik"]);
+    s.log_sat = Rcpp::as<double>(out["log_sat"]);
+    s.null_log_lik = Rcpp::as<double>(out["null_log_lik"]);
+    s.kept = Rcpp::as<double>(out["kept"]);
+    s.positive = Rcpp::as<double>(out["positive"]);
+    s.wrong = Rcpp::as<double>(out["wrong"]);
+    return s;
+  }
+
+ private:
+  Rcpp::Function pass_;
+};
+
+// A binomial or Poisson fit from chunks: the outer loop of
+// laplace_passes.hpp over the passes of `pass`, on a basis of M columns.
+// [[Rcpp::export(.sb_fit_laplace_passes)]]
+Rcpp::List sb_fit_laplace_passes(Rcpp::Function pass, int M, std::string likelihood, int max_passes,
+                                 Rcpp::List problem, Rcpp::List control) {
+  RInterruptScope interrupts;
+  RLaplacePasses passes(pass);
+  const sparsebayes::PassesResult r = sparsebayes::LaplacePassesFit(
+      passes, M, likelihood, max_passes, as_options(problem, control), make_progress(control)).run();
+  Rcpp::List out = as_list(r.fit);
+  out["lambda"] = NA_REAL;
+  out["passes"] = r.passes;
+  out["passes_converged"] = r.passes_converged;
+  out["deviance"] = r.deviance;
+  if (!std::isnan(r.error)) out["error"] = r.error;
+  return out;
 }
 
 // The table of methods and what each supports (methods.hpp), for R's checks.

@@ -161,18 +161,5 @@ test_that("a binomial fit from chunks whose full steps run away searches the mod
   expect_gt(mean(predict(fit, Sonar, type = "class") == Sonar$Class), 0.8)
 })
 
-test_that("the mode search from chunks stops with a clear error where no damped step ascends", {
-  # a search whose smallest step (1/256) did not raise the log posterior, far from the mode (decrement 1)
-  search <- list(relevant = 1L, alpha = 1, base = list(mu = 1, log_posterior = 0), step = 1 / 256, decrement = 1,
-                 target = 3, mu = 1 + 2 / 256)
-  sums <- list(statistics = list(gram = matrix(1), cross = 1, tt = 1, sum_t = 1, n = 2), log_lik = -100)
-  expect_error(sparsebayes:::chunk_mode_search_pass(search, sums, 7L, 1e-4),
-               "could not make progress at outer pass 7")
-  # at the rounding level of the log posterior, the base is the mode
-  search$decrement <- 1e-12
-  expect_true(sparsebayes:::chunk_mode_search_pass(search, sums, 7L, 1e-4)$at_mode)
-  # non-finite sums at a trial are a failed trial: the step is halved
-  search$step <- 0.5
-  sums$statistics$gram <- matrix(NaN)
-  expect_equal(sparsebayes:::chunk_mode_search_pass(search, sums, 7L, 1e-4)$step, 0.25)
-})
+# The mode search's error where no damped step ascends, and its stop at
+# round-off: tests/cpp/test-laplace-passes.cpp (ModeSearch).

@@ -6,7 +6,7 @@
 # Catch from testthat, then runs Catch and reports as run_cpp_tests() does:
 # each Catch section one test, each check one expectation, a failed check a
 # failure at its file and line in tests/cpp. Compiling takes about two
-# minutes on one core (five translation units; MAKEFLAGS=-jN runs N
+# minutes on one core (seven translation units; MAKEFLAGS=-jN runs N
 # compilers); nothing is written outside the temporary directory, which is
 # removed. The compiler flags are R's (and R_MAKEVARS_USER's: `make
 # sanitize` compiles the tests with the sanitizers too).

@@ -94,9 +94,6 @@ class LaplacePath : public FastPath {
     st_.PhiT_t = st_.PhiT_PhiU * st_.mu + st_.Q_in;
   }
 
-  // Did the evidence fall from `before` to `now` (beyond round-off)?
-  static bool evidence_fell(double now, double before) { return now < before - 1e-9 * (1.0 + std::abs(before)); }
-
   // The rule for a step whose realised evidence is checked: an action that
   // lowered the evidence below the saved state's is undone (the saved state
   // restored) and its column barred, except a column's first deletion to do

@@ -78,6 +78,46 @@ class Likelihood {
     return ll;
   }
 
+  // A row's IRLS quantities at f, for a unit case weight: sqrt(b), b the
+  // curvature, and (t - E[t | f]) / sqrt(b), so that the linearised target
+  // is f + that / sqrt(b); written so that nothing cancels where the mean
+  // is near a bound (Bernoulli: sqrt(p (1 - p)) as the product of two
+  // sigmoids, (1 - p) / sqrt(p (1 - p)) as exp(-f / 2)), and without 0 * Inf.
+  void irls_row(double f, double t, double& root_curvature, double& scaled_residual) const {
+    if (kind_ == Kind::binomial) {
+      root_curvature = std::sqrt(1.0 / (1.0 + std::exp(-f)) * (1.0 / (1.0 + std::exp(f))));
+      scaled_residual = (t > 0.0 ? t * std::exp(-f / 2.0) : 0.0) - (t < 1.0 ? (1.0 - t) * std::exp(f / 2.0) : 0.0);
+    } else if (kind_ == Kind::poisson) {
+      const double g = std::min(f, 700.0);  // as mean()
+      root_curvature = std::exp(g / 2.0);
+      scaled_residual = t * std::exp(-g / 2.0) - root_curvature;
+    } else {
+      root_curvature = 1.0;
+      scaled_residual = t - f;
+    }
+  }
+
+  // log p(t | f) of the saturated model (each mean at its target), summed
+  // with the case weights: 0 for 0/1 Bernoulli targets, t log t - t - log t!
+  // for Poisson. The deviance is twice its excess over log_likelihood().
+  double saturated_log_likelihood(const Eigen::VectorXd& t, const Eigen::VectorXd& case_weights = Eigen::VectorXd()) const {
+    if (kind_ != Kind::poisson) return 0.0;
+    double ll = 0.0;
+    for (Eigen::Index i = 0; i < t.size(); ++i) {
+      const double cw = case_weights.size() ? case_weights(i) : 1.0;
+      ll += cw * ((t(i) > 0.0 ? t(i) * std::log(t(i)) : 0.0) - t(i) - std::lgamma(t(i) + 1.0));
+    }
+    return ll;
+  }
+
+  // Does an IRLS fit over passes start from the targets' own linear
+  // predictor (linearised_targets()), as glm() does? Poisson: from f = 0 the
+  // first step overshoots by the counts' size. Bernoulli starts at f = offset.
+  bool starts_at_targets() const { return kind_ == Kind::poisson; }
+
+  // Are the targets the indicators of a class (0/1), so that a fit counts its misclassified rows?
+  bool classes() const { return kind_ == Kind::binomial; }
+
   // Targets on the scale of f, for least-squares starts: log(t + 1/2) for
   // Poisson; for Bernoulli SparseBayes's logit((0.9 (2t - 1) + 1) / 2).
   Eigen::VectorXd linearised_targets(const Eigen::VectorXd& t) const {
@@ -92,6 +132,10 @@ class Likelihood {
   explicit Likelihood(Kind kind) : kind_(kind) {}
   Kind kind_;
 };
+
+// Did a Laplace evidence (or penalised log posterior) fall from `before` to
+// `now`, beyond round-off? Every check of a Laplace step asks this.
+inline bool evidence_fell(double now, double before) { return now < before - 1e-9 * (1.0 + std::abs(before)); }
 
 // One damped Newton step of a penalised log-likelihood: from w along delta,
 // halved down to 1/2^8 (SparseBayes v2's constants) until log_joint(w_new,
