@@ -25,18 +25,18 @@ blas_in_process <- function() {
 }
 rmse <- function(a, b) sqrt(mean((a - b)^2))
 
-one_size <- function(n, d, n_test = 5000L, seed = 1L) {
+one_size <- function(n, d, n_true = round(0.1 * d), noise_sd = 0.5, n_test = 5000L, seed = 1L) {
   set.seed(seed)
   X <- matrix(rnorm(n * d), n, d)
   theta <- numeric(d)
-  nz <- sample(d, round(0.1 * d))
+  nz <- sample(d, n_true)
   theta[nz] <- rnorm(length(nz))
-  y <- drop(X %*% theta) + rnorm(n, sd = 0.5)
+  y <- drop(X %*% theta) + rnorm(n, sd = noise_sd)
   Xt <- matrix(rnorm(n_test * d), n_test, d)
-  yt <- drop(Xt %*% theta) + rnorm(n_test, sd = 0.5)
+  yt <- drop(Xt %*% theta) + rnorm(n_test, sd = noise_sd)
 
   el <- system.time(fit <- ard(X, y))[["elapsed"]]
-  ours <- data.frame(fit = "ard() default (em, shared)", seconds = el, iterations = fit$iterations,
+  ours <- data.frame(fit = "ard() default (fast, shared)", seconds = el, iterations = fit$iterations,
                      converged = fit$converged, relevant = sum(fit$relevant != 1L),  # not the intercept
                      test_rmse = rmse(predict(fit, Xt), yt))
 
@@ -60,8 +60,8 @@ one_size <- function(n, d, n_test = 5000L, seed = 1L) {
   tab <- rbind(ours, rows)
   tab$ard_over_peer <- round(ours$seconds / tab$seconds, 3)
   tab$test_rmse <- round(tab$test_rmse, 4)
-  cat(sprintf("\n## n = %d, d = %d (%d true nonzero weights; %d test rows; ARDRegression threshold_lambda matched = %.4g)\n\n",
-              n, d, length(nz), n_test, 1e6 / s^2))
+  cat(sprintf("\n## n = %d, d = %d (%d true nonzero weights, noise sd %g; %d test rows; ARDRegression threshold_lambda matched = %.4g)\n\n",
+              n, d, length(nz), noise_sd, n_test, 1e6 / s^2))
   print(tab, row.names = FALSE)
   cat(sprintf("ard(): logLik %.2f, jitter events %d, %d of the %d true features kept\n", fit$logLik,
               fit$jitter_events, sum(nz %in% (fit$relevant - 1L)), length(nz)))
@@ -72,7 +72,9 @@ cat(sprintf("# ard() against scikit-learn's ARDRegression (%s)\n", format(Sys.ti
 # One small fit first, so that lazy loading of the package's R code is not
 # timed (python imports are outside its timing too; it warms up likewise).
 invisible(ard(matrix(rnorm(200), 40, 5), rnorm(40)))
-res <- list(one_size(2000L, 256L), one_size(20000L, 500L))
+# issue 59's two settings at n = 20000, d = 500: 20 true features (noise sd
+# 0.5) and 100 (noise sd 0.2)
+res <- list(one_size(2000L, 256L), one_size(20000L, 500L, 20L), one_size(20000L, 500L, 100L, 0.2))
 cat("\n## Environment\n\n")
 cat(sprintf("R: %s; sparsebayes %s; R BLAS: %s; LAPACK: %s\n", R.version.string, utils::packageVersion("sparsebayes"),
             extSoftVersion()[["BLAS"]], La_library()))
