@@ -358,7 +358,7 @@ inline void ModeSearch::set_base(const Eigen::VectorXd& at, const PassSums& sums
   target = llt.solve(c);
   Sigma = llt.solve(Eigen::MatrixXd::Identity(H.rows(), H.cols()));
   decrement = (c - H * at).dot(target - at);  // g' H^-1 g, g = c - H mu the gradient
-  log_evidence = base_log_posterior + 0.5 * alpha.array().log().sum() - llt.matrixLLT().diagonal().array().log().sum();
+  log_evidence = laplace_log_evidence(sums.log_lik, at, alpha, 2.0 * llt.matrixLLT().diagonal().array().log().sum());
 }
 
 // One pass of the mode search: `sums` at its trial point s.mu. The trial
@@ -459,10 +459,8 @@ inline PassesResult LaplacePassesFit::run() {
       fit = refit(sums, relevant_, alpha_);
       const Eigen::VectorXd new_alpha = fit.alpha();
       // laplace_log_evidence() at this pass's mu (its data log-likelihood) and curvature (Sigma)
-      log_evidence = fit.relevant == relevant_
-                         ? laplace_passes_detail::penalised(sums.log_lik, mu_, new_alpha) + 0.5 * new_alpha.array().log().sum() +
-                               0.5 * log_det_spd(fit.Sigma)
-                         : nan;
+      log_evidence = fit.relevant == relevant_ ? laplace_log_evidence(sums.log_lik, mu_, new_alpha, -log_det_spd(fit.Sigma))
+                                               : nan;
       const double moved = change(fit, relevant_, alpha_, mu_);
       record(pass, log_evidence, static_cast<int>(fit.relevant.size()), kReestimate);  // new alphas, a full Newton step
       // (a first pass at the targets' own linear predictor is at no point of the model: the step from it is not checked)

@@ -253,10 +253,16 @@ inline LaplacePosterior laplace_mode(const Likelihood& lik, const Eigen::MatrixX
   return lp;
 }
 
-// Laplace approximation of log p(t | alpha).
+// Laplace approximation of log p(t | alpha): the data log-likelihood at the
+// mode mu, the prior there, and log |H| of the posterior precision there.
+inline double laplace_log_evidence(double data_ll, const Eigen::VectorXd& mu, const Eigen::VectorXd& alpha,
+                                   double log_det_H) {
+  return data_ll - 0.5 * (alpha.array() * mu.array().square()).sum() + 0.5 * alpha.array().log().sum() -
+         0.5 * log_det_H;
+}
+
 inline double laplace_log_evidence(const LaplacePosterior& lp, const Eigen::VectorXd& alpha) {
-  return lp.data_ll - 0.5 * (alpha.array() * lp.post.mu.array().square()).sum() +
-         0.5 * alpha.array().log().sum() - 0.5 * lp.post.log_det_H;
+  return laplace_log_evidence(lp.data_ll, lp.post.mu, alpha, lp.post.log_det_H);
 }
 
 }  // namespace sparsebayes

@@ -434,8 +434,6 @@ class MultinomialSolver {
     fresh_ = true;
   }
 
-  static bool evidence_fell(double now, double before) { return now < before - 1e-9 * (1.0 + std::abs(before)); }
-
   // Records a realised evidence (of an adopted or an undone model).
   void realised(double ev) {
     if (best_ev_ == -kInf || ev > best_ev_ + kMinGain * (1.0 + std::abs(best_ev_))) {
