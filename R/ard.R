@@ -198,7 +198,8 @@ ard <- function(x, ...) UseMethod("ard")
 #' @export
 ard.formula <- function(formula, data, subset, weights, na.action, offset, ...) {
   if (!missing(data) && inherits(data, "sb_chunks"))
-    return(fit_chunks(match.call(), parent.frame(), data, ard.default, "ard", intercept = FALSE, ..., keep_intercept = TRUE))
+    return(fit_chunks(match.call(), parent.frame(), data, ard.default, "ard", intercept = FALSE, ..., keep_intercept = TRUE,
+                      copies = TRUE))
   fit_formula(match.call(), parent.frame(), ard.default, "ard", intercept = FALSE, ..., keep_intercept = TRUE)
 }
 

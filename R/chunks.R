@@ -472,11 +472,13 @@ add_rows_left_out <- function(a, empty) {
 # no digits) with rows weighted by sqrt(w); the sum of sqrt(w); the
 # columns' largest magnitudes; the weights' count, log sum and range; the
 # rows read and those na.action left out; with `sample_size`, a uniform
-# sample of that many rows (chunk_sample()). Every moment of the inputs and
+# sample of that many rows (chunk_sample()); with `copies`, each row's
+# row_keys() of its inputs and response and its weight (chunk_copies()).
+# Every moment of the inputs and
 # the response, and for ard() the statistics of its scaled design
 # (chunk_design_statistics()), follow from these sums, so ard() reads the
 # data once.
-chunk_sums_pass <- function(source, spec, sample_size = 0L) {
+chunk_sums_pass <- function(source, spec, sample_size = 0L, copies = FALSE) {
   value <- chunk_pass(source, function(chunk, i) {
     part <- chunk_frame(chunk, spec)
     if (is.null(part$x)) return(list(rows = 0, kept = 0, omitted = part$omitted))  # every row left out
@@ -491,18 +493,38 @@ chunk_sums_pass <- function(source, spec, sample_size = 0L) {
          root_w = sum(sw), size = vapply(seq_len(ncol(x)), function(j) max(abs(x[, j])), numeric(1L)),
          rows = length(w), kept = sum(keep), omitted = part$omitted, log_w = sum(log(w[keep])),
          w_range = range(w[keep]), weighted = !is.null(part$weights), offset = !is.null(part$offset),
-         sample = if (sample_size > 0L) chunk_sample(part, keep, i, sample_size))
+         sample = if (sample_size > 0L) chunk_sample(part, keep, i, sample_size),
+         keys = if (copies) list(cbind(row_keys(x, v), w[keep])))
   }, function(a, b) {
     if (is.null(a$sums)) return(add_rows_left_out(b, a))
     if (is.null(b$sums)) return(add_rows_left_out(a, b))
     list(sums = Map(`+`, a$sums, b$sums), root_w = a$root_w + b$root_w, size = pmax(a$size, b$size),
          rows = a$rows + b$rows, kept = a$kept + b$kept, omitted = a$omitted + b$omitted, log_w = a$log_w + b$log_w,
          w_range = range(a$w_range, b$w_range), weighted = a$weighted || b$weighted, offset = a$offset || b$offset,
-         sample = if (sample_size > 0L) sample_combine(a$sample, b$sample, sample_size))
+         sample = if (sample_size > 0L) sample_combine(a$sample, b$sample, sample_size),
+         keys = c(a$keys, b$keys))
   }, "sums")
   if (is.null(value) || value$kept < 2L)
     stop_arg("data", "gives fewer than two rows of positive weight; the noise cannot be estimated.")
+  if (copies) value$copies <- chunk_copies(value$keys)
+  value$keys <- NULL
   chunk_moments(value, spec)
+}
+
+# Whether a fit of `family` from chunks may pool copies (a noise to learn;
+# NULL: gaussian unless the response is a factor, read only in the pass).
+chunk_may_pool <- function(family) is.null(family) || has_noise(resolve_family(family, 0))
+
+# Exact copies among the rows of every chunk, as relative_weights() finds
+# them in memory (DESIGN.md, "Weights and copies"): from the rows' keys
+# and weights (one matrix per chunk, columns key, key, weight), the number
+# of distinct rows and sum(log W_g) over them, W_g the summed weight of a
+# row's copies. Holds 24 bytes a row until the keys are grouped.
+chunk_copies <- function(keys) {
+  keys <- do.call(rbind, keys)
+  group <- first_copy(keys[, 1:2, drop = FALSE])
+  list(distinct = sum(group == seq_along(group)),
+       log_pooled = sum(log(rowsum(keys[, 3L], group, reorder = FALSE))))
 }
 
 # The weighted moments of the inputs (x: W, mean, M2 = the sum of squared
@@ -572,24 +594,26 @@ chunk_constant_column <- function(m, scaling) {
   if (is.na(j)) c(0, 0) else c(j, value[j])
 }
 
-# Standard units (standard_units()) from the sums pass: each row of a
-# chunk source counts as distinct (finding copies would hold every row),
-# so the weights are rescaled to sum to the rows of positive weight.
+# Standard units (standard_units()) from the sums pass: exact copies are
+# pooled as in memory (mom$copies, chunk_copies()), so the weights are
+# rescaled to sum to the distinct rows of positive weight.
 chunk_standard_units <- function(mom, const) {
   n <- mom$kept
-  weighted <- mom$weighted && diff(mom$w_range) > 1e-14 * mom$w_range[2L]  # equal weights are none
-  unit <- mom$z$W / n
+  distinct <- mom$copies$distinct %||% n
+  weighted <- distinct < n || mom$weighted && diff(mom$w_range) > 1e-14 * mom$w_range[2L]  # equal weights are none
+  unit <- mom$z$W / distinct
   shift <- if (const[1L] > 0) mom$z$mean else 0
-  variance <- mom$z$M2 / unit / (n - 1)  # of the rows replicated w / unit times
+  variance <- mom$z$M2 / unit / (distinct - 1)  # of the rows replicated w / unit times
   scale <- sqrt(variance)
   if (!is.finite(scale) || !(scale > 0))
     stop_arg("formula", if (is.finite(scale)) "has a constant response; there is nothing to fit."
                         else "has a response too large to sum in double precision; rescale it.")
   log_w <- if (weighted) mom$log_w - n * log(unit) else 0
+  log_pooled <- if (!weighted) 0 else if (is.null(mom$copies)) log_w else mom$copies$log_pooled - distinct * log(unit)
   list(n = mom$rows, shift = shift, scale = scale, const = const, unit = unit,
-       weighted = weighted, weights = NULL, offset = NULL, log_weights = log_w / 2, distinct = n, n_kept = n,
-       weight_sum = n, log_weight_sum = log_w, log_jacobian = -n * log(scale) + log_w / 2,
-       n_effective = if (weighted) n else -1, target_variance = if (weighted) 1 else -1)
+       weighted = weighted, weights = NULL, offset = NULL, log_weights = log_pooled / 2, distinct = distinct,
+       n_kept = n, weight_sum = distinct, log_weight_sum = log_w, log_jacobian = -n * log(scale) + log_w / 2,
+       n_effective = if (weighted) distinct else -1, target_variance = if (weighted) 1 else -1)
 }
 
 # The statistics pass: Phi'Phi, Phi't, t't, sum(t) and n of the basis
@@ -645,12 +669,13 @@ basis_chunk <- function(spec, basis, M, block_sums, add, check) {
 # (class "sb_chunk_design": the source, the chunk description and the
 # sums pass) in place of x and y, and the fit keeps what predict()
 # needs to build the design of new data, as fit_formula() does.
-fit_chunks <- function(mcall, env, source, fitter, generic, ..., keep_intercept = FALSE, sample_size = 0L,
+fit_chunks <- function(mcall, env, source, fitter, generic, ..., keep_intercept = FALSE, sample_size = 0L, copies = FALSE,
                        classes = FALSE) {
   force(sample_size)  # its checks fail here, not inside a future's inspection of the pass's globals
+  force(copies)
   source$record <- new.env(parent = emptyenv())  # what this fit's first pass read (check_same_rows())
   spec <- chunk_spec(mcall, env, source, keep_intercept, classes)
-  design <- structure(list(source = source, spec = spec, moments = chunk_sums_pass(source, spec, sample_size)),
+  design <- structure(list(source = source, spec = spec, moments = chunk_sums_pass(source, spec, sample_size, copies)),
                       class = "sb_chunk_design")
   fit <- fitter(design, NULL, ...)
   mcall[[1L]] <- as.name(generic)

@@ -283,7 +283,7 @@ rvm <- function(x, ...) UseMethod("rvm")
 rvm.formula <- function(formula, data, subset, weights, na.action, offset, ...) {
   if (!missing(data) && inherits(data, "sb_chunks"))
     return(fit_chunks(match.call(), parent.frame(), data, rvm.default, "rvm", ..., sample_size = chunk_width_rows,
-                      classes = TRUE))
+                      copies = chunk_may_pool(list(...)$family), classes = TRUE))
   fit_formula(match.call(), parent.frame(), rvm.default, "rvm", ...)
 }
 

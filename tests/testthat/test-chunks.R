@@ -344,3 +344,31 @@ test_that("the sample of rows an rvm() from chunks learns on is uniform, even fr
   grid <- data.frame(x = seq(-2.9, 2.9, length.out = 200))
   expect_lt(sqrt(mean((predict(fit, grid) - sin(2 * grid$x))^2)), 0.1)
 })
+
+test_that("exact copies are pooled from chunks as from the rows, across chunk boundaries", {
+  d <- chunk_data(600, seed = 3)
+  new <- chunk_data(40, seed = 4)
+  # copies of 200 rows, some in the same chunk and some in another; then with integer weights and an offset
+  dup <- rbind(d, d[c(1:100, 401:500), ])
+  chunks <- data_chunks(dup, chunk_size = 250)
+  for (method in c("fast", "em")) {
+    a <- ard(y ~ x1 + x2 + x3 + x4 + g, data = dup, method = method)
+    b <- ard(y ~ x1 + x2 + x3 + x4 + g, data = chunks, method = method)
+    expect_same_fit(a, b, new)
+    expect_equal(vcov(b), vcov(a), tolerance = 1e-8)
+  }
+  a <- ard(y ~ x1 + x2 + x3 + x4 + g, data = dup, weights = w, offset = off)
+  b <- ard(y ~ x1 + x2 + x3 + x4 + g, data = chunks, weights = w, offset = off)
+  expect_same_fit(a, b, new)
+  # two copies of every row are the rows themselves
+  twice <- data_chunks(rbind(d, d), chunk_size = 500)
+  expect_same_fit(ard(y ~ x1 + x3 + g, data = twice), ard(y ~ x1 + x3 + g, data = d), new)
+  # rvm(): the kernel basis on given centres and width
+  C <- as.matrix(d[seq(1, 600, length.out = 25), c("x1", "x3")])
+  a <- rvm(y ~ x1 + x3, data = dup, kernel = kernel_gaussian(1.5), centres = C)
+  b <- rvm(y ~ x1 + x3, data = chunks, kernel = kernel_gaussian(1.5), centres = C)
+  expect_equal(coef(b), coef(a), tolerance = 1e-8)
+  expect_equal(as.numeric(logLik(b)), as.numeric(logLik(a)), tolerance = 1e-8)
+  expect_equal(b$lambda, a$lambda, tolerance = 1e-8)
+  expect_equal(predict(b, new), predict(a, new), tolerance = 1e-8)
+})
