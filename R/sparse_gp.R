@@ -109,8 +109,8 @@
 #' `optimize = "none"` and `inducing` a matrix, are used as they are), and a
 #' second pass adds the sums over rows that the posterior needs (`m x m`
 #' per chunk). Given the hyperparameters and inducing points, the fit
-#' equals the one from the same rows in memory (to rounding) when no two
-#' rows are exact copies (a chunk source counts every row as distinct). The
+#' equals the one from the same rows in memory (to rounding), exact copies
+#' pooled as there (wherever they sit in the chunks). The
 #' fit keeps no n-length vector: `fitted.values`, `residuals`, `Lambda`,
 #' `fitted_var`, `pi_diag` and `pi_r` are `NULL`, `summary()` and
 #' `logLik()` work from the sums, `predict(newdata = )` as usual, and what
@@ -269,7 +269,7 @@ sparse_gp <- function(x, ...) UseMethod("sparse_gp")
 sparse_gp.formula <- function(formula, data, subset, weights, na.action, offset, ...) {
   if (!missing(data) && inherits(data, "sb_chunks"))
     return(fit_chunks(match.call(), parent.frame(), data, sparse_gp.default, "sparse_gp", ...,
-                      sample_size = gp_chunk_sample_size(list(...)$control)))
+                      sample_size = gp_chunk_sample_size(list(...)$control), copies = TRUE))
   fit_formula(match.call(), parent.frame(), sparse_gp.default, "sparse_gp", ...)
 }
 
@@ -995,8 +995,8 @@ gp_chunk_sample_size <- function(control) {
 # the inducing points a matrix) are used as they are. The posterior is then
 # one pass adding the sums over rows of every chunk (.sb_gp_sums(), the
 # code of the in-memory pass) given the factor of K_uu, with the constant
-# mean and the weights' unit of all rows (chunk_standard_units(); every row
-# counts as distinct), and formed from the sums (.sb_gp_posterior_from_sums()).
+# mean and the weights' unit of all rows (chunk_standard_units(); copies
+# pooled as in memory), and formed from the sums (.sb_gp_posterior_from_sums()).
 gp_chunk_fit <- function(design, a, call) {
   if (a$approx == "exact")
     stop_arg("approx", "\"exact\" factorises an n x n matrix of every row; from data_chunks() use \"VFE\" or \"FITC\".")

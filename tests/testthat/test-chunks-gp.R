@@ -60,6 +60,23 @@ test_that("sparse_gp() from chunks, given its hyperparameters and inducing point
   expect_same_gp(a, b, new)
 })
 
+test_that("sparse_gp() from chunks pools exact copies as the fit from the rows", {
+  d <- gp_chunk_data(2000)
+  new <- gp_chunk_data(40, seed = 5)
+  dup <- rbind(d, d[1:700, ])  # copies in the chunk of their row and in others
+  Z <- as.matrix(d[seq(1, 2000, by = 100), c("x1", "x2")])
+  k <- kernel_gaussian(width = c(0.5, 0.7), variance = 0.3)
+  chunks <- data_chunks(dup, chunk_size = 900)
+  for (approx in c("VFE", "FITC")) {
+    a <- sparse_gp(y ~ x1 + x2, data = dup, weights = w, inducing = Z, kernel = k, noise_variance = 0.04,
+                   optimize = "none", approx = approx)
+    b <- sparse_gp(y ~ x1 + x2, data = chunks, weights = w, inducing = Z, kernel = k, noise_variance = 0.04,
+                   optimize = "none", approx = approx)
+    expect_same_gp(a, b, new)
+    expect_equal(b$weight_unit, a$weight_unit, tolerance = 1e-12)
+  }
+})
+
 test_that("a sparse GP from chunks keeps no rows and says what needs them", {
   d <- gp_chunk_data(3000)
   Z <- as.matrix(d[seq(1, 3000, by = 100), c("x1", "x2")])
