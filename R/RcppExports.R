@@ -17,6 +17,10 @@
     .Call(`_sparsebayes_sb_fit_multinomial`, Phi, T, case_weights, offset, shared, problem, control)
 }
 
+.sb_row_keys <- function(x) {
+    .Call(`_sparsebayes_sb_row_keys`, x)
+}
+
 .sb_statistics <- function(Phi, t) {
     .Call(`_sparsebayes_sb_statistics`, Phi, t)
 }

@@ -522,6 +522,7 @@ chunk_may_pool <- function(family) is.null(family) || has_noise(resolve_family(f
 # row's copies. Holds 24 bytes a row until the keys are grouped.
 chunk_copies <- function(keys) {
   keys <- do.call(rbind, keys)
+  if (!anyDuplicated(keys[, 1L])) return(NULL)  # no copies: a hash of one key, not a sort of both
   group <- first_copy(keys[, 1:2, drop = FALSE])
   list(distinct = sum(group == seq_along(group)),
        log_pooled = sum(log(rowsum(keys[, 3L], group, reorder = FALSE))))

@@ -138,23 +138,11 @@ relative_weights <- function(rows, z, weights) {
 }
 
 # One key per row of the matrices given (their columns side by side), equal
-# for exact copies: two fixed projections of the row (the columns of a
-# two-column matrix), summed column by column so that equal rows get
-# bit-equal sums wherever they sit (a BLAS product sums the rows of a
-# block's remainder differently). Rows that differ only below the rounding
-# of the sums count as copies.
+# for exact copies (row_keys() in statistics.hpp).
 row_keys <- function(...) {
-  a <- b <- 0
-  j <- 0L
-  for (m in list(...)) {
-    m <- as.matrix(m)
-    for (k in seq_len(ncol(m))) {
-      j <- j + 1L
-      a <- a + m[, k] * cos(j * 1.618034)
-      b <- b + m[, k] * sin(j * 2.718282)
-    }
-  }
-  cbind(a, b)
+  m <- do.call(cbind, lapply(list(...), as.matrix))
+  storage.mode(m) <- "double"
+  .sb_row_keys(m)
 }
 
 # For each row of `keys` (row_keys()), the index of its first copy, as

@@ -74,6 +74,17 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// sb_row_keys
+Eigen::MatrixXd sb_row_keys(Eigen::Map<Eigen::MatrixXd> x);
+RcppExport SEXP _sparsebayes_sb_row_keys(SEXP xSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type x(xSEXP);
+    rcpp_result_gen = Rcpp::wrap(sb_row_keys(x));
+    return rcpp_result_gen;
+END_RCPP
+}
 // sb_statistics
 Rcpp::List sb_statistics(Eigen::Map<Eigen::MatrixXd> Phi, Eigen::Map<Eigen::VectorXd> t);
 RcppExport SEXP _sparsebayes_sb_statistics(SEXP PhiSEXP, SEXP tSEXP) {
@@ -412,6 +423,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_sparsebayes_sb_kmeans_centres", (DL_FUNC) &_sparsebayes_sb_kmeans_centres, 6},
     {"_sparsebayes_sb_fit", (DL_FUNC) &_sparsebayes_sb_fit, 5},
     {"_sparsebayes_sb_fit_multinomial", (DL_FUNC) &_sparsebayes_sb_fit_multinomial, 7},
+    {"_sparsebayes_sb_row_keys", (DL_FUNC) &_sparsebayes_sb_row_keys, 1},
     {"_sparsebayes_sb_statistics", (DL_FUNC) &_sparsebayes_sb_statistics, 2},
     {"_sparsebayes_sb_fit_statistics", (DL_FUNC) &_sparsebayes_sb_fit_statistics, 3},
     {"_sparsebayes_sb_fit_passes", (DL_FUNC) &_sparsebayes_sb_fit_passes, 6},

@@ -188,6 +188,9 @@ Rcpp::List sb_fit_multinomial(Eigen::Map<Eigen::MatrixXd> Phi, Eigen::Map<Eigen:
       Rcpp::Named("trace") = trace_list(r.trace));
 }
 
+// [[Rcpp::export(.sb_row_keys)]]
+Eigen::MatrixXd sb_row_keys(Eigen::Map<Eigen::MatrixXd> x) { return sparsebayes::row_keys(x); }
+
 // The statistics layer (statistics.hpp): the sums a gaussian fit with
 // shared noise reads from rows of the basis and targets (in standard units);
 // the sums of several blocks of rows add.

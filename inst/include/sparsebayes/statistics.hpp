@@ -9,6 +9,7 @@
 #pragma once
 
 #include <Eigen/Dense>
+#include <cmath>
 
 #include "model.hpp"
 
@@ -45,5 +46,20 @@ struct GaussianStatistics {
     n += Phi.rows();
   }
 };
+
+// Two keys per row of x, equal for exact copies wherever they sit: two
+// fixed projections of the row, each summed column by column in the same
+// order for every row (a blocked product may sum a block's remainder rows
+// in another order). Rows that differ only below the rounding of the sums
+// count as copies. Column-wise loops: each row's sum keeps its order.
+inline Eigen::MatrixXd row_keys(const Eigen::Ref<const Eigen::MatrixXd>& x) {
+  Eigen::MatrixXd keys = Eigen::MatrixXd::Zero(x.rows(), 2);
+  for (Eigen::Index j = 0; j < x.cols(); ++j) {
+    const double a = std::cos((j + 1) * 1.618034), b = std::sin((j + 1) * 2.718282);
+    keys.col(0) += a * x.col(j);
+    keys.col(1) += b * x.col(j);
+  }
+  return keys;
+}
 
 }  // namespace sparsebayes
