@@ -9,8 +9,12 @@
     .Call(`_sparsebayes_sb_kmeans_centres`, x, m, seed, iterations, sample_size, threads)
 }
 
-.sb_fit <- function(Phi, t, likelihood, problem, control) {
-    .Call(`_sparsebayes_sb_fit`, Phi, t, likelihood, problem, control)
+.sb_column_products <- function() {
+    .Call(`_sparsebayes_sb_column_products`)
+}
+
+.sb_fit <- function(Phi, t, likelihood, problem, control, products = NULL) {
+    .Call(`_sparsebayes_sb_fit`, Phi, t, likelihood, problem, control, products)
 }
 
 .sb_fit_multinomial <- function(Phi, T, case_weights, offset, shared, problem, control) {

@@ -470,8 +470,10 @@ shared_designs <- function(problems) {
     i <- Position(function(k) identical(k, p$kernels), kernels)
     if (is.na(i)) {
       d <- rvm_design(p)
-      if (is.null(d$statistics) && has_noise(p$family) && is.null(d$wavelet) && !is.factor(p$y))
+      if (is.null(d$statistics) && has_noise(p$family) && is.null(d$wavelet) && !is.factor(p$y)) {
         d$statistics <- basis_statistics(d$Phi, p$y, p$noise, p$wo, d$rows)
+        d$statistics$products <- .sb_column_products()  # the candidates' fast fits share Phi' phi_m
+      }
       kernels[[length(kernels) + 1L]] <<- p$kernels
       designs[[length(designs) + 1L]] <<- d
       i <- length(designs)

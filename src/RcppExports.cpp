@@ -42,9 +42,19 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// sb_column_products
+SEXP sb_column_products();
+RcppExport SEXP _sparsebayes_sb_column_products() {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    rcpp_result_gen = Rcpp::wrap(sb_column_products());
+    return rcpp_result_gen;
+END_RCPP
+}
 // sb_fit
-Rcpp::List sb_fit(Eigen::Map<Eigen::MatrixXd> Phi, Eigen::Map<Eigen::VectorXd> t, std::string likelihood, Rcpp::List problem, Rcpp::List control);
-RcppExport SEXP _sparsebayes_sb_fit(SEXP PhiSEXP, SEXP tSEXP, SEXP likelihoodSEXP, SEXP problemSEXP, SEXP controlSEXP) {
+Rcpp::List sb_fit(Eigen::Map<Eigen::MatrixXd> Phi, Eigen::Map<Eigen::VectorXd> t, std::string likelihood, Rcpp::List problem, Rcpp::List control, SEXP products);
+RcppExport SEXP _sparsebayes_sb_fit(SEXP PhiSEXP, SEXP tSEXP, SEXP likelihoodSEXP, SEXP problemSEXP, SEXP controlSEXP, SEXP productsSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -53,7 +63,8 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< std::string >::type likelihood(likelihoodSEXP);
     Rcpp::traits::input_parameter< Rcpp::List >::type problem(problemSEXP);
     Rcpp::traits::input_parameter< Rcpp::List >::type control(controlSEXP);
-    rcpp_result_gen = Rcpp::wrap(sb_fit(Phi, t, likelihood, problem, control));
+    Rcpp::traits::input_parameter< SEXP >::type products(productsSEXP);
+    rcpp_result_gen = Rcpp::wrap(sb_fit(Phi, t, likelihood, problem, control, products));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -421,7 +432,8 @@ END_RCPP
 static const R_CallMethodDef CallEntries[] = {
     {"_sparsebayes_sb_kernel_design", (DL_FUNC) &_sparsebayes_sb_kernel_design, 5},
     {"_sparsebayes_sb_kmeans_centres", (DL_FUNC) &_sparsebayes_sb_kmeans_centres, 6},
-    {"_sparsebayes_sb_fit", (DL_FUNC) &_sparsebayes_sb_fit, 5},
+    {"_sparsebayes_sb_column_products", (DL_FUNC) &_sparsebayes_sb_column_products, 0},
+    {"_sparsebayes_sb_fit", (DL_FUNC) &_sparsebayes_sb_fit, 6},
     {"_sparsebayes_sb_fit_multinomial", (DL_FUNC) &_sparsebayes_sb_fit_multinomial, 7},
     {"_sparsebayes_sb_row_keys", (DL_FUNC) &_sparsebayes_sb_row_keys, 1},
     {"_sparsebayes_sb_statistics", (DL_FUNC) &_sparsebayes_sb_statistics, 2},

@@ -158,14 +158,25 @@ Eigen::MatrixXd sb_kmeans_centres(Eigen::Map<Eigen::MatrixXd> x, int m, double s
   return sparsebayes::kmeans_centres(x, m, static_cast<std::uint64_t>(seed), iterations, sample_size, threads);
 }
 
+// The kept products of one basis (fast_state.hpp's ColumnProducts), which
+// several fits of that basis share: an external pointer (NULL after
+// serialisation, as on a future's worker: then each fit keeps its own).
+using ProductsHandle = std::shared_ptr<sparsebayes::ColumnProducts>;
+
+// [[Rcpp::export(.sb_column_products)]]
+SEXP sb_column_products() { return Rcpp::XPtr<ProductsHandle>(new ProductsHandle(std::make_shared<sparsebayes::ColumnProducts>())); }
+
 // Every fit of rvm() and ard(): the basis, the targets (gaussian: in
-// standard units), the problem and the control settings.
+// standard units), the problem and the control settings; `products`: NULL or
+// .sb_column_products()'s for this basis.
 // [[Rcpp::export(.sb_fit)]]
 Rcpp::List sb_fit(Eigen::Map<Eigen::MatrixXd> Phi, Eigen::Map<Eigen::VectorXd> t, std::string likelihood,
-                  Rcpp::List problem, Rcpp::List control) {
+                  Rcpp::List problem, Rcpp::List control, SEXP products = R_NilValue) {
   RInterruptScope interrupts;
   const sparsebayes::SolverOptions opt = as_options(problem, control);
-  return as_list(sparsebayes::fit_model(Phi, t, likelihood, opt, make_progress(control)));
+  ProductsHandle kept;
+  if (TYPEOF(products) == EXTPTRSXP && R_ExternalPtrAddr(products)) kept = *Rcpp::XPtr<ProductsHandle>(products);
+  return as_list(sparsebayes::fit_model(Phi, t, likelihood, opt, make_progress(control), kept));
 }
 
 // A multinomial (softmax) fit (multinomial.hpp): the basis, the n x K class

@@ -68,3 +68,21 @@ context("fast solver: crawls end before the iteration cap") {
     }
   }
 }
+
+context("fast solver: kept products shared by fits of one basis") {
+  test_that("fits sharing ColumnProducts equal fits keeping their own, and another basis clears it") {
+    const Problem a = interpolating_problem(20, 0.5), b = interpolating_problem(53, 0.7);
+    sparsebayes::SolverOptions o = sbtest::default_options("fast");
+    auto shared = std::make_shared<sparsebayes::ColumnProducts>();
+    for (double init : {0.01, 0.5}) {  // two noise starts, as rvm()'s candidate fits
+      o.noise.init_lambda = init;
+      for (const Problem* p : {&a, &b, &a}) {  // a basis after another: the products of the first are not used
+        const sparsebayes::FitResult own = sparsebayes::fit_model(p->Phi, p->t, "gaussian", o);
+        const sparsebayes::FitResult kept = sparsebayes::fit_model(p->Phi, p->t, "gaussian", o, nullptr, shared);
+        expect_true(kept.relevant == own.relevant);
+        expect_true(kept.mu == own.mu);  // bit for bit
+        expect_true(kept.log_evidence == own.log_evidence);
+      }
+    }
+  }
+}

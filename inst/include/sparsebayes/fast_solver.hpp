@@ -22,8 +22,9 @@ class FastSolver {
  public:
   FastSolver(const Eigen::Ref<const Eigen::MatrixXd>& Phi, const Eigen::VectorXd& inv_scale,
              const Eigen::VectorXd& t, const Likelihood& lik, const ProblemSpec& problem, const LoopControl& loop,
-             const NoiseControl& noise, const FastControl& fast, const GaussianStatistics* stats = nullptr)
-      : st_(Phi, inv_scale, t, problem, loop, noise, fast, stats), path_(make_path(st_, lik)) {}
+             const NoiseControl& noise, const FastControl& fast, const GaussianStatistics* stats = nullptr,
+             std::shared_ptr<ColumnProducts> products = nullptr)
+      : st_(Phi, inv_scale, t, problem, loop, noise, fast, stats, std::move(products)), path_(make_path(st_, lik)) {}
   // The path holds a reference to st_.
   FastSolver(const FastSolver&) = delete;
   FastSolver& operator=(const FastSolver&) = delete;

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <algorithm>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -43,6 +44,44 @@ inline void remove_entry(Eigen::VectorXd& v, Eigen::Index k) {
 
 }  // namespace detail
 
+// Phi' phi_m of a basis's unweighted rows, kept once formed (up to 64 MB of
+// numbers). Columns are deleted and added again within a fit (1000 centres
+// at n = 1e5 added 111 times to keep 33, each addition 1e8 multiply-adds),
+// and the candidate fits of one rvm() (R/learn_widths.R) add mostly the same
+// columns of one basis, so fits may share one (fit_model()'s `products`).
+// It answers for the basis it was formed from: another clears it.
+class ColumnProducts {
+ public:
+  static constexpr Eigen::Index kNumbers = Eigen::Index(1) << 23;
+
+  const Eigen::VectorXd& of(const Eigen::Ref<const Eigen::MatrixXd>& Phi, Eigen::Index m) {
+    if (Phi.data() != data_ || Phi.rows() != rows_ || Phi.cols() != cols_ || Phi.outerStride() != stride_) {
+      data_ = Phi.data();
+      rows_ = Phi.rows();
+      cols_ = Phi.cols();
+      stride_ = Phi.outerStride();
+      kept_.assign(cols_, Eigen::VectorXd());
+      numbers_ = 0;
+    }
+    Eigen::VectorXd& c = kept_[m];
+    if (c.size()) return c;
+    if (numbers_ + cols_ > kNumbers) {
+      scratch_ = Phi.transpose() * Phi.col(m);
+      return scratch_;
+    }
+    c = Phi.transpose() * Phi.col(m);
+    numbers_ += cols_;
+    return c;
+  }
+
+ private:
+  const double* data_ = nullptr;
+  Eigen::Index rows_ = -1, cols_ = -1, stride_ = -1;
+  std::vector<Eigen::VectorXd> kept_;
+  Eigen::Index numbers_ = 0;
+  Eigen::VectorXd scratch_;
+};
+
 // The action chosen for one iteration: its column, the column's new alpha
 // and the predicted gain in the log posterior.
 struct FastChoice {
@@ -73,9 +112,11 @@ struct FastUndoable {
 struct FastState : FastUndoable {
   FastState(const Eigen::Ref<const Eigen::MatrixXd>& Phi_, const Eigen::VectorXd& inv_scale_,
             const Eigen::VectorXd& t_, const ProblemSpec& problem_, const LoopControl& loop_,
-            const NoiseControl& noise_, const FastControl& fast_, const GaussianStatistics* stats_ = nullptr)
+            const NoiseControl& noise_, const FastControl& fast_, const GaussianStatistics* stats_ = nullptr,
+            std::shared_ptr<ColumnProducts> products_ = nullptr)
       : Phi(Phi_), inv_scale(inv_scale_), t(t_), stats(stats_), problem(problem_), loop(loop_), noise(noise_),
-        fast(fast_), n(stats_ ? stats_->n : Phi_.rows()), M(stats_ ? stats_->cols() : Phi_.cols()),
+        fast(fast_), products(products_ ? std::move(products_) : std::make_shared<ColumnProducts>()),
+        n(stats_ ? stats_->n : Phi_.rows()), M(stats_ ? stats_->cols() : Phi_.cols()),
         beta(1.0 / (problem_.noise_variance > 0.0 ? problem_.noise_variance
                                                   : initial_noise_variance(t_, problem_, noise_))) {
     aligned_out.assign(M, 0);
@@ -91,6 +132,7 @@ struct FastState : FastUndoable {
   LoopControl loop;
   NoiseControl noise;
   FastControl fast;
+  std::shared_ptr<ColumnProducts> products;  // Phi' phi_m of the rows, kept (shared by fits of one basis)
   Eigen::Index n, M;
   double beta;         // shared noise precision (the B = beta I of unweighted caches; the smoothness prior's)
   Eigen::VectorXd B;   // the weights inside the caches (empty: none)
@@ -101,11 +143,6 @@ struct FastState : FastUndoable {
   void restore(const Snapshot& s) { FastUndoable::operator=(s); }
 
   bool weighted() const { return B.size() > 0; }
-
-  static constexpr Eigen::Index kCrossCache = Eigen::Index(1) << 23;  // 64 MB of kept products
-  mutable std::vector<Eigen::VectorXd> cross_cache_;
-  mutable Eigen::VectorXd scratch_;
-  mutable Eigen::Index cross_kept_ = 0;
 
   // Phi mu (empty from the statistics alone).
   Eigen::VectorXd fitted() const {
@@ -127,23 +164,7 @@ struct FastState : FastUndoable {
   Eigen::VectorXd cross(Eigen::Index m) const {
     if (stats) return stats->gram.col(m).cwiseProduct(inv_scale) * inv_scale(m);
     if (weighted()) return (Phi.transpose() * B.cwiseProduct(Phi.col(m))).cwiseProduct(inv_scale) * inv_scale(m);
-    return rows_cross(m).cwiseProduct(inv_scale) * inv_scale(m);
-  }
-
-  // Phi' phi_m from the rows, kept once formed (up to kCrossCache numbers):
-  // columns are deleted and added again, and 1000 centres at n = 1e5 added
-  // 111 times to keep 33, each addition 1e8 multiply-adds.
-  const Eigen::VectorXd& rows_cross(Eigen::Index m) const {
-    if (cross_cache_.empty()) cross_cache_.resize(M);
-    Eigen::VectorXd& c = cross_cache_[m];
-    if (c.size()) return c;
-    if (cross_kept_ + M > kCrossCache) {
-      scratch_ = Phi.transpose() * Phi.col(m);
-      return scratch_;
-    }
-    c = Phi.transpose() * Phi.col(m);
-    cross_kept_ += M;
-    return c;
+    return products->of(Phi, m).cwiseProduct(inv_scale) * inv_scale(m);
   }
 
   // Cosine of unit-norm columns m and k (the alignment test).

@@ -87,8 +87,11 @@ inline void check_problem(const Eigen::Ref<const Eigen::MatrixXd>& Phi, const Ei
 
 }  // namespace detail
 
+// `products`: the kept Phi' phi_m of this basis (fast_state.hpp), shared by
+// several fits of one basis; none: the fit keeps its own.
 inline FitResult fit_model(const Eigen::Ref<const Eigen::MatrixXd>& Phi, const Eigen::Ref<const Eigen::VectorXd>& t_in,
-                           const std::string& likelihood, const SolverOptions& opt, const Progress& progress = nullptr) {
+                           const std::string& likelihood, const SolverOptions& opt, const Progress& progress = nullptr,
+                           std::shared_ptr<ColumnProducts> products = nullptr) {
   const Likelihood lik = Likelihood::from_name(likelihood);
   detail::check_problem(Phi, t_in, lik, opt);
   const Eigen::VectorXd t = t_in;
@@ -99,7 +102,7 @@ inline FitResult fit_model(const Eigen::Ref<const Eigen::MatrixXd>& Phi, const E
 
   FitResult r = method_named(opt.problem.method).rule == Rule::fast
                     ? FastSolver(Phi, inv_scale, t, lik, detail::in_unit_columns(opt.problem, scale), opt.loop, opt.noise,
-                                 opt.fast).run(progress)
+                                 opt.fast, nullptr, std::move(products)).run(progress)
                     : fit_joint_ard(Phi, inv_scale, t, lik, opt.problem, opt.loop, opt.noise, opt.batch, progress);
   detail::to_caller_columns(r, scale);
   return r;
