@@ -937,19 +937,20 @@ new_sparse_gp <- function(opt, data, approx, optimize, control, call) {
   fitted <- data$ybar + as.numeric(post$fitted)
   # VFE and FITC leave Pi's diagonal and the latent variances at the
   # training inputs to gp_row_variances(), when asked
-  rows <- list(x = x, y = data$y, fitted = fitted, fitted_var = if (exact) as.numeric(post$fitted_var),
+  rows <- list(x = x, xs = xs, y = data$y, fitted = fitted, fitted_var = if (exact) as.numeric(post$fitted_var),
                Lambda = as.numeric(post$lambda), pi_diag = if (exact) as.numeric(post$pi_diag),
                pi_r = as.numeric(post$pi_r))
-  gp_object(opt, post, data$ybar, data$scaling, colnames(x), if (is.null(Z)) xs else Z, approx, optimize, control,
-            call, rows)
+  gp_object(opt, post, data$ybar, data$scaling, colnames(x), approx, optimize, control, call, rows)
 }
 
 # The fit object from the optimum `opt`, the posterior `post` and the
-# constant mean `ybar`; `rows`: the training rows' x, y and their fitted
-# values, latent variances, Lambda and Pi's diagonal and Pi r (NULL for a
-# fit from chunks, which keeps no n-length vector).
-gp_object <- function(opt, post, ybar, scaling, columns, centres, approx, optimize, control, call, rows) {
+# constant mean `ybar`; `rows`: the training rows' x, scaled xs (an exact
+# GP's centres), y and their fitted values, latent variances, Lambda and
+# Pi's diagonal and Pi r (NULL for a fit from chunks, which keeps no
+# n-length vector).
+gp_object <- function(opt, post, ybar, scaling, columns, approx, optimize, control, call, rows) {
   Z <- opt$par$Z
+  centres <- Z %||% rows$xs
   inducing <- NULL
   if (!is.null(Z)) {
     inducing <- unscale_rows(Z, scaling, columns)
@@ -1038,8 +1039,7 @@ gp_chunk_fit <- function(design, a, call) {
   opt <- list(par = list(kernel = kernel, noise = noise, Z = Z), noise_estimated = learned$noise_estimated,
               converged = learned$converged, counts = learned$iterations, message = learned$message,
               restart_values = -learned$restart_values, jitter_events = learned$jitter_events)
-  fit <- gp_object(opt, post, st$shift, scaling, design$spec$columns, Z, approx, a$optimize, learned$control, call,
-                   NULL)
+  fit <- gp_object(opt, post, st$shift, scaling, design$spec$columns, approx, a$optimize, learned$control, call, NULL)
   fit$weight_unit <- st$unit
   fit$subsample <- if (a$optimize != "none" && nrow(sample$x) < mom$kept) nrow(sample$x)
   fit$learned <- learned$learned
