@@ -103,6 +103,9 @@ kernel_wavelet <- function(family = c("haar", "symmlet8"), translation_invariant
             class = "sparsebayes_kernel")
 }
 
+# The wavelet families, as kernel_wavelet() lists them.
+wavelet_families <- function() eval(formals(kernel_wavelet)$family)
+
 # A list of kernel objects from a kernel, a name or a list of them.
 as_dictionary <- function(kernel) {
   if (is.list(kernel) && !inherits(kernel, "sparsebayes_kernel")) {

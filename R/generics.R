@@ -287,7 +287,7 @@ information_criterion <- function(objects, k, what, labels) {
       stop(sprintf("%s() is not defined for RVM and ARD fits: their log evidence already penalises complexity ",
                    what), "and has no parameter count; compare fits by their log evidence with anova().",
            call. = FALSE)
-    if (o$approx == "VFE")
+    if (gp_approxes[[o$approx]]$bound)
       stop(sprintf("%s() is not defined for a VFE sparse GP: its logLik is a lower bound (ELBO), not a ", what),
            "likelihood; use approx = \"FITC\" or \"exact\", or compare bounds with anova().", call. = FALSE)
   }
@@ -360,7 +360,7 @@ anova.sparsebayes <- function(object, ...) {
   out <- data.frame(Relevant = vapply(fits, relevant_count, integer(1)), logLik = ll, `log BF` = ll - ll[1L],
                     check.names = FALSE)
   calls <- vapply(fits, function(f) paste(deparse(f$call, width.cutoff = 500L), collapse = " "), "")
-  vfe <- vapply(fits, function(f) identical(f$approx, "VFE"), logical(1))
+  vfe <- vapply(fits, function(f) inherits(f, "sb_sparse_gp") && gp_approxes[[f$approx]]$bound, logical(1))
   noise <- vapply(fits, function(f) first_class_model(f)$noise, "")
   student <- vapply(noise, student_noise, logical(1))
   ml_per_sample <- vapply(noise, per_sample_noise, logical(1)) & !student  # noise = "sample": maximum likelihood

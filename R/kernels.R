@@ -226,10 +226,19 @@ kernel_lspline <- function(width = NULL, variance = 1) new_kernel("lspline", wid
 #' @export
 kernel_tpspline <- function(width = NULL, variance = 1) new_kernel("tpspline", width, variance)
 
-kernel_constructors <- list(gaussian = kernel_gaussian, laplace = kernel_laplace, cauchy = kernel_cauchy,
-                            polynomial = kernel_polynomial, linear = kernel_linear,
-                            lspline = kernel_lspline, tpspline = kernel_tpspline,
-                            haar = function() kernel_wavelet("haar"), symmlet8 = function() kernel_wavelet("symmlet8"))
+# The kernel names: the core's table (kernels.hpp's kKernels, through
+# .sb_kernels()), each made by kernel_<name>(), then the wavelet families,
+# which kernel_wavelet()'s `family` lists: they are not in the core's
+# table because they are orthonormal dictionaries on a grid (wavelets.hpp),
+# not functions k(x, z) that fill_kernel_block() evaluates.
+kernel_names <- function() c(.sb_kernels()$name, wavelet_families())
+
+# The constructor of the kernel named `name` (NULL for another name).
+kernel_constructor <- function(name) {
+  if (!name %in% kernel_names()) return(NULL)
+  if (name %in% wavelet_families()) return(function() kernel_wavelet(name))
+  get(paste0("kernel_", name), mode = "function")
+}
 
 # A width is positive numbers (one, or one per input column), NULL (from
 # the data, at fit time), "median" (the median heuristic), "learn" or
@@ -269,10 +278,10 @@ slope_kernels <- function() {
 as_kernel <- function(kernel, arg = "kernel") {
   if (inherits(kernel, "sparsebayes_kernel")) return(kernel)
   if (is.character(kernel) && length(kernel) == 1L && !is.na(kernel)) {
-    ctor <- kernel_constructors[[kernel]]
+    ctor <- kernel_constructor(kernel)
     if (is.null(ctor))
       stop_arg(arg, sprintf("must be one of %s, or a kernel object such as kernel_gaussian(); got \"%s\".",
-                            paste0("\"", names(kernel_constructors), "\"", collapse = ", "), kernel))
+                            paste0("\"", kernel_names(), "\"", collapse = ", "), kernel))
     return(ctor())
   }
   stop_arg(arg, "must be a kernel object such as kernel_gaussian(3) or a kernel name such as \"gaussian\".")

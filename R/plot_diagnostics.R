@@ -210,10 +210,10 @@ plot_trajectory <- function(x, highlight = NULL, main = NULL, xlab = NULL, ylab 
                         else sprintf("one line per sample (%d)", ncol(s_path)))
 }
 
-# `cex` (default: the sizing by leverage) comes with the other graphical
-# parameters in `...`.
-plot_leverage <- function(x, highlight = NULL, legend = TRUE, main = NULL, xlab = NULL, ylab = NULL, xlim = NULL,
-                          ylim = NULL, col = NULL, pch = 16, ...) {
+# `cex` (default: the sizing by leverage) and `xlim` (default: the range of
+# both axes) come with the other graphical parameters in `...`.
+plot_leverage <- function(x, highlight = NULL, legend = TRUE, main = NULL, xlab = NULL, ylab = NULL, ylim = NULL,
+                          col = NULL, pch = 16, ...) {
   check_single_model(x)
   if (!has_noise(x$family)) stop("which = \"leverage\" needs a gaussian fit.", call. = FALSE)
   n <- length(x$y)
@@ -237,7 +237,7 @@ plot_leverage <- function(x, highlight = NULL, legend = TRUE, main = NULL, xlab 
   main <- main %||% "Noise variance of each sample against its leave-one-out residual"
   op <- graphics::par(cex.main = title_cex(main))
   on.exit(graphics::par(op), add = TRUE)
-  scatter <- function(..., cex = NULL)
+  scatter <- function(..., cex = NULL, xlim = NULL)
     graphics::plot(loo2, lambda, log = "xy", pch = pch, col = cols,
                    cex = cex %||% (0.5 + 2.5 * sqrt(h / max(h, 1e-12))),
                    xlab = xlab %||% "squared leave-one-out residual (r / (1 - h))^2 (log scale)",

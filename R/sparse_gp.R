@@ -286,12 +286,9 @@ sparse_gp.default <- function(x, y, kernel = kernel_gaussian(), inducing = 50, a
             "model).", call. = FALSE)
     noise_variance <- noise_variance %||% noise
   }
-  approx <- match_arg(approx)
+  approx <- gp_approxes[[match_arg(approx)]]
   optimize <- match_arg(optimize)
-  # FITC with its inducing points free trades its noise for the
-  # heteroscedastic diag(K_ff - Q_ff) and creeps up without converging
-  # (Bauer et al. 2016): its default keeps the k-means points.
-  if (optimize == "auto") optimize <- if (approx == "FITC") "hyper" else "all"
+  optimize <- gp_optimizes[[if (optimize == "auto") approx$default_optimize else optimize]]
   control <- revalidate_control(control, sparse_gp_control, "sparse_gp_control")
   a <- list(kernel = kernel, inducing = inducing, default_inducing = missing(inducing), approx = approx,
             noise_variance = noise_variance, optimize = optimize, restarts = restarts, seed = seed, scale = scale,
@@ -301,8 +298,39 @@ sparse_gp.default <- function(x, y, kernel = kernel_gaussian(), inducing = 50, a
   fit_gp_rows(x, y, a, call)
 }
 
+# sparse_gp()'s approximations, as the code asks of them (`approx` of the
+# fitting code is a row; the fit keeps its `name`, which the core reads):
+# `exact`, the GP on every row, without inducing points (O(n^3): learned on
+# every row, never from chunks); `bound`, an objective that is a lower bound
+# (VFE's ELBO) rather than a likelihood; `fitc`, the heteroscedastic noise
+# diag(K_ff - Q_ff) + noise per row; `default_optimize`, what "auto" means
+# (FITC with its inducing points free trades its noise for that diagonal
+# and creeps up without converging, Bauer et al. 2016: its default keeps
+# the k-means points); the `title` printed.
+gp_approxes <- list(
+  VFE = list(name = "VFE", exact = FALSE, bound = TRUE, fitc = FALSE, default_optimize = "all",
+             title = "Sparse Gaussian process (VFE)"),
+  FITC = list(name = "FITC", exact = FALSE, bound = FALSE, fitc = TRUE, default_optimize = "hyper",
+              title = "Sparse Gaussian process (FITC)"),
+  exact = list(name = "exact", exact = TRUE, bound = FALSE, fitc = FALSE, default_optimize = "all",
+               title = "Gaussian process (exact)")
+)
+
+# What each `optimize` of sparse_gp() learns (a row, as gp_approxes'):
+# `hyper`, the widths, the kernel variance and the noise (unless given);
+# `inducing`, the inducing points too (an exact GP has none).
+gp_optimizes <- list(
+  all = list(name = "all", hyper = TRUE, inducing = TRUE),
+  hyper = list(name = "hyper", hyper = TRUE, inducing = FALSE),
+  none = list(name = "none", hyper = FALSE, inducing = FALSE)
+)
+
+# The printed name of what an approximation's objective is.
+gp_criterion <- function(approx) if (approx$bound) "ELBO" else "log marginal likelihood"
+
 # A sparse_gp() fit on the rows x, y (`a`: sparse_gp.default()'s other
-# arguments, matched; `served`: the rows the learned hyperparameters serve
+# arguments, matched, approx and optimize their rows of gp_approxes and
+# gp_optimizes; `served`: the rows the learned hyperparameters serve
 # when more than these, for a fit from chunks learned on a sample).
 fit_gp_rows <- function(x, y, a, call, served = NULL) {
   x <- check_numeric_matrix(x, "x")
@@ -312,7 +340,7 @@ fit_gp_rows <- function(x, y, a, call, served = NULL) {
   y <- check_response(y, n)
   case_weights <- check_weights(a$weights, n)
   offset <- check_offset(a$offset, n)
-  if (is.null(a$noise_variance) && a$optimize != "none")
+  if (is.null(a$noise_variance) && a$optimize$hyper)
     check_rows_of_weight(case_weights, "give the noise variance with `noise_variance =`")
   if (!is.null(case_weights) && any(case_weights == 0)) {
     # Rows of weight 0 are not in the fit: it is made without them (scaling,
@@ -362,17 +390,17 @@ gp_problem <- function(a) {
   if (!kernel_supports(kernel, "slope"))
     stop_arg("kernel", sprintf("must be a %s kernel for a sparse GP, not %s.", slope_kernels(), kernel$type))
   if (is_evidence_width(kernel)) {  # the width is optimised by the evidence here anyway, from the median heuristic
-    if (optimize == "none")
+    if (!optimize$hyper)
       stop_arg("kernel", "has width = \"evidence\", but optimize = \"none\" uses the width as given; give a number, ",
                "or let sparse_gp() maximise the evidence over the width with optimize = \"hyper\" or \"all\".")
     kernel$width <- NULL
   }
   # one width per input, learned: the default when hyperparameters are
   # optimised ("learn_one": one width for all inputs, learned the same way)
-  learn <- is_learned_width(kernel) || (is.null(kernel$width) && optimize != "none")
+  learn <- is_learned_width(kernel) || (is.null(kernel$width) && optimize$hyper)
   by_input <- !identical(kernel$width, "learn_one")
   if (learn) {
-    if (optimize == "none")
+    if (!optimize$hyper)
       stop_arg("kernel", sprintf("has width = \"%s\", but optimize = \"none\" uses the width as given; give numbers, ",
                                  kernel$width %||% "learn"), "or learn the widths with optimize = \"hyper\" or \"all\".")
     kernel$width <- NULL
@@ -381,7 +409,7 @@ gp_problem <- function(a) {
   if (!is.null(noise_variance)) check_number(noise_variance, "noise_variance", lower = 0, open_lower = TRUE)
   check_number(a$restarts, "restarts", lower = 0, upper = 1000, integer = TRUE)
   if (!is.null(a$seed)) check_number(a$seed, "seed", integer = TRUE)
-  if (a$approx == "exact" && n > a$control$exact_max_n)
+  if (a$approx$exact && n > a$control$exact_max_n)
     stop_arg("approx", sprintf("\"exact\" needs O(n^3) time and n^2 memory; n = %d exceeds control$exact_max_n = %d. Use \"VFE\" or \"FITC\".",
                                n, a$control$exact_max_n))
   scaling <- input_scaling(x, a$scale, weights = a$weights)
@@ -397,7 +425,7 @@ gp_problem <- function(a) {
   std <- gp_standard_units(y, a$weights)
   sy <- std$scale
   if (!is.null(noise_variance)) noise_variance <- noise_variance / sy^2
-  if (optimize == "none") kernel$variance <- kernel$variance / sy^2
+  if (!optimize$hyper) kernel$variance <- kernel$variance / sy^2
   structure(list(x = x, xs = xs, y = y, scaling = scaling, weights = a$weights, offset = a$offset, std = std,
                  kernel = kernel, learn = learn, by_input = by_input, noise_variance = noise_variance,
                  inducing = a$inducing, default_inducing = a$default_inducing, approx = a$approx, optimize = optimize,
@@ -420,12 +448,12 @@ gp_learning <- function(p) {
   control <- p$control
   pool <- pooled_rows(xs, p$std$r, p$weights)
   rows <- pool$rows[learning_rows(length(pool$rows), p$approx, p$optimize, control$subsample)]
-  Z <- if (p$approx == "exact") NULL else initial_inducing(p$inducing, xs[rows, , drop = FALSE], p$scaling,
+  Z <- if (p$approx$exact) NULL else initial_inducing(p$inducing, xs[rows, , drop = FALSE], p$scaling,
                                                           p$default_inducing, n_obs = nrow(xs),
                                                           subsampled = length(rows) < length(pool$rows))
   kernel <- p$kernel
   start <- list(log_width = log(kernel$width),
-                log_variance = log(if (p$optimize == "none") kernel$variance else vy),
+                log_variance = log(if (p$optimize$hyper) vy else kernel$variance),
                 log_noise = log(p$noise_variance %||% (vy / 10)))
   learned <- NULL
   if (p$learn) {
@@ -518,7 +546,7 @@ gp_fit <- function(p, learning, opt, call) {
   fit$prior.weights <- p$weights
   fit$weight_unit <- pool$unit
   fit$subsample <- if (length(learning$rows) < length(pool$rows)) length(learning$rows)
-  fit$learned <- c(if (p$optimize != "none")
+  fit$learned <- c(if (p$optimize$hyper)
     c(if (p$learn) learning$learned[intersect(names(learning$learned),
                                                   c("criterion", "gain", "price", "constant_inputs"))],
       list(bounds = opt$bounds, converged = fit$converged, copies = pool$copies)),
@@ -530,7 +558,7 @@ gp_fit <- function(p, learning, opt, call) {
 # The rows whose objective is optimised: all, or a random subsample of
 # `subsample` rows (in order) when there are more and something is learned.
 learning_rows <- function(n, approx, optimize, subsample) {
-  if (approx == "exact" || optimize == "none" || n <= subsample) return(seq_len(n))
+  if (approx$exact || !optimize$hyper || n <= subsample) return(seq_len(n))
   sort(sample.int(n, subsample))
 }
 
@@ -734,8 +762,8 @@ gp_closure <- function(learning, fixed, est_noise, est_z, progress = NULL) {
   jitter_events <- 0L
   evaluations <- 0L
   nw <- length(kernel$width)
-  workspace <- if (approx == "exact") .sb_gp_workspace()  # the n x n buffers, reused by every evaluation
-  settings <- gp_settings(approx, learning$control$jitter, TRUE, kernel_threads())
+  workspace <- if (approx$exact) .sb_gp_workspace()  # the n x n buffers, reused by every evaluation
+  settings <- gp_settings(approx$name, learning$control$jitter, TRUE, kernel_threads())
   unpack <- function(theta) {
     k <- kernel
     k$width <- exp(theta[seq_len(nw)])
@@ -772,16 +800,16 @@ gp_optimise <- function(learning, optimize, restarts, progress = NULL) {
   control <- learning$control
   approx <- learning$approx
   noise_given <- learning$noise_given
-  est_noise <- !noise_given && optimize != "none"
-  est_z <- optimize == "all" && approx != "exact"
+  est_noise <- !noise_given && optimize$hyper
+  est_z <- optimize$inducing && !approx$exact
   fixed <- list(noise = exp(start$log_noise))
   learning$kernel$width <- exp(start$log_width)
   fns <- gp_closure(learning, fixed, est_noise, est_z, progress)
   theta0 <- c(start$log_width, start$log_variance, if (est_noise) start$log_noise, if (est_z) as.vector(Z))
-  if (optimize == "none") {
+  if (!optimize$hyper) {
     p <- fns$unpack(theta0)
     value <- .sb_gp_objective(unclass(p$kernel), p$noise, xs, learning$r, if (is.null(Z)) matrix(0, 0, ncol(xs)) else Z,
-                              wt, gp_settings(approx, control$jitter, FALSE))$value
+                              wt, gp_settings(approx$name, control$jitter, FALSE))$value
     return(list(par = p, value = value, converged = TRUE, counts = c(`function` = 1L, gradient = 0L),
                 message = "no optimisation (optimize = \"none\")", restart_values = value,
                 jitter_events = 0L, noise_estimated = FALSE))
@@ -882,7 +910,7 @@ gp_settle_inducing <- function(learning, opt, optimize, restarts, progress = NUL
   asked <- learning$asked
   control <- learning$control
   n_obs <- replicated_rows(learning$wt, nrow(learning$xs))
-  settings <- gp_settings(learning$approx, control$jitter, FALSE, kernel_threads())
+  settings <- gp_settings(learning$approx$name, control$jitter, FALSE, kernel_threads())
   counts <- opt$counts
   jitter_events <- opt$jitter_events
   restored <- 0L
@@ -932,31 +960,32 @@ new_sparse_gp <- function(opt, data, approx, optimize, control, call) {
   Z <- opt$par$Z
   zz <- if (is.null(Z)) matrix(0, 0, ncol(xs)) else Z
   exact <- is.null(Z)
-  post <- .sb_gp_posterior(unclass(opt$par$kernel), opt$par$noise, xs, data$y - data$ybar, zz, data$wt, approx,
+  post <- .sb_gp_posterior(unclass(opt$par$kernel), opt$par$noise, xs, data$y - data$ybar, zz, data$wt, approx$name,
                            control$jitter, kernel_threads(), exact)  # one factorisation
   fitted <- data$ybar + as.numeric(post$fitted)
   # VFE and FITC leave Pi's diagonal and the latent variances at the
   # training inputs to gp_row_variances(), when asked
-  rows <- list(x = x, y = data$y, fitted = fitted, fitted_var = if (exact) as.numeric(post$fitted_var),
+  rows <- list(x = x, xs = xs, y = data$y, fitted = fitted, fitted_var = if (exact) as.numeric(post$fitted_var),
                Lambda = as.numeric(post$lambda), pi_diag = if (exact) as.numeric(post$pi_diag),
                pi_r = as.numeric(post$pi_r))
-  gp_object(opt, post, data$ybar, data$scaling, colnames(x), if (is.null(Z)) xs else Z, approx, optimize, control,
-            call, rows)
+  gp_object(opt, post, data$ybar, data$scaling, colnames(x), approx, optimize, control, call, rows)
 }
 
 # The fit object from the optimum `opt`, the posterior `post` and the
-# constant mean `ybar`; `rows`: the training rows' x, y and their fitted
-# values, latent variances, Lambda and Pi's diagonal and Pi r (NULL for a
-# fit from chunks, which keeps no n-length vector).
-gp_object <- function(opt, post, ybar, scaling, columns, centres, approx, optimize, control, call, rows) {
+# constant mean `ybar`; `rows`: the training rows' x, scaled xs (an exact
+# GP's centres), y and their fitted values, latent variances, Lambda and
+# Pi's diagonal and Pi r (NULL for a fit from chunks, which keeps no
+# n-length vector).
+gp_object <- function(opt, post, ybar, scaling, columns, approx, optimize, control, call, rows) {
   Z <- opt$par$Z
+  centres <- Z %||% rows$xs
   inducing <- NULL
   if (!is.null(Z)) {
     inducing <- unscale_rows(Z, scaling, columns)
     dimnames(Z) <- dimnames(inducing)
   }
   noise <- opt$par$noise
-  fit <- list(call = call, kernel = opt$par$kernel, approx = approx, optimize = optimize, mean = ybar,
+  fit <- list(call = call, kernel = opt$par$kernel, approx = approx$name, optimize = optimize$name, mean = ybar,
               noise = "shared", noise_variance = noise, noise_estimated = opt$noise_estimated, lambda = noise,
               Lambda = rows$Lambda, inducing = inducing, inducing_scaled = Z, m = if (is.null(Z)) nrow(rows$x) else nrow(Z),
               logLik = -post$value, fitted.values = rows$fitted, residuals = rows$y - rows$fitted,
@@ -998,7 +1027,7 @@ gp_chunk_sample_size <- function(control) {
 # mean and the weights' unit of all rows (chunk_standard_units(); copies
 # pooled as in memory), and formed from the sums (.sb_gp_posterior_from_sums()).
 gp_chunk_fit <- function(design, a, call) {
-  if (a$approx == "exact")
+  if (a$approx$exact)
     stop_arg("approx", "\"exact\" factorises an n x n matrix of every row; from data_chunks() use \"VFE\" or \"FITC\".")
   check_flag(a$scale, "scale")
   mom <- design$moments
@@ -1030,18 +1059,17 @@ gp_chunk_fit <- function(design, a, call) {
     if (!length(keep)) return(NULL)
     r <- part$y[keep] - (part$offset[keep] %||% 0) - st$shift
     .sb_gp_sums(unclass(kernel), noise, apply_scaling(part$x[keep, , drop = FALSE], scaling), r, Z,
-                if (st$weighted) w[keep] / st$unit else numeric(0), approx, factor$chol, approx == "FITC",
+                if (st$weighted) w[keep] / st$unit else numeric(0), approx$name, factor$chol, approx$fitc,
                 kernel_threads())
   }, add_sums, "posterior")
-  post <- .sb_gp_posterior_from_sums(noise, factor$chol, sums, approx)
+  post <- .sb_gp_posterior_from_sums(noise, factor$chol, sums, approx$name)
   post$jitter_events <- post$jitter_events + factor$jitter_events
   opt <- list(par = list(kernel = kernel, noise = noise, Z = Z), noise_estimated = learned$noise_estimated,
               converged = learned$converged, counts = learned$iterations, message = learned$message,
               restart_values = -learned$restart_values, jitter_events = learned$jitter_events)
-  fit <- gp_object(opt, post, st$shift, scaling, design$spec$columns, Z, approx, a$optimize, learned$control, call,
-                   NULL)
+  fit <- gp_object(opt, post, st$shift, scaling, design$spec$columns, approx, a$optimize, learned$control, call, NULL)
   fit$weight_unit <- st$unit
-  fit$subsample <- if (a$optimize != "none" && nrow(sample$x) < mom$kept) nrow(sample$x)
+  fit$subsample <- if (a$optimize$hyper && nrow(sample$x) < mom$kept) nrow(sample$x)
   fit$learned <- learned$learned
   chunk_fit_fields(fit, chunk_info(design, st, 2L), post)
 }

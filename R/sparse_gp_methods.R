@@ -46,10 +46,7 @@ predict.sb_sparse_gp <- function(object, newdata = NULL, se.fit = FALSE,
   if (is.null(newdata)) pad_training(object, out) else out
 }
 
-gp_title <- function(x) {
-  switch(x$approx, VFE = "Sparse Gaussian process (VFE)", FITC = "Sparse Gaussian process (FITC)",
-         exact = "Gaussian process (exact)")
-}
+gp_title <- function(x) gp_approxes[[x$approx]]$title
 
 #' @export
 print.sb_sparse_gp <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
@@ -57,15 +54,15 @@ print.sb_sparse_gp <- function(x, digits = max(3L, getOption("digits") - 3L), ..
   cat("Call: ", paste(deparse(x$call, width.cutoff = 70L), collapse = "\n  "), "\n", sep = "")
   cat(sprintf("Kernel: %s\n", utils::capture.output(print(x$kernel))))
   cat(sprintf("%s (n = %d); noise sd %s; %s %s\n",
-              if (x$approx == "exact") "all training inputs" else inducing_label(x),
+              if (gp_approxes[[x$approx]]$exact) "all training inputs" else inducing_label(x),
               stats::nobs(x), format(sqrt(x$noise_variance), digits = digits),
-              if (x$approx == "VFE") "ELBO" else "log marginal likelihood", format(x$logLik, digits = digits + 2L)))
+              gp_criterion(gp_approxes[[x$approx]]), format(x$logLik, digits = digits + 2L)))
   cat(sprintf("Optimised: %s; %s\n", x$optimize, optim_label(x)))
   invisible(x)
 }
 
 optim_label <- function(x) {
-  if (x$optimize == "none") return("no optimisation")
+  if (!gp_optimizes[[x$optimize]]$hyper) return("no optimisation")
   sprintf("L-BFGS-B, %d evaluations%s, %s", x$iterations[[1L]], subsample_label(x$subsample),
           if (x$converged) "converged" else "NOT converged")
 }
@@ -115,7 +112,7 @@ subsample_label <- function(subsample) if (is.null(subsample)) "" else sprintf("
 #' summary(sparse_gp(accel ~ times, data = MASS::mcycle, inducing = 20, seed = 1))
 #' @export
 summary.sb_sparse_gp <- function(object, ...) {
-  criterion <- if (object$approx == "VFE") "ELBO" else "log marginal likelihood"
+  criterion <- gp_criterion(gp_approxes[[object$approx]])
   structure(list(call = object$call, title = gp_title(object), approx = object$approx,
                  optimize = object$optimize, n = stats::nobs(object), m = object$m, hyperparameters = coef(object),
                  sigma = sqrt(object$noise_variance), logLik = object$logLik,
@@ -131,7 +128,7 @@ summary.sb_sparse_gp <- function(object, ...) {
 #' @export
 print.summary.sb_sparse_gp <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
   cat(x$title, "\n\nCall:\n", paste(deparse(x$call, width.cutoff = 70L), collapse = "\n"), "\n\n", sep = "")
-  cat(sprintf("Inducing points:    %s\n", if (x$approx == "exact") sprintf("none (exact GP, n = %d)", x$n)
+  cat(sprintf("Inducing points:    %s\n", if (gp_approxes[[x$approx]]$exact) sprintf("none (exact GP, n = %d)", x$n)
                                           else sprintf("%d (n = %d)", x$m, x$n)))
   cat("Hyperparameters:\n")
   print(signif(x$hyperparameters, digits))
@@ -141,7 +138,7 @@ print.summary.sb_sparse_gp <- function(x, digits = max(3L, getOption("digits") -
   cat(sprintf("Effective df:       %s\n", format(x$edf, digits = digits)))
   cat(sprintf("%-20s%s\n", paste0(if (x$criterion == "ELBO") "ELBO" else "Log marginal lik.", ":"),
               format(x$logLik, digits = digits + 2L)))
-  if (x$optimize == "none") {
+  if (!gp_optimizes[[x$optimize]]$hyper) {
     cat("Optimisation:       none\n")
   } else {
     cat(sprintf("Optimisation:       %s; L-BFGS-B, %d function evaluations%s, %s\n", x$optimize,
@@ -174,9 +171,9 @@ coef.sb_sparse_gp <- function(object, ...) {
 
 #' @export
 logLik.sb_sparse_gp <- function(object, ...) {
-  df <- 1L + (object$optimize != "none") * 2L +
-    isTRUE(object$noise_estimated) +
-    (object$optimize == "all" && object$approx != "exact") * length(object$inducing)
+  optimize <- gp_optimizes[[object$optimize]]
+  df <- 1L + optimize$hyper * 2L + isTRUE(object$noise_estimated) +
+    (optimize$inducing && !gp_approxes[[object$approx]]$exact) * length(object$inducing)
   structure(object$logLik, df = df, nobs = stats::nobs(object), class = "logLik")
 }
 

@@ -211,7 +211,7 @@ tidy.sb_sparse_gp <- function(x, conf.int = FALSE, conf.level = 0.95, what = c("
     stop_arg("conf.int", "must be FALSE for a sparse GP: its hyperparameters are point estimates (type-II ",
              "maximum likelihood) with no standard errors.")
   est <- coef(x)
-  hyper <- x$optimize != "none"
+  hyper <- gp_optimizes[[x$optimize]]$hyper
   estimated <- c(TRUE, rep(hyper, length(est) - 2L), isTRUE(x$noise_estimated))  # the mean is y's weighted mean
   as_tidy(data.frame(term = names(est), estimate = unname(est), estimated = estimated, stringsAsFactors = FALSE))
 }

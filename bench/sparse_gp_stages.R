@@ -29,16 +29,16 @@ timed <- function(label, expr) {
 control <- sparse_gp_control(factr = factr)
 cat("| stage | CPU s | wall s |\n|---|---:|---:|\n")
 p <- timed("problem (scaling, standard units)", ns$gp_problem(list(
-  x = x, y = y, kernel = kernel_gaussian(), inducing = m, default_inducing = FALSE, approx = "VFE",
-  noise_variance = NULL, optimize = "all", restarts = 0, seed = 1, scale = TRUE, weights = NULL, offset = NULL,
-  control = control)))
+  x = x, y = y, kernel = kernel_gaussian(), inducing = m, default_inducing = FALSE, approx = ns$gp_approxes$VFE,
+  noise_variance = NULL, optimize = ns$gp_optimizes$all, restarts = 0, seed = 1, scale = TRUE, weights = NULL,
+  offset = NULL, control = control)))
 set.seed(1)
 learning <- timed("learning set-up (all of it)", ns$gp_learning(p))
 timed("- pooling copies of n rows", ns$pooled_rows(p$xs, p$std$r, NULL))
 timed("- width learner (exact GP, 300 rows)", ns$learn_kernel_widths(p$kernel, p$xs, p$y, NULL, control))
 timed("- k-means++ on the subsample", ns$initial_inducing(m, learning$xs, p$scaling, FALSE))
 opt <- timed(sprintf("L-BFGS-B on %d rows (factr %g)", nrow(learning$xs), learning$control$factr),
-             ns$gp_optimise(learning, "all", 0))
+             ns$gp_optimise(learning, ns$gp_optimizes$all, 0))
 k <- unclass(opt$par$kernel)
 settings <- function(gradient) ns$gp_settings("VFE", 1e-6, gradient, ns$kernel_threads())
 timed("- one objective", ns$.sb_gp_objective(k, opt$par$noise, learning$xs, learning$r, opt$par$Z, numeric(0),

@@ -30,12 +30,12 @@ set.seed(1)
 x <- matrix(runif(2 * n, -3, 3), n, 2, dimnames = list(NULL, c("x1", "x2")))
 y <- sin(2 * x[, 1]) * cos(x[, 2]) + rnorm(n, sd = 0.2)
 p <- ns$gp_problem(list(
-  x = x, y = y, kernel = kernel_gaussian(), inducing = 500L, default_inducing = FALSE, approx = "VFE",
-  noise_variance = NULL, optimize = "all", restarts = 0, seed = 1, scale = TRUE, weights = NULL, offset = NULL,
-  control = sparse_gp_control()))
+  x = x, y = y, kernel = kernel_gaussian(), inducing = 500L, default_inducing = FALSE, approx = ns$gp_approxes$VFE,
+  noise_variance = NULL, optimize = ns$gp_optimizes$all, restarts = 0, seed = 1, scale = TRUE, weights = NULL,
+  offset = NULL, control = sparse_gp_control()))
 set.seed(1)
 learning <- ns$gp_learning(p)
-par <- ns$gp_optimise(learning, "all", 0)$par
+par <- ns$gp_optimise(learning, ns$gp_optimizes$all, 0)$par
 k <- unclass(par$kernel)
 chol <- ns$.sb_gp_inducing_factor(k, par$Z, 1e-6)$chol
 ev <- eigen(ns$.sb_kernel_design(k, par$Z, par$Z, FALSE, 1L), symmetric = TRUE, only.values = TRUE)$values / k$variance

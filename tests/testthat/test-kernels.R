@@ -132,3 +132,13 @@ test_that("named widths are matched to the input columns by name, or refused (is
   expect_error(rvm(Xn, y, kernel = kernel_gaussian(stats::setNames(c(1, 2), c("x1", "")))),
                "names and widths without")
 })
+
+test_that("the kernel names come from the core's table", {
+  table <- sparsebayes:::.sb_kernels()
+  # rvm_kernel()'s default stays literal for its usage line: the kernels with a slope
+  expect_identical(eval(formals(rvm_kernel)$values), table$name[table$slope])
+  expect_identical(sparsebayes:::kernel_names(), c(table$name, "haar", "symmlet8"))
+  for (name in table$name) expect_identical(sparsebayes:::as_kernel(name)$type, name)
+  expect_identical(sparsebayes:::as_kernel("symmlet8"), kernel_wavelet("symmlet8"))
+  expect_null(sparsebayes:::kernel_constructor("wavelet"))
+})

@@ -698,6 +698,17 @@ test_that("beyond control$subsample rows, learning uses a subsample and the post
   expect_error(sparse_gp_control(subsample = NA), "`subsample` must be a single finite number")
 })
 
+test_that("sparse_gp()'s choices of approx and optimize are the rows of its tables", {
+  approxes <- sparsebayes:::gp_approxes
+  optimizes <- sparsebayes:::gp_optimizes
+  f <- formals(sparsebayes:::sparse_gp.default)
+  expect_identical(eval(f$approx), names(approxes))
+  expect_identical(eval(f$optimize), c("auto", names(optimizes)))
+  expect_identical(vapply(approxes, `[[`, "", "name"), setNames(names(approxes), names(approxes)))
+  expect_identical(vapply(optimizes, `[[`, "", "name"), setNames(names(optimizes), names(optimizes)))
+  expect_true(all(vapply(approxes, `[[`, "", "default_optimize") %in% names(optimizes)))
+})
+
 test_that("optimize = \"auto\" frees the inducing points for VFE and keeps them for FITC", {
   d <- gp_toy(60, 1, seed = 2)
   expect_equal(sparse_gp(d$x, d$y, inducing = 6, seed = 1)$optimize, "all")

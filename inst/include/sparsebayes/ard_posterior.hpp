@@ -5,10 +5,8 @@
 // approximation at the posterior mode for a non-Gaussian likelihood (IRLS
 // weights in the place of 1 / lambda; Tipping 2001). It owns the caches and
 // buffers that make an iteration cheap, and the statistics that readmission
-// and the final result need.
-// Works on the columns scaled to unit mean square, x_j = Phi_j x_scale_j,
-// applied on the fly: a copy of an n x d design costs more than the whole
-// shared-noise fit at n = 20000, d = 500.
+// and the final result need. Works on the columns scaled to unit mean square
+// (ScaledColumns).
 // Pure C++17 + Eigen: no R headers.
 #pragma once
 
@@ -49,12 +47,71 @@ class RowPasses {
                     Eigen::VectorXd& resid, Eigen::VectorXd& q) = 0;
 };
 
-class ArdPosterior {
-  // Column j with unit mean square (defined first: its type is deduced).
-  auto xcol(Eigen::Index j) const { return Phi_.col(j) * x_scale_(j); }
-
+// The columns scaled to unit mean square, x_j = Phi_j x_scale_j, applied on
+// the fly: a copy of an n x d design costs more than the whole shared-noise
+// fit at n = 20000, d = 500. Only the active columns are copied, once per
+// change of the active set. Phi diag(inv_scale) has unit-norm columns (see
+// fit.hpp); with `stats`, Phi has no rows and the norms are the gram's.
+class ScaledColumns {
  public:
   using Columns = std::vector<Eigen::Index>;
+
+  ScaledColumns(const Eigen::Ref<const Eigen::MatrixXd>& Phi, const Eigen::VectorXd& inv_scale, double root_n,
+                const GaussianStatistics* stats)
+      : Phi_(Phi), scale_(Eigen::VectorXd::Zero(stats ? stats->cols() : Phi.cols())) {
+    for (Eigen::Index j = 0; j < scale_.size(); ++j) {
+      if ((stats ? stats->gram(j, j) : Phi.col(j).squaredNorm()) > 0.0) {
+        scale_(j) = inv_scale(j) * root_n;
+        nonzero_.push_back(j);
+      }  // else a zero column (scale 0) can never explain anything: pruned from the start
+    }
+  }
+
+  // Column j with unit mean square.
+  auto col(Eigen::Index j) const { return Phi_.col(j) * scale_(j); }
+  const Eigen::VectorXd& scale() const { return scale_; }
+  const Eigen::Ref<const Eigen::MatrixXd>& given() const { return Phi_; }
+  const Columns& nonzero() const { return nonzero_; }
+  bool usable(Eigen::Index j) const { return scale_(j) > 0.0; }
+
+  // The active columns, copied once per change of the active set.
+  const Eigen::MatrixXd& active(const Columns& cols) {
+    if (active_cols_ != cols) {
+      Xa_.resize(Phi_.rows(), cols.size());
+      for_panels(Xa_.cols(), 256, [&](Eigen::Index j, Eigen::Index nb) {
+        for (Eigen::Index k = j; k < j + nb; ++k) Xa_.col(k) = col(cols[k]);
+      });
+      active_cols_ = cols;
+    }
+    return Xa_;
+  }
+
+  // X_a v read from the active columns in place, four per pass over the result.
+  const Eigen::VectorXd& times(const Columns& cols, const Eigen::VectorXd& v) {
+    Eigen::VectorXd& out = xv_;
+    out.setZero(Phi_.rows());
+    const std::size_t S = cols.size();
+    std::size_t k = 0;
+    for (; k + 4 <= S; k += 4)
+      out += (v(k) * scale_(cols[k])) * Phi_.col(cols[k]) + (v(k + 1) * scale_(cols[k + 1])) * Phi_.col(cols[k + 1]) +
+             (v(k + 2) * scale_(cols[k + 2])) * Phi_.col(cols[k + 2]) +
+             (v(k + 3) * scale_(cols[k + 3])) * Phi_.col(cols[k + 3]);
+    for (; k < S; ++k) out += (v(k) * scale_(cols[k])) * Phi_.col(cols[k]);
+    return out;
+  }
+
+ private:
+  Eigen::Ref<const Eigen::MatrixXd> Phi_;  // the caller's basis: it outlives the solver (see fit.hpp)
+  Eigen::VectorXd scale_;                  // 0 for a zero column
+  Columns nonzero_;
+  Eigen::MatrixXd Xa_;
+  Columns active_cols_;
+  Eigen::VectorXd xv_;
+};
+
+class ArdPosterior {
+ public:
+  using Columns = ScaledColumns::Columns;
   // The extra statistics an update can ask for (bits of `need`).
   static constexpr int kRowStats = 1;  // q_row: x_i' Sigma x_i
   static constexpr int kColStats = 2;  // q_col: x_j' Pi_y x_j (and the full Sigma)
@@ -67,26 +124,18 @@ class ArdPosterior {
                const Likelihood& lik, const ProblemSpec& problem, const GaussianStatistics* stats = nullptr,
                RowPasses* passes = nullptr)
       : problem_(problem), lik_(lik), stats_(stats), passes_(passes), n_(stats ? stats->n : Phi.rows()),
-        d_(stats ? stats->cols() : Phi.cols()), y_(y), Phi_(Phi) {
-    // Unit-norm columns times sqrt(N): unit mean square (over the replicated rows
-    // when prior weights count copies), the units of alpha_min, alpha_max and init_alpha.
-    const double root_n = std::sqrt(replicated_rows(problem_, n_));
-    x_scale_ = Eigen::VectorXd::Zero(d_);
-    for (Eigen::Index j = 0; j < d_; ++j) {
-      if ((stats ? stats->gram(j, j) : Phi.col(j).squaredNorm()) > 0.0) {
-        x_scale_(j) = inv_scale(j) * root_n;
-        nonzero_.push_back(j);
-      }  // else a zero column (scale 0) can never explain anything: pruned from the start
-    }
-  }
+        d_(stats ? stats->cols() : Phi.cols()), y_(y),
+        // Unit-norm columns times sqrt(N): unit mean square (over the replicated rows
+        // when prior weights count copies), the units of alpha_min, alpha_max and init_alpha.
+        X_(Phi, inv_scale, std::sqrt(replicated_rows(problem, n_)), stats) {}
 
   Eigen::Index rows() const { return n_; }
   Eigen::Index cols() const { return d_; }
   const Eigen::VectorXd& y() const { return y_; }
   // Whether the rows are in memory, so that the residuals follow every update.
   bool has_rows() const { return stats_ == nullptr; }
-  const Columns& nonzero_columns() const { return nonzero_; }
-  bool usable(Eigen::Index j) const { return x_scale_(j) > 0.0; }
+  const Columns& nonzero_columns() const { return X_.nonzero(); }
+  bool usable(Eigen::Index j) const { return X_.usable(j); }
 
   // Results of the last update.
   double log_ml() const { return log_ml_; }  // without the Student-t noise's bound terms
@@ -116,17 +165,7 @@ class ArdPosterior {
     else weight_space(active, alpha, lambda, need);
   }
 
-  // The active columns, copied once per change of the active set.
-  const Eigen::MatrixXd& active_X(const Columns& active) {
-    if (xa_cols_ != active) {
-      Xa_.resize(n_, active.size());
-      for_panels(Xa_.cols(), 256, [&](Eigen::Index j, Eigen::Index nb) {
-        for (Eigen::Index k = j; k < j + nb; ++k) Xa_.col(k) = xcol(active[k]);
-      });
-      xa_cols_ = active;
-    }
-    return Xa_;
-  }
+  const Eigen::MatrixXd& active_X(const Columns& active) { return X_.active(active); }
 
   // s_j = x_j' Sigma_y^-1 x_j and q_j = x_j' Sigma_y^-1 y of the columns P
   // outside the model, given the active ones (the fast solver's statistics).
@@ -157,7 +196,7 @@ class ArdPosterior {
       return;
     }
     Eigen::MatrixXd XP(n_, nP);
-    for (Eigen::Index k = 0; k < nP; ++k) XP.col(k) = xcol(P[k]);
+    for (Eigen::Index k = 0; k < nP; ++k) XP.col(k) = X_.col(P[k]);
     const Eigen::MatrixXd& Xa = active_X(active);
     if (!lik_.gaussian()) {
       // At the mode, with B the IRLS weights: s_j = x_j' B x_j - x_j' B X_a Sigma X_a' B x_j and
@@ -219,9 +258,7 @@ class ArdPosterior {
   RowPasses* passes_;
   Eigen::Index n_, d_;
   Eigen::VectorXd y_;
-  Eigen::Ref<const Eigen::MatrixXd> Phi_;  // the caller's basis: it outlives the solver (see fit.hpp)
-  Eigen::VectorXd x_scale_;                // x_j = Phi_j x_scale_j (x_scale_j = 0 for a zero column)
-  Columns nonzero_;
+  ScaledColumns X_;
   int jitter_events_ = 0;
 
   // Caches of the weight-space form: A = X_a' L^-1 X_a and b = X_a' L^-1 y.
@@ -233,8 +270,6 @@ class ArdPosterior {
   Eigen::VectorXd Xty_;
   double tWt_ = 0.0;           // from passes: y' L^-1 y
   bool weights_stale_ = true;  // from passes: the noise changed since they were read
-  Eigen::MatrixXd Xa_;
-  Columns xa_cols_;
 
   // Posterior quantities of the current iterate.
   double log_ml_ = 0.0, rss_ = 0.0;  // rss_: from the statistics only
@@ -247,7 +282,6 @@ class ArdPosterior {
   // factorisation itself at S = 500.
   Eigen::MatrixXd H_, Linv_;
   Eigen::LLT<Eigen::MatrixXd> llt_;
-  Eigen::VectorXd xv_;
 
   // The Laplace approximation (non-Gaussian likelihoods): the mode of every
   // column (0 for those never active; the warm start of the next search),
@@ -269,21 +303,6 @@ class ArdPosterior {
 
   double log_det(const Eigen::VectorXd& lambda) const {
     return problem_.per_sample ? lambda.array().log().sum() : n_ * std::log(lambda(0));
-  }
-
-  // X_a v read from the active columns in place, four per pass over the result.
-  const Eigen::VectorXd& active_times(const Columns& active, const Eigen::VectorXd& v) {
-    Eigen::VectorXd& out = xv_;
-    out.setZero(n_);
-    const std::size_t S = active.size();
-    std::size_t k = 0;
-    for (; k + 4 <= S; k += 4)
-      out += (v(k) * x_scale_(active[k])) * Phi_.col(active[k]) +
-             (v(k + 1) * x_scale_(active[k + 1])) * Phi_.col(active[k + 1]) +
-             (v(k + 2) * x_scale_(active[k + 2])) * Phi_.col(active[k + 2]) +
-             (v(k + 3) * x_scale_(active[k + 3])) * Phi_.col(active[k + 3]);
-    for (; k < S; ++k) out += (v(k) * x_scale_(active[k])) * Phi_.col(active[k]);
-    return out;
   }
 
   void refresh_cache(const Columns& active, const Eigen::VectorXd& lambda) {
@@ -314,7 +333,7 @@ class ArdPosterior {
         weights_stale_ = false;
       } else if (!passes_ && XtX_.size() == 0) {
         GaussianStatistics own;
-        if (!stats_) own.add_rows(Phi_, y_);
+        if (!stats_) own.add_rows(X_.given(), y_);
         scale_sums(stats_ ? stats_->gram : std::move(own.gram), stats_ ? stats_->cross : own.cross);
       }
       const double noise = passes_ ? 1.0 : lambda(0);  // the weights are in the passes' sums
@@ -352,10 +371,10 @@ class ArdPosterior {
 
   // XtX_ and Xty_ from sums over the columns as given: times the column scales.
   void scale_sums(Eigen::MatrixXd gram, const Eigen::VectorXd& cross) {
-    Xty_ = cross.cwiseProduct(x_scale_);
+    Xty_ = cross.cwiseProduct(X_.scale());
     XtX_ = std::move(gram);
-    XtX_.array().colwise() *= x_scale_.array();
-    XtX_.array().rowwise() *= x_scale_.transpose().array();
+    XtX_.array().colwise() *= X_.scale().array();
+    XtX_.array().rowwise() *= X_.scale().transpose().array();
   }
 
   // Sigma_theta = (Alpha + A)^-1: O(d^3) per iteration, plus O(n d^2) when lambda changed.
@@ -377,7 +396,7 @@ class ArdPosterior {
     if (passes_) {  // the rows' residuals when a pass reads them (kRowStats)
     } else if (problem_.per_sample) resid_ = y_ - active_X(active) * mu_;
     else if (stats_) rss_ = std::max(stats_->tt - lambda(0) * mu_.dot(2.0 * b_ - A_ * mu_), 0.0);  // its terms cancel near interpolation
-    else resid_ = y_ - active_times(active, mu_);
+    else resid_ = y_ - X_.times(active, mu_);
     const double log_det_H = 2.0 * llt.matrixLLT().diagonal().array().log().sum();
     // y' Sigma_y^-1 y = r' L^-1 r + mu' G mu: no cancellation when lambda is tiny.
     const double fit_term = passes_ ? std::max(tWt_ - mu_.dot(2.0 * b_ - A_ * mu_), 0.0)
@@ -388,7 +407,7 @@ class ArdPosterior {
       // x_i = phi_i x_scale: the coefficients and Sigma's factor of the columns as given.
       const Eigen::Index S = active.size();
       Eigen::VectorXd xs(S);
-      for (Eigen::Index k = 0; k < S; ++k) xs(k) = x_scale_(active[k]);
+      for (Eigen::Index k = 0; k < S; ++k) xs(k) = X_.scale()(active[k]);
       const Eigen::VectorXd coef = mu_.cwiseProduct(xs);
       const Eigen::MatrixXd R = Linv * xs.asDiagonal();
       passes_->rows(active, coef, R, resid_, q_row_);

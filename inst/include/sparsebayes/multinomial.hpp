@@ -189,6 +189,59 @@ inline double shared_alpha(const Eigen::VectorXd& s, const Eigen::VectorXd& q, d
   return shared_gain(a, s, q) > 0.0 ? a : kInf;
 }
 
+// Shared precisions: the action with the largest gain in the summed marginal
+// likelihood of the classes' Gaussian models st (MultinomialSolver's), before
+// the alignment test.
+inline FastChoice shared_choice(const std::vector<std::unique_ptr<FastState>>& st, const FastControl& fast) {
+  const Eigen::Index K = st.size(), M = st[0]->M;
+  std::vector<Eigen::VectorXd> s(K), q(K);
+  for (Eigen::Index k = 0; k < K; ++k) st[k]->leave_one_out(s[k], q[k]);
+  const std::vector<Eigen::Index>& u = st[0]->used;
+  const Eigen::VectorXd& alpha = st[0]->alpha;
+  const std::vector<char>& barred = st[0]->barred;
+  const std::vector<char>& aligned_out = st[0]->aligned_out;
+  const Eigen::Index S = u.size();
+  std::vector<Eigen::Index> pos(M, -1);
+  for (Eigen::Index j = 0; j < S; ++j) pos[u[j]] = j;
+  Eigen::VectorXd a_new = Eigen::VectorXd::Constant(M, kInf), gain = Eigen::VectorXd::Zero(M);
+  std::vector<int> act(M, kReestimate);
+  bool any_delete = false;
+  Eigen::VectorXd sm(K), qm(K);
+  for (Eigen::Index m = 0; m < M; ++m) {
+    if (barred[m] || (pos[m] < 0 && aligned_out[m])) continue;
+    for (Eigen::Index k = 0; k < K; ++k) {
+      sm(k) = s[k](m);
+      qm(k) = q[k](m);
+    }
+    a_new(m) = shared_alpha(sm, qm, fast.zero_factor);
+    if (pos[m] >= 0) {
+      const double now = shared_gain(alpha(pos[m]), sm, qm);
+      if (std::isfinite(a_new(m))) {
+        gain(m) = shared_gain(a_new(m), sm, qm) - now;
+      } else if (S > 1) {
+        any_delete = true;
+        act[m] = kDelete;
+        gain(m) = -now;
+      }
+    } else if (std::isfinite(a_new(m))) {
+      act[m] = kAdd;
+      gain(m) = shared_gain(a_new(m), sm, qm);
+    }
+  }
+  if (any_delete && fast.priority_deletion)
+    for (Eigen::Index m = 0; m < M; ++m)
+      if (act[m] != kDelete) gain(m) = 0.0;
+  FastChoice ch;
+  ch.gain = gain.maxCoeff(&ch.column);
+  if (!(ch.gain > 0.0)) return FastChoice{kTerminate, ch.column, 0.0, 0.0};
+  ch.action = act[ch.column];
+  ch.alpha = a_new(ch.column);
+  if (ch.action == kReestimate && !any_delete &&
+      std::abs(std::log(ch.alpha) - std::log(alpha(pos[ch.column]))) < fast.min_delta_log_alpha)
+    return FastChoice{kTerminate, ch.column, ch.alpha, 0.0};
+  return ch;
+}
+
 // What a multinomial fit returns, in the columns as given (fit_multinomial()).
 // Per-class sparsity keeps a column for some classes only: W and Sigma are
 // then over the union of the classes' columns, with zeros where a class has
@@ -444,7 +497,7 @@ class MultinomialSolver {
     }
   }
 
-  Choice select() { return shared_ ? select_shared() : select_per_class(); }
+  Choice select() { return shared_ ? aligned(Choice{shared_choice(st_, fast_)}) : select_per_class(); }
 
   // Per-class precisions: each class's own best action (FastState's rule),
   // the one with the largest gain taken.
@@ -480,56 +533,6 @@ class MultinomialSolver {
     }
     if (!any) return c;
     return Choice{FastChoice{kAlignmentSkip, m, 0.0, 0.0}, c.cls};
-  }
-
-  // Shared precisions: the action with the largest gain in the summed marginal likelihood.
-  Choice select_shared() {
-    std::vector<Eigen::VectorXd> s(K_), q(K_);
-    for (Eigen::Index k = 0; k < K_; ++k) st_[k]->leave_one_out(s[k], q[k]);
-    const std::vector<Eigen::Index>& u = st_[0]->used;
-    const Eigen::VectorXd& alpha = st_[0]->alpha;
-    const std::vector<char>& barred = st_[0]->barred;
-    const std::vector<char>& aligned_out = st_[0]->aligned_out;
-    const Eigen::Index S = u.size();
-    std::vector<Eigen::Index> pos(M_, -1);
-    for (Eigen::Index j = 0; j < S; ++j) pos[u[j]] = j;
-    Eigen::VectorXd a_new = Eigen::VectorXd::Constant(M_, kInf), gain = Eigen::VectorXd::Zero(M_);
-    std::vector<int> act(M_, kReestimate);
-    bool any_delete = false;
-    Eigen::VectorXd sm(K_), qm(K_);
-    for (Eigen::Index m = 0; m < M_; ++m) {
-      if (barred[m] || (pos[m] < 0 && aligned_out[m])) continue;
-      for (Eigen::Index k = 0; k < K_; ++k) {
-        sm(k) = s[k](m);
-        qm(k) = q[k](m);
-      }
-      a_new(m) = shared_alpha(sm, qm, fast_.zero_factor);
-      if (pos[m] >= 0) {
-        const double now = shared_gain(alpha(pos[m]), sm, qm);
-        if (std::isfinite(a_new(m))) {
-          gain(m) = shared_gain(a_new(m), sm, qm) - now;
-        } else if (S > 1) {
-          any_delete = true;
-          act[m] = kDelete;
-          gain(m) = -now;
-        }
-      } else if (std::isfinite(a_new(m))) {
-        act[m] = kAdd;
-        gain(m) = shared_gain(a_new(m), sm, qm);
-      }
-    }
-    if (any_delete && fast_.priority_deletion)
-      for (Eigen::Index m = 0; m < M_; ++m)
-        if (act[m] != kDelete) gain(m) = 0.0;
-    FastChoice ch;
-    ch.gain = gain.maxCoeff(&ch.column);
-    if (!(ch.gain > 0.0)) return Choice{FastChoice{kTerminate, ch.column, 0.0, 0.0}};
-    ch.action = act[ch.column];
-    ch.alpha = a_new(ch.column);
-    if (ch.action == kReestimate && !any_delete &&
-        std::abs(std::log(ch.alpha) - std::log(alpha(pos[ch.column]))) < fast_.min_delta_log_alpha)
-      return Choice{FastChoice{kTerminate, ch.column, ch.alpha, 0.0}};
-    return aligned(Choice{ch});
   }
 
   // The Gaussian updates of the chosen class's model (every class's, for a
