@@ -21,6 +21,10 @@
     .Call(`_sparsebayes_sb_fit_multinomial`, Phi, T, case_weights, offset, shared, problem, control)
 }
 
+.sb_simd <- function(on) {
+    .Call(`_sparsebayes_sb_simd`, on)
+}
+
 .sb_row_keys <- function(x) {
     .Call(`_sparsebayes_sb_row_keys`, x)
 }

@@ -34,3 +34,27 @@ for (d in 1:2) for (n in c(1000, 2000, 4000, 8000, 12000)) {
   rm(Kb)
   cat(sprintf("| %d | %d | %.1f | %.1f | %.1f | %.1fx | %s |\n", d, n, ns(t1, n), ns(t2, n), ns(tb, n), tb / t1, same))
 }
+
+# The Gram product of the statistics layer (Phi'Phi of a block of rows, as a
+# fit from chunks or ard() at n >> d forms it): GFlop/s (n M (M + 1) flops
+# for the lower triangle) of the SIMD path (simd.hpp: AVX-512, else AVX2 +
+# FMA), the same call with it switched off (Eigen at R's default flags, SSE2), and base R's
+# crossprod() (this machine's BLAS; R's symmetric product also forms one
+# triangle), one thread each.
+simd <- get(".sb_simd", asNamespace("sparsebayes"))
+statistics <- get(".sb_statistics", asNamespace("sparsebayes"))
+cat(sprintf("\nAVX2 + FMA on this CPU: %s; AVX-512: %s\n", simd(NA)[["cpu"]], simd(NA)[["avx512"]]))
+cat("\n| n | M | SIMD path (GFlop/s) | SSE2 (Eigen) | base R crossprod | SIMD / SSE2 |\n|---|---|---|---|---|---|\n")
+threads(1)
+for (nm in list(c(20000, 200), c(20000, 1001), c(100000, 500))) {
+  set.seed(1)
+  A <- matrix(rnorm(nm[1] * nm[2]), nm[1])
+  t <- rnorm(nm[1])
+  flops <- nm[1] * nm[2] * (nm[2] + 1)
+  simd(TRUE); ta <- best_of(statistics(A, t))
+  simd(FALSE); ts <- best_of(statistics(A, t))
+  simd(TRUE)
+  tb <- best_of(crossprod(A))
+  cat(sprintf("| %d | %d | %.1f | %.1f | %.1f | %.2fx |\n", nm[1], nm[2], flops / ta / 1e9, flops / ts / 1e9,
+              flops / tb / 1e9, ts / ta))
+}

@@ -85,6 +85,17 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// sb_simd
+Rcpp::LogicalVector sb_simd(Rcpp::LogicalVector on);
+RcppExport SEXP _sparsebayes_sb_simd(SEXP onSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::LogicalVector >::type on(onSEXP);
+    rcpp_result_gen = Rcpp::wrap(sb_simd(on));
+    return rcpp_result_gen;
+END_RCPP
+}
 // sb_row_keys
 Eigen::MatrixXd sb_row_keys(Eigen::Map<Eigen::MatrixXd> x);
 RcppExport SEXP _sparsebayes_sb_row_keys(SEXP xSEXP) {
@@ -435,6 +446,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_sparsebayes_sb_column_products", (DL_FUNC) &_sparsebayes_sb_column_products, 0},
     {"_sparsebayes_sb_fit", (DL_FUNC) &_sparsebayes_sb_fit, 6},
     {"_sparsebayes_sb_fit_multinomial", (DL_FUNC) &_sparsebayes_sb_fit_multinomial, 7},
+    {"_sparsebayes_sb_simd", (DL_FUNC) &_sparsebayes_sb_simd, 1},
     {"_sparsebayes_sb_row_keys", (DL_FUNC) &_sparsebayes_sb_row_keys, 1},
     {"_sparsebayes_sb_statistics", (DL_FUNC) &_sparsebayes_sb_statistics, 2},
     {"_sparsebayes_sb_fit_statistics", (DL_FUNC) &_sparsebayes_sb_fit_statistics, 3},

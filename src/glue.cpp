@@ -199,6 +199,16 @@ Rcpp::List sb_fit_multinomial(Eigen::Map<Eigen::MatrixXd> Phi, Eigen::Map<Eigen:
       Rcpp::Named("trace") = trace_list(r.trace));
 }
 
+// The AVX2 + FMA and AVX-512 paths of simd.hpp: whether they run (`on` NA:
+// unchanged), and whether the CPU has them.
+// [[Rcpp::export(.sb_simd)]]
+Rcpp::LogicalVector sb_simd(Rcpp::LogicalVector on) {
+  if (on.size() == 1 && on[0] != NA_LOGICAL) sparsebayes::simd::set_enabled(on[0]);
+  return Rcpp::LogicalVector::create(Rcpp::Named("enabled") = sparsebayes::simd::avx2(),
+                                     Rcpp::Named("cpu") = sparsebayes::simd::cpu_has_avx2(),
+                                     Rcpp::Named("avx512") = sparsebayes::simd::cpu_has_avx512());
+}
+
 // [[Rcpp::export(.sb_row_keys)]]
 Eigen::MatrixXd sb_row_keys(Eigen::Map<Eigen::MatrixXd> x) { return sparsebayes::row_keys(x); }
 

@@ -169,7 +169,7 @@ context("Laplace passes: the outer loop of a fit from chunks") {
     const sparsebayes::PassesResult s =
         sparsebayes::LaplacePassesFit(q, q.Phi.cols(), "binomial", 100, tight_options()).run();
     expect_true(s.fit.relevant == r.fit.relevant);
-    expect_true(s.passes == r.passes);
+    expect_true(std::abs(s.passes - r.passes) <= 1);  // the last pass's change can fall either side of the tolerance
     expect_true(sbtest::relative_difference(s.fit.mu, r.fit.mu) < 1e-6);
     expect_true(sbtest::near(s.fit.log_evidence, r.fit.log_evidence, 1e-9));
   }

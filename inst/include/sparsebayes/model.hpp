@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "interrupt.hpp"
+#include "simd.hpp"
 
 namespace sparsebayes {
 
@@ -305,7 +306,8 @@ inline Eigen::MatrixXd gram_matrix(const Eigen::Ref<const Eigen::MatrixXd>& A) {
   const Eigen::Index S = A.cols();
   Eigen::MatrixXd G(S, S);  // every entry is written below (a zero fill of fresh memory would not see an interrupt)
   for_panels(S, interrupt_panel(A.rows(), S), [&](Eigen::Index j, Eigen::Index nb) {
-    G.block(j, j, S - j, nb).noalias() = A.middleCols(j, S - j).transpose() * A.middleCols(j, nb);
+    if (!simd::gram_panel(A, j, nb, G))  // AVX2 + FMA where the CPU has them (simd.hpp)
+      G.block(j, j, S - j, nb).noalias() = A.middleCols(j, S - j).transpose() * A.middleCols(j, nb);
   });
   // From column 1: column 0 mirrors nothing, and Eigen's debug-mode aliasing
   // check would see two empty blocks at the same address.
