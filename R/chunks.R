@@ -611,10 +611,9 @@ chunk_standard_units <- function(mom, const) {
                         else "has a response too large to sum in double precision; rescale it.")
   log_w <- if (weighted) mom$log_w - n * log(unit) else 0
   log_pooled <- if (!weighted) 0 else if (is.null(mom$copies)) log_w else mom$copies$log_pooled - distinct * log(unit)
-  list(n = mom$rows, shift = shift, scale = scale, const = const, unit = unit,
-       weighted = weighted, weights = NULL, offset = NULL, log_weights = log_pooled / 2, distinct = distinct,
-       n_kept = n, weight_sum = distinct, log_weight_sum = log_w, log_jacobian = -n * log(scale) + log_w / 2,
-       n_effective = if (weighted) distinct else -1, target_variance = if (weighted) 1 else -1)
+  c(response_units(mom$rows, shift, scale, const, unit, distinct, n, distinct, log_w, log_pooled / 2, weighted,
+                   if (weighted) 1 else -1),
+    list(weighted = weighted))
 }
 
 # The statistics pass: Phi'Phi, Phi't, t't, sum(t) and n of the basis
