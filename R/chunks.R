@@ -528,16 +528,20 @@ chunk_copies <- function(keys) {
        log_pooled = sum(log(rowsum(keys[, 3L], group, reorder = FALSE))))
 }
 
-# The weighted moments of the inputs (x: W, mean, M2 = the sum of squared
-# deviations, size) and of the response less the offset (z) from the sums.
+# The weighted moments of the inputs (x: W, center = the mean, M2 = the sum
+# of squared deviations, sd, size) and of the response less the offset (z)
+# from the sums; x's are the moments input_scaling() reads (with prior
+# weights, those of the rows replicated w times, as in memory).
 chunk_moments <- function(value, spec) {
   g <- value$sums$gram
   W <- g[1L, 1L]
   b <- g[-1L, 1L]
   by <- value$sums$cross[1L]
   named <- function(v) stats::setNames(as.numeric(v), spec$columns)
-  value$x <- list(W = W, mean = named(spec$shift + b / W), M2 = named(pmax(diag(g)[-1L] - b^2 / W, 0)),
-                  size = named(value$size))
+  M2 <- named(pmax(diag(g)[-1L] - b^2 / W, 0))
+  n_weighted <- if (value$weighted) W else value$kept
+  dof <- if (n_weighted > 1) n_weighted - 1 else n_weighted
+  value$x <- list(W = W, center = named(spec$shift + b / W), M2 = M2, sd = sqrt(M2 / dof), size = named(value$size))
   value$z <- list(W = W, mean = spec$shift_z + by / W, M2 = max(value$sums$tt - by^2 / W, 0))
   value
 }
@@ -577,20 +581,10 @@ check_chunk_part <- function(part, i) {
   if (!is.null(part$offset) && any(!is.finite(part$offset))) stop_arg("offset", sprintf("must be finite (%s).", where))
 }
 
-# The scaling of the design from the sums pass, as input_scaling() gives
-# it from the rows (with prior weights, their weighted moments).
-chunk_scaling <- function(mom, scale, keep_constant = FALSE) {
-  if (!scale) return(NULL)
-  m <- mom$x
-  n_weighted <- if (mom$weighted) m$W else mom$kept
-  dof <- if (n_weighted > 1) n_weighted - 1 else n_weighted
-  moment_scaling(list(center = m$mean, sd = sqrt(m$M2 / dof), size = m$size), keep_constant)
-}
-
 # The first constant non-zero column of the scaled design, as
 # constant_column() finds it in the rows: c(column, value), c(0, 0) if none.
 chunk_constant_column <- function(m, scaling) {
-  value <- if (is.null(scaling)) m$mean else (m$mean - scaling$center) / scaling$scale
+  value <- if (is.null(scaling)) m$center else (m$center - scaling$center) / scaling$scale
   j <- which(sqrt(m$M2 / m$W) <= 1e-9 * m$size & m$size > 0 & value != 0)[1L]
   if (is.na(j)) c(0, 0) else c(j, value[j])
 }
@@ -688,13 +682,12 @@ fit_chunks <- function(mcall, env, source, fitter, generic, ..., keep_intercept 
 
 # The problem of a fit from chunks for ard_settings(): the statistics pass
 # on the design scaled by the sums pass, in standard units. Only what
-# sums over rows give is fitted: shared noise, and the rules that read no
-# row (every one but irls1 and the primal gradient).
+# sums over rows give is fitted (check_chunk_solver()).
 chunk_problem <- function(design, a) {
   check_flag(a$scale, "scale")
   check_chunk_solver(a)
   mom <- design$moments
-  scaling <- chunk_scaling(mom, a$scale, keep_constant = TRUE)
+  scaling <- input_scaling(NULL, a$scale, keep_constant = TRUE, moments = mom$x)
   const <- chunk_constant_column(mom$x, scaling)
   sample_noise <- per_sample_noise(a$noise)
   st <- if (sample_noise) chunk_robust_units(design, scaling, const) else chunk_standard_units(mom, const)
@@ -945,7 +938,7 @@ rvm_chunk_problem <- function(a) {
   sample <- sample_head(mom$sample, chunk_sample_size)
   y <- if (likelihood_of(family)$classes) chunk_classes(sample$y, classes)
        else likelihood_of(family)$encode(sample$y, length(sample$y))
-  scaling <- chunk_scaling(mom, a$scale)
+  scaling <- input_scaling(NULL, a$scale, moments = mom$x)
   x <- sample$x
   xs <- apply_scaling(x, scaling)
   learn_default <- has_noise(family) && is.null(kernels[[1L]]$width) && is_learnable(kernels[[1L]])

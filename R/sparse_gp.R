@@ -1031,7 +1031,7 @@ gp_chunk_fit <- function(design, a, call) {
     stop_arg("approx", "\"exact\" factorises an n x n matrix of every row; from data_chunks() use \"VFE\" or \"FITC\".")
   check_flag(a$scale, "scale")
   mom <- design$moments
-  scaling <- chunk_scaling(mom, a$scale)
+  scaling <- input_scaling(NULL, a$scale, moments = mom$x)
   st <- chunk_standard_units(mom, c(1, 1))
   sample <- mom$sample
   inducing <- a$inducing
