@@ -291,10 +291,9 @@ ard_settings <- function(p, a) {
   if (!is.null(p$chunks) && per_sample_noise(noise)) control$start <- chunk_start(control$start)
   check_noise_control(control, noise, method)
   if (smoothness > 0) control$noise_update_start <- 0L  # hold the starting noise for the first steps
-  structure(c(p[c("xs", "y", "wo", "scaling", "n_rows", "chunks")],
-              list(noise = noise, prior = prior, smoothness = smoothness, prior_choice = prior_choice,
-                   solver = solver_spec(method, control, a$gradient_form), statistics = statistics)),
-            class = "sb_problem")
+  new_sb_problem("ard", xs = xs, y = p$y, wo = p$wo, scaling = p$scaling, n_rows = n_rows, chunks = p$chunks,
+                 noise = noise, prior = prior, smoothness = smoothness, prior_choice = prior_choice,
+                 solver = solver_spec(method, control, a$gradient_form), statistics = statistics)
 }
 
 # The statistics of rows in memory with their sums (Phi'Phi, Phi't, t't:

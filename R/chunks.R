@@ -952,14 +952,13 @@ rvm_chunk_problem <- function(a) {
   control$outlier_class <- control$outlier_class %||% FALSE
   check_noise_control(control, a$noise, a$method)
   prior <- if (identical(a$prior, "auto")) "none" else a$prior
-  structure(list(x = x, xs = xs, y = y, scaling = scaling, in_fit = rep(TRUE, nrow(x)), n = nrow(x),
-                 wo = check_weights_offset(sample$weights, sample$offset, nrow(x)), kernels = kernels,
-                 learn_default = learn_default, bias = a$bias, centres = centres, Phi = NULL, shortcut = FALSE,
-                 family = family, noise = a$noise, prior = prior, level_prior = NULL,
+  new_sb_problem("rvm", x = x, xs = xs, y = y, scaling = scaling, in_fit = rep(TRUE, nrow(x)), n = nrow(x),
+                 wo = check_weights_offset(sample$weights, sample$offset, nrow(x)), multiclass = NULL,
+                 kernels = kernels, learn_default = learn_default, bias = a$bias, centres = centres, Phi = NULL,
+                 shortcut = FALSE, family = family, noise = a$noise, prior = prior, level_prior = NULL,
                  smoothness = smoothness_constant(prior, mom$kept, choices = c("none", "AIC", "BIC", "RIC")),
                  solver = solver_spec(a$method, control, a$gradient_form), chunks = design,
-                 width_rows = if (learn_default) mom$sample),
-            class = "sb_problem")
+                 width_rows = if (learn_default) mom$sample)
 }
 
 # The rows of the `size` smallest keys of a sample (chunk_sample()): a

@@ -420,11 +420,11 @@ rvm_problem <- function(a) {
     stop_arg("prior", "needs method = ", methods_supporting("smoothness"), ".")
   if (any(smoothness > 0) && per_sample_noise(noise)) stop_arg("prior", "needs noise = \"shared\".")
   multiclass <- if (is.factor(y) && nlevels(y) > 2L) check_multinomial(a$multiclass %||% "multinomial", method, wo)
-  structure(list(x = x, xs = xs, y = y, scaling = scaling, in_fit = in_fit, n = n, wo = wo, multiclass = multiclass,
-                 kernels = kernels, learn_default = learn_default, bias = bias, centres = centres, Phi = Phi,
-                 shortcut = shortcut, family = family, noise = noise, prior = prior, level_prior = level_prior,
-                 smoothness = smoothness, solver = solver_spec(method, control, a$gradient_form)),
-            class = "sb_problem")
+  new_sb_problem("rvm", x = x, xs = xs, y = y, scaling = scaling, in_fit = in_fit, n = n, wo = wo,
+                 multiclass = multiclass, kernels = kernels, learn_default = learn_default, bias = bias,
+                 centres = centres, Phi = Phi, shortcut = shortcut, family = family, noise = noise, prior = prior,
+                 level_prior = level_prior, smoothness = smoothness, solver = solver_spec(method, control, a$gradient_form),
+                 chunks = NULL, width_rows = NULL)
 }
 
 # The kernel of a problem as a fit stores it: the single kernel, the list of

@@ -352,9 +352,8 @@ fit_gp_rows <- function(x, y, a, call, served = NULL) {
                                          keep.null = TRUE), call, served)
     return(with_unfitted_rows(fit, x, y, case_weights, offset))
   }
-  p <- gp_problem(utils::modifyList(a, list(x = x, y = y, weights = case_weights, offset = offset),
+  p <- gp_problem(utils::modifyList(a, list(x = x, y = y, weights = case_weights, offset = offset, served = served),
                                     keep.null = TRUE))
-  p$served <- served
   state <- save_rng()
   on.exit(restore_rng(state), add = TRUE)
   if (!is.null(a$seed)) set.seed(a$seed)
@@ -426,11 +425,10 @@ gp_problem <- function(a) {
   sy <- std$scale
   if (!is.null(noise_variance)) noise_variance <- noise_variance / sy^2
   if (!optimize$hyper) kernel$variance <- kernel$variance / sy^2
-  structure(list(x = x, xs = xs, y = y, scaling = scaling, weights = a$weights, offset = a$offset, std = std,
-                 kernel = kernel, learn = learn, by_input = by_input, noise_variance = noise_variance,
+  new_sb_problem("sparse_gp", x = x, xs = xs, y = y, scaling = scaling, weights = a$weights, offset = a$offset,
+                 std = std, kernel = kernel, learn = learn, by_input = by_input, noise_variance = noise_variance,
                  inducing = a$inducing, default_inducing = a$default_inducing, approx = a$approx, optimize = optimize,
-                 control = a$control),
-            class = "sb_problem")
+                 control = a$control, served = a$served)
 }
 
 # What the hyperparameters are learned from (gp_optimise()'s `learning`):
