@@ -883,17 +883,20 @@ sample_combine <- function(a, b, size) {
        weights = pick(a$weights, b$weights), offset = pick(a$offset, b$offset))
 }
 
-# What a fit from chunks can solve from sums: shared noise, and every rule
-# but those that read rows (irls1, the primal gradient).
+# What a fit from chunks can solve without its rows, as the core's table of
+# methods says (.sb_methods()): shared noise from the sums (`statistics`),
+# per-sample noise reading the rows at noise steps only (`passes`); the
+# gradient rule's primal form reads the sample space.
 check_chunk_solver <- function(a, sample_noise = TRUE) {
   if (per_sample_noise(a$noise) && !sample_noise)
     stop_arg("noise", "must be \"shared\" for this fit from data_chunks(); ard() fits per-sample and Student-t noise from chunks.")
-  if (per_sample_noise(a$noise) && !a$method %in% c("em", "mackay", "irls2"))
-    stop_arg("method", sprintf("\"%s\" with noise = \"%s\" reads every row at every step; from data_chunks() use \"em\", \"mackay\" or \"irls2\".",
-                               a$method, a$noise))
-  if (a$method == "irls1" || (a$method == "gradient" && a$gradient_form == "primal"))
-    stop_arg("method", sprintf("\"%s\"%s reads every row; from data_chunks() use \"em\", \"mackay\", \"fast\", \"irls2\" or gradient_form = \"dual\".",
-                               a$method, if (a$method == "gradient") " with gradient_form = \"primal\"" else ""))
+  if (per_sample_noise(a$noise) && !method_supports(a$method, "passes"))
+    stop_arg("method", sprintf("\"%s\" with noise = \"%s\" reads every row at every step; from data_chunks() use %s.",
+                               a$method, a$noise, methods_supporting("passes")))
+  primal <- solver_spec(a$method, NULL, a$gradient_form)$gradient_form == "primal"
+  if (!method_supports(a$method, "statistics") || primal)
+    stop_arg("method", sprintf("\"%s\"%s reads every row; from data_chunks() use %s (the gradient with gradient_form = \"dual\").",
+                               a$method, if (primal) " with gradient_form = \"primal\"" else "", methods_supporting("statistics")))
 }
 
 # The rows of the sample an rvm() fit from chunks learns its kernel's widths
