@@ -323,7 +323,7 @@ ard_fit <- function(p, res, call) {
   fit$scaling <- p$scaling
   fit$intercept <- "(Intercept)" %in% colnames(p$xs)
   fit <- add_weights_offset(fit, p$wo, res$standard_units)
-  if (!is.null(p$chunks)) fit <- chunk_fit_fields(fit, p$chunks, res)
+  fit <- chunk_fit_fields(fit, p$chunks, res)  # R/chunks.R
   class(fit) <- c("sb_ard", "sparsebayes")
   warn_not_converged(fit, res)
   fit$interpolation <- interpolation(fit, p$n_rows)
@@ -345,8 +345,8 @@ ard_fit <- function(p, res, call) {
 exact_span <- function(fit) {
   n <- NROW(fit$x)
   d <- NCOL(fit$x)
-  if (!any(fit$smoothness > 0) || per_sample_noise(fit$noise) || !is.null(fit$chunks) ||
-      n * as.numeric(d) * min(n, d) > 1e8 || is.null(fit$residuals)) return(NULL)
+  if (!any(fit$smoothness > 0) || per_sample_noise(fit$noise) || n * as.numeric(d) * min(n, d) > 1e8 ||
+      is.null(fit$residuals)) return(NULL)  # a fit from chunks keeps no residuals
   w <- sqrt(fit$prior.weights %||% rep(1, length(fit$y)))
   target <- w * (fit$y - (fit$offset %||% 0))
   total <- sum((target - if (isTRUE(fit$intercept)) w * sum(w * target) / sum(w^2) else 0)^2)

@@ -693,10 +693,9 @@ chunk_problem <- function(design, a) {
   st <- if (sample_noise) chunk_robust_units(design, scaling, const) else chunk_standard_units(mom, const)
   names <- design$spec$columns
   st$statistics <- chunk_design_statistics(mom, design$spec, scaling, st)
-  chunks <- chunk_info(design, st, if (sample_noise) 2L else 1L)
-  if (sample_noise) chunks$start <- "plain"
+  st$pass_count <- if (sample_noise) 2L else 1L  # the sums pass, and the response's
   list(xs = matrix(0, 0L, length(names), dimnames = list(NULL, names)), y = NULL, wo = list(), scaling = scaling,
-       n_rows = mom$kept, n_features = sum(names != "(Intercept)"), statistics = st, chunks = chunks)
+       n_rows = mom$kept, n_features = sum(names != "(Intercept)"), statistics = st, chunks = design)
 }
 
 # Per-sample and Student-t noise from chunks (fit_passes() in fit.hpp). The
@@ -783,12 +782,16 @@ chunk_block <- function(what, units, cols = NULL, coef = NULL, R = NULL) {
 # v split into the chunks' slices of `counts` rows.
 split_rows <- function(v, counts) unname(split(v, factor(rep.int(seq_along(counts), counts), levels = seq_along(counts))))
 
-# A fit from chunks keeps no n-length vector: its training fit is its
-# residual sum of squares (from the statistics) against the total, or
-# (binomial) its deviance and training error. A binomial fit keeps no
-# weights or offset of the sample either (whether it had an offset is in
-# `chunks`).
-chunk_fit_fields <- function(fit, chunks, res) {
+# A fit from chunks (`design`: its problem's "sb_chunk_design"; NULL, a fit
+# from rows, is left as it is) keeps no n-length vector: its training fit
+# is its residual sum of squares (from the statistics `st`) against the
+# total, or (binomial) its deviance and training error. A binomial fit
+# keeps no weights or offset of the sample either (whether it had an
+# offset is in `chunks`, chunk_info()).
+chunk_fit_fields <- function(fit, design, res, st = res$standard_units) {
+  if (is.null(design)) return(fit)
+  chunks <- chunk_info(design, st, res)
+  if (!is.null(res$row_passes)) chunks$start <- "plain"  # per-sample noise: see chunk_start()
   for (field in c("fitted.values", "linear.predictors", "residuals", "y", "x")) fit[field] <- list(NULL)
   if (!is.null(res$row_passes)) {  # per-sample noise: the passes it read, and its noise in summary
     chunks$passes <- chunks$passes + res$row_passes
@@ -1002,6 +1005,7 @@ chunk_rvm_design <- function(p) {
                 M = nrow(centre_inputs) + p$bias))
   st <- chunk_standard_units(design$moments, if (p$bias) c(1, 1) else c(0, 0))
   st$statistics <- chunk_statistics_pass(design$source, design$spec, st, basis, nrow(centre_inputs) + p$bias)
+  st$pass_count <- 2L  # the sums pass, and this one
   list(Phi = NULL, names = names, wavelet = NULL, rows = NULL, statistics = st)
 }
 
@@ -1076,6 +1080,7 @@ chunk_laplace_pass <- function(source, spec, basis, M, relevant, mu, family, pos
 # changed sign (bench/chunks_scale.R). One O(rows M^2) sum of the basis per
 # width tried (blocks of at most 1e7 numbers), and a fit from the sums.
 chunk_basis_widths <- function(p) {
+  if (is.null(p$width_rows)) return(p)  # rows in memory, or widths not learned
   kernel <- p$kernels[[1L]]
   if (!identical(kernel$width_rule, "learn")) return(p)
   centres <- apply_scaling(p$centres, p$scaling)
@@ -1122,17 +1127,18 @@ block_statistics <- function(basis, st) {
   value
 }
 
-# The description of a fit from chunks that the fit keeps; for a binomial
-# fit (`res` from chunk_laplace_fit()) the sums pass and its passes, whether
-# they converged, and the deviance and training error at the last pass.
-chunk_info <- function(design, st, passes, res = NULL) {
+# The description of a fit from chunks that the fit keeps: the passes its
+# statistics `st` read (st$pass_count); for a binomial fit (`res` from
+# chunk_laplace_fit()) the sums pass and its passes, whether they
+# converged, and the deviance and training error at the last pass.
+chunk_info <- function(design, st, res = NULL) {
   mom <- design$moments
   if (!is.null(res$passes))
     return(list(source = design$source$label, rows = mom$rows, kept = mom$kept, omitted = mom$omitted,
                 offset = mom$offset, passes = design$spec$passes + 1L + res$passes,
                 passes_converged = res$passes_converged, deviance = res$deviance, error = res$error))
   list(source = design$source$label, rows = mom$rows, kept = mom$kept, omitted = mom$omitted, offset = mom$offset,
-       passes = design$spec$passes + passes, tss = mom$z$M2 / st$unit)
+       passes = design$spec$passes + st$pass_count, tss = mom$z$M2 / st$unit)
 }
 
 # The line of summary() that says a fit was made from chunks, and what it read.

@@ -308,7 +308,7 @@ rvm.default <- function(x = NULL, y, kernel = "gaussian", bias = TRUE, scale = T
   if (any(vapply(problem$kernels, is_evidence_width, logical(1))))  # a width chosen by the evidence
     return(rvm_width_search(problem, call))  # R/width_search.R
   problem <- width_multiple(learn_widths(problem))  # R/learn_widths.R
-  if (!is.null(problem$chunks)) problem <- chunk_basis_widths(problem)  # R/chunks.R
+  problem <- chunk_basis_widths(problem)  # R/chunks.R: the basis widths of a fit from chunks
   candidates <- learned_kernel_candidates(problem)
   if (length(candidates$problems) == 1L) {
     p <- candidates$problems[[1L]]
@@ -516,7 +516,7 @@ fit_rvm <- function(p, call, design = rvm_design(p)) {
     if (!is.null(res$inclusion)) fit$inclusion <- stats::setNames(res$inclusion, names(fit$weights))
     if (!is.null(res$invariant)) fit$invariant <- res$invariant
     fit <- add_weights_offset(fit, p$wo, res$standard_units)
-    if (!is.null(p$chunks)) fit <- chunk_fit_fields(fit, chunk_info(p$chunks, res$standard_units, 2L, res), res)
+    fit <- chunk_fit_fields(fit, p$chunks, res)  # R/chunks.R
     class(fit) <- c("sb_rvm", "sparsebayes")
     if (is.null(res$class_view)) warn_not_converged(fit, res)
     fit

@@ -1031,6 +1031,7 @@ gp_chunk_fit <- function(design, a, call) {
   mom <- design$moments
   scaling <- input_scaling(NULL, a$scale, moments = mom$x)
   st <- chunk_standard_units(mom, c(1, 1))
+  st$pass_count <- 2L  # the sums pass, and the posterior's below
   sample <- mom$sample
   inducing <- a$inducing
   if (is.matrix(inducing) || is.data.frame(inducing)) {
@@ -1069,7 +1070,7 @@ gp_chunk_fit <- function(design, a, call) {
   fit$weight_unit <- st$unit
   fit$subsample <- if (a$optimize$hyper && nrow(sample$x) < mom$kept) nrow(sample$x)
   fit$learned <- learned$learned
-  chunk_fit_fields(fit, chunk_info(design, st, 2L), post)
+  chunk_fit_fields(fit, design, post, st)
 }
 
 # The response in standard units through standard_units() (the helper of
