@@ -419,7 +419,8 @@ context("the method table's data-access columns") {
   test_that("a method fits from statistics or passes exactly when its rule reads no row statistics") {
     for (const sparsebayes::Method& m : sparsebayes::kMethods) {
       if (m.rule == sparsebayes::Rule::fast) {
-        expect_true(m.statistics && !m.passes);  // the fast solver's per-sample noise reads rows at every step
+        expect_true(m.statistics);
+        expect_false(m.passes);  // the fast solver's per-sample noise reads rows at every step
         continue;
       }
       sparsebayes::ProblemSpec spec{};
@@ -428,7 +429,8 @@ context("the method table's data-access columns") {
                              sparsebayes::ArdPosterior::kRowStats;
       expect_true(m.statistics == !row_stats);
       // gradient steps per-sample noise by every row's residual at every step
-      expect_true(m.passes == (!row_stats && m.rule != sparsebayes::Rule::gradient));
+      const bool passes = !row_stats && m.rule != sparsebayes::Rule::gradient;
+      expect_true(m.passes == passes);
     }
   }
 }
