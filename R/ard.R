@@ -291,10 +291,9 @@ ard_settings <- function(p, a) {
   if (!is.null(p$chunks) && per_sample_noise(noise)) control$start <- chunk_start(control$start)
   check_noise_control(control, noise, method)
   if (smoothness > 0) control$noise_update_start <- 0L  # hold the starting noise for the first steps
-  structure(c(p[c("xs", "y", "wo", "scaling", "n_rows", "chunks")],
-              list(noise = noise, prior = prior, smoothness = smoothness, prior_choice = prior_choice,
-                   solver = solver_spec(method, control, a$gradient_form), statistics = statistics)),
-            class = "sb_problem")
+  new_sb_problem("ard", xs = xs, y = p$y, wo = p$wo, scaling = p$scaling, n_rows = n_rows, chunks = p$chunks,
+                 noise = noise, prior = prior, smoothness = smoothness, prior_choice = prior_choice,
+                 solver = solver_spec(method, control, a$gradient_form), statistics = statistics)
 }
 
 # The statistics of rows in memory with their sums (Phi'Phi, Phi't, t't:
@@ -324,7 +323,7 @@ ard_fit <- function(p, res, call) {
   fit$scaling <- p$scaling
   fit$intercept <- "(Intercept)" %in% colnames(p$xs)
   fit <- add_weights_offset(fit, p$wo, res$standard_units)
-  if (!is.null(p$chunks)) fit <- chunk_fit_fields(fit, p$chunks, res)
+  fit <- chunk_fit_fields(fit, p$chunks, res)  # R/chunks.R
   class(fit) <- c("sb_ard", "sparsebayes")
   warn_not_converged(fit, res)
   fit$interpolation <- interpolation(fit, p$n_rows)
@@ -346,8 +345,8 @@ ard_fit <- function(p, res, call) {
 exact_span <- function(fit) {
   n <- NROW(fit$x)
   d <- NCOL(fit$x)
-  if (!any(fit$smoothness > 0) || per_sample_noise(fit$noise) || !is.null(fit$chunks) ||
-      n * as.numeric(d) * min(n, d) > 1e8 || is.null(fit$residuals)) return(NULL)
+  if (!any(fit$smoothness > 0) || per_sample_noise(fit$noise) || n * as.numeric(d) * min(n, d) > 1e8 ||
+      is.null(fit$residuals)) return(NULL)  # a fit from chunks keeps no residuals
   w <- sqrt(fit$prior.weights %||% rep(1, length(fit$y)))
   target <- w * (fit$y - (fit$offset %||% 0))
   total <- sum((target - if (isTRUE(fit$intercept)) w * sum(w * target) / sum(w^2) else 0)^2)

@@ -528,16 +528,20 @@ chunk_copies <- function(keys) {
        log_pooled = sum(log(rowsum(keys[, 3L], group, reorder = FALSE))))
 }
 
-# The weighted moments of the inputs (x: W, mean, M2 = the sum of squared
-# deviations, size) and of the response less the offset (z) from the sums.
+# The weighted moments of the inputs (x: W, center = the mean, M2 = the sum
+# of squared deviations, sd, size) and of the response less the offset (z)
+# from the sums; x's are the moments input_scaling() reads (with prior
+# weights, those of the rows replicated w times, as in memory).
 chunk_moments <- function(value, spec) {
   g <- value$sums$gram
   W <- g[1L, 1L]
   b <- g[-1L, 1L]
   by <- value$sums$cross[1L]
   named <- function(v) stats::setNames(as.numeric(v), spec$columns)
-  value$x <- list(W = W, mean = named(spec$shift + b / W), M2 = named(pmax(diag(g)[-1L] - b^2 / W, 0)),
-                  size = named(value$size))
+  M2 <- named(pmax(diag(g)[-1L] - b^2 / W, 0))
+  n_weighted <- if (value$weighted) W else value$kept
+  dof <- if (n_weighted > 1) n_weighted - 1 else n_weighted
+  value$x <- list(W = W, center = named(spec$shift + b / W), M2 = M2, sd = sqrt(M2 / dof), size = named(value$size))
   value$z <- list(W = W, mean = spec$shift_z + by / W, M2 = max(value$sums$tt - by^2 / W, 0))
   value
 }
@@ -577,20 +581,10 @@ check_chunk_part <- function(part, i) {
   if (!is.null(part$offset) && any(!is.finite(part$offset))) stop_arg("offset", sprintf("must be finite (%s).", where))
 }
 
-# The scaling of the design from the sums pass, as input_scaling() gives
-# it from the rows (with prior weights, their weighted moments).
-chunk_scaling <- function(mom, scale, keep_constant = FALSE) {
-  if (!scale) return(NULL)
-  m <- mom$x
-  n_weighted <- if (mom$weighted) m$W else mom$kept
-  dof <- if (n_weighted > 1) n_weighted - 1 else n_weighted
-  moment_scaling(list(center = m$mean, sd = sqrt(m$M2 / dof), size = m$size), keep_constant)
-}
-
 # The first constant non-zero column of the scaled design, as
 # constant_column() finds it in the rows: c(column, value), c(0, 0) if none.
 chunk_constant_column <- function(m, scaling) {
-  value <- if (is.null(scaling)) m$mean else (m$mean - scaling$center) / scaling$scale
+  value <- if (is.null(scaling)) m$center else (m$center - scaling$center) / scaling$scale
   j <- which(sqrt(m$M2 / m$W) <= 1e-9 * m$size & m$size > 0 & value != 0)[1L]
   if (is.na(j)) c(0, 0) else c(j, value[j])
 }
@@ -611,10 +605,9 @@ chunk_standard_units <- function(mom, const) {
                         else "has a response too large to sum in double precision; rescale it.")
   log_w <- if (weighted) mom$log_w - n * log(unit) else 0
   log_pooled <- if (!weighted) 0 else if (is.null(mom$copies)) log_w else mom$copies$log_pooled - distinct * log(unit)
-  list(n = mom$rows, shift = shift, scale = scale, const = const, unit = unit,
-       weighted = weighted, weights = NULL, offset = NULL, log_weights = log_pooled / 2, distinct = distinct,
-       n_kept = n, weight_sum = distinct, log_weight_sum = log_w, log_jacobian = -n * log(scale) + log_w / 2,
-       n_effective = if (weighted) distinct else -1, target_variance = if (weighted) 1 else -1)
+  c(response_units(mom$rows, shift, scale, const, unit, distinct, n, distinct, log_w, log_pooled / 2, weighted,
+                   if (weighted) 1 else -1),
+    list(weighted = weighted))
 }
 
 # The statistics pass: Phi'Phi, Phi't, t't, sum(t) and n of the basis
@@ -689,22 +682,20 @@ fit_chunks <- function(mcall, env, source, fitter, generic, ..., keep_intercept 
 
 # The problem of a fit from chunks for ard_settings(): the statistics pass
 # on the design scaled by the sums pass, in standard units. Only what
-# sums over rows give is fitted: shared noise, and the rules that read no
-# row (every one but irls1 and the primal gradient).
+# sums over rows give is fitted (check_chunk_solver()).
 chunk_problem <- function(design, a) {
   check_flag(a$scale, "scale")
   check_chunk_solver(a)
   mom <- design$moments
-  scaling <- chunk_scaling(mom, a$scale, keep_constant = TRUE)
+  scaling <- input_scaling(NULL, a$scale, keep_constant = TRUE, moments = mom$x)
   const <- chunk_constant_column(mom$x, scaling)
   sample_noise <- per_sample_noise(a$noise)
   st <- if (sample_noise) chunk_robust_units(design, scaling, const) else chunk_standard_units(mom, const)
   names <- design$spec$columns
   st$statistics <- chunk_design_statistics(mom, design$spec, scaling, st)
-  chunks <- chunk_info(design, st, if (sample_noise) 2L else 1L)
-  if (sample_noise) chunks$start <- "plain"
+  st$pass_count <- if (sample_noise) 2L else 1L  # the sums pass, and the response's
   list(xs = matrix(0, 0L, length(names), dimnames = list(NULL, names)), y = NULL, wo = list(), scaling = scaling,
-       n_rows = mom$kept, n_features = sum(names != "(Intercept)"), statistics = st, chunks = chunks)
+       n_rows = mom$kept, n_features = sum(names != "(Intercept)"), statistics = st, chunks = design)
 }
 
 # Per-sample and Student-t noise from chunks (fit_passes() in fit.hpp). The
@@ -791,12 +782,16 @@ chunk_block <- function(what, units, cols = NULL, coef = NULL, R = NULL) {
 # v split into the chunks' slices of `counts` rows.
 split_rows <- function(v, counts) unname(split(v, factor(rep.int(seq_along(counts), counts), levels = seq_along(counts))))
 
-# A fit from chunks keeps no n-length vector: its training fit is its
-# residual sum of squares (from the statistics) against the total, or
-# (binomial) its deviance and training error. A binomial fit keeps no
-# weights or offset of the sample either (whether it had an offset is in
-# `chunks`).
-chunk_fit_fields <- function(fit, chunks, res) {
+# A fit from chunks (`design`: its problem's "sb_chunk_design"; NULL, a fit
+# from rows, is left as it is) keeps no n-length vector: its training fit
+# is its residual sum of squares (from the statistics `st`) against the
+# total, or (binomial) its deviance and training error. A binomial fit
+# keeps no weights or offset of the sample either (whether it had an
+# offset is in `chunks`, chunk_info()).
+chunk_fit_fields <- function(fit, design, res, st = res$standard_units) {
+  if (is.null(design)) return(fit)
+  chunks <- chunk_info(design, st, res)
+  if (!is.null(res$row_passes)) chunks$start <- "plain"  # per-sample noise: see chunk_start()
   for (field in c("fitted.values", "linear.predictors", "residuals", "y", "x")) fit[field] <- list(NULL)
   if (!is.null(res$row_passes)) {  # per-sample noise: the passes it read, and its noise in summary
     chunks$passes <- chunks$passes + res$row_passes
@@ -891,17 +886,20 @@ sample_combine <- function(a, b, size) {
        weights = pick(a$weights, b$weights), offset = pick(a$offset, b$offset))
 }
 
-# What a fit from chunks can solve from sums: shared noise, and every rule
-# but those that read rows (irls1, the primal gradient).
+# What a fit from chunks can solve without its rows, as the core's table of
+# methods says (.sb_methods()): shared noise from the sums (`statistics`),
+# per-sample noise reading the rows at noise steps only (`passes`); the
+# gradient rule's primal form reads the sample space.
 check_chunk_solver <- function(a, sample_noise = TRUE) {
   if (per_sample_noise(a$noise) && !sample_noise)
     stop_arg("noise", "must be \"shared\" for this fit from data_chunks(); ard() fits per-sample and Student-t noise from chunks.")
-  if (per_sample_noise(a$noise) && !a$method %in% c("em", "mackay", "irls2"))
-    stop_arg("method", sprintf("\"%s\" with noise = \"%s\" reads every row at every step; from data_chunks() use \"em\", \"mackay\" or \"irls2\".",
-                               a$method, a$noise))
-  if (a$method == "irls1" || (a$method == "gradient" && a$gradient_form == "primal"))
-    stop_arg("method", sprintf("\"%s\"%s reads every row; from data_chunks() use \"em\", \"mackay\", \"fast\", \"irls2\" or gradient_form = \"dual\".",
-                               a$method, if (a$method == "gradient") " with gradient_form = \"primal\"" else ""))
+  if (per_sample_noise(a$noise) && !method_supports(a$method, "passes"))
+    stop_arg("method", sprintf("\"%s\" with noise = \"%s\" reads every row at every step; from data_chunks() use %s.",
+                               a$method, a$noise, methods_supporting("passes")))
+  primal <- solver_spec(a$method, NULL, a$gradient_form)$gradient_form == "primal"
+  if (!method_supports(a$method, "statistics") || primal)
+    stop_arg("method", sprintf("\"%s\"%s reads every row; from data_chunks() use %s (the gradient with gradient_form = \"dual\").",
+                               a$method, if (primal) " with gradient_form = \"primal\"" else "", methods_supporting("statistics")))
 }
 
 # The rows of the sample an rvm() fit from chunks learns its kernel's widths
@@ -946,7 +944,7 @@ rvm_chunk_problem <- function(a) {
   sample <- sample_head(mom$sample, chunk_sample_size)
   y <- if (likelihood_of(family)$classes) chunk_classes(sample$y, classes)
        else likelihood_of(family)$encode(sample$y, length(sample$y))
-  scaling <- chunk_scaling(mom, a$scale)
+  scaling <- input_scaling(NULL, a$scale, moments = mom$x)
   x <- sample$x
   xs <- apply_scaling(x, scaling)
   learn_default <- has_noise(family) && is.null(kernels[[1L]]$width) && is_learnable(kernels[[1L]])
@@ -960,14 +958,13 @@ rvm_chunk_problem <- function(a) {
   control$outlier_class <- control$outlier_class %||% FALSE
   check_noise_control(control, a$noise, a$method)
   prior <- if (identical(a$prior, "auto")) "none" else a$prior
-  structure(list(x = x, xs = xs, y = y, scaling = scaling, in_fit = rep(TRUE, nrow(x)), n = nrow(x),
-                 wo = check_weights_offset(sample$weights, sample$offset, nrow(x)), kernels = kernels,
-                 learn_default = learn_default, bias = a$bias, centres = centres, Phi = NULL, shortcut = FALSE,
-                 family = family, noise = a$noise, prior = prior, level_prior = NULL,
+  new_sb_problem("rvm", x = x, xs = xs, y = y, scaling = scaling, in_fit = rep(TRUE, nrow(x)), n = nrow(x),
+                 wo = check_weights_offset(sample$weights, sample$offset, nrow(x)), multiclass = NULL,
+                 kernels = kernels, learn_default = learn_default, bias = a$bias, centres = centres, Phi = NULL,
+                 shortcut = FALSE, family = family, noise = a$noise, prior = prior, level_prior = NULL,
                  smoothness = smoothness_constant(prior, mom$kept, choices = c("none", "AIC", "BIC", "RIC")),
                  solver = solver_spec(a$method, control, a$gradient_form), chunks = design,
-                 width_rows = if (learn_default) mom$sample),
-            class = "sb_problem")
+                 width_rows = if (learn_default) mom$sample)
 }
 
 # The rows of the `size` smallest keys of a sample (chunk_sample()): a
@@ -1008,6 +1005,7 @@ chunk_rvm_design <- function(p) {
                 M = nrow(centre_inputs) + p$bias))
   st <- chunk_standard_units(design$moments, if (p$bias) c(1, 1) else c(0, 0))
   st$statistics <- chunk_statistics_pass(design$source, design$spec, st, basis, nrow(centre_inputs) + p$bias)
+  st$pass_count <- 2L  # the sums pass, and this one
   list(Phi = NULL, names = names, wavelet = NULL, rows = NULL, statistics = st)
 }
 
@@ -1082,6 +1080,7 @@ chunk_laplace_pass <- function(source, spec, basis, M, relevant, mu, family, pos
 # changed sign (bench/chunks_scale.R). One O(rows M^2) sum of the basis per
 # width tried (blocks of at most 1e7 numbers), and a fit from the sums.
 chunk_basis_widths <- function(p) {
+  if (is.null(p$width_rows)) return(p)  # rows in memory, or widths not learned
   kernel <- p$kernels[[1L]]
   if (!identical(kernel$width_rule, "learn")) return(p)
   centres <- apply_scaling(p$centres, p$scaling)
@@ -1128,17 +1127,18 @@ block_statistics <- function(basis, st) {
   value
 }
 
-# The description of a fit from chunks that the fit keeps; for a binomial
-# fit (`res` from chunk_laplace_fit()) the sums pass and its passes, whether
-# they converged, and the deviance and training error at the last pass.
-chunk_info <- function(design, st, passes, res = NULL) {
+# The description of a fit from chunks that the fit keeps: the passes its
+# statistics `st` read (st$pass_count); for a binomial fit (`res` from
+# chunk_laplace_fit()) the sums pass and its passes, whether they
+# converged, and the deviance and training error at the last pass.
+chunk_info <- function(design, st, res = NULL) {
   mom <- design$moments
   if (!is.null(res$passes))
     return(list(source = design$source$label, rows = mom$rows, kept = mom$kept, omitted = mom$omitted,
                 offset = mom$offset, passes = design$spec$passes + 1L + res$passes,
                 passes_converged = res$passes_converged, deviance = res$deviance, error = res$error))
   list(source = design$source$label, rows = mom$rows, kept = mom$kept, omitted = mom$omitted, offset = mom$offset,
-       passes = design$spec$passes + passes, tss = mom$z$M2 / st$unit)
+       passes = design$spec$passes + st$pass_count, tss = mom$z$M2 / st$unit)
 }
 
 # The line of summary() that says a fit was made from chunks, and what it read.

@@ -112,20 +112,17 @@ prediction_offset <- function(object, newdata, offset, n) {
 # With prior `weights` (ard()) the moments are weighted, rows of weight 0
 # left out, so that integer weights standardise like replicated rows: the
 # centring decides what an intercept that the fit pruned stands for.
-input_scaling <- function(x, scale, keep_constant = FALSE, weights = NULL) {
+#
+# A fit from chunks gives the `moments` (center, sd, size: the columns'
+# largest magnitudes) of every row from its sums pass (chunk_moments()):
+# the same scaling from another data backend, without rows (x NULL).
+input_scaling <- function(x, scale, keep_constant = FALSE, weights = NULL,
+                          moments = if (is.null(weights)) column_moments(x) else weighted_column_moments(x, weights)) {
   if (!scale) return(NULL)
-  m <- if (is.null(weights)) column_moments(x) else weighted_column_moments(x, weights)
-  moment_scaling(m, keep_constant)
-}
-
-# The scaling from the columns' moments (center, sd, size: their largest
-# magnitude), from rows or from sums over chunks (chunk_scaling()):
-# constant columns get scale 1, and center 0 with `keep_constant`.
-moment_scaling <- function(m, keep_constant) {
-  sds <- m$sd
-  const <- !is.finite(sds) | if (keep_constant) sds <= 1e-12 * m$size else sds == 0
+  sds <- moments$sd
+  const <- !is.finite(sds) | if (keep_constant) sds <= 1e-12 * moments$size else sds == 0
   sds[const] <- 1
-  center <- m$center
+  center <- moments$center
   if (keep_constant) center[const] <- 0
   list(center = center, scale = sds)
 }

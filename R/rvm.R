@@ -308,7 +308,7 @@ rvm.default <- function(x = NULL, y, kernel = "gaussian", bias = TRUE, scale = T
   if (any(vapply(problem$kernels, is_evidence_width, logical(1))))  # a width chosen by the evidence
     return(rvm_width_search(problem, call))  # R/width_search.R
   problem <- width_multiple(learn_widths(problem))  # R/learn_widths.R
-  if (!is.null(problem$chunks)) problem <- chunk_basis_widths(problem)  # R/chunks.R
+  problem <- chunk_basis_widths(problem)  # R/chunks.R: the basis widths of a fit from chunks
   candidates <- learned_kernel_candidates(problem)
   if (length(candidates$problems) == 1L) {
     p <- candidates$problems[[1L]]
@@ -420,11 +420,11 @@ rvm_problem <- function(a) {
     stop_arg("prior", "needs method = ", methods_supporting("smoothness"), ".")
   if (any(smoothness > 0) && per_sample_noise(noise)) stop_arg("prior", "needs noise = \"shared\".")
   multiclass <- if (is.factor(y) && nlevels(y) > 2L) check_multinomial(a$multiclass %||% "multinomial", method, wo)
-  structure(list(x = x, xs = xs, y = y, scaling = scaling, in_fit = in_fit, n = n, wo = wo, multiclass = multiclass,
-                 kernels = kernels, learn_default = learn_default, bias = bias, centres = centres, Phi = Phi,
-                 shortcut = shortcut, family = family, noise = noise, prior = prior, level_prior = level_prior,
-                 smoothness = smoothness, solver = solver_spec(method, control, a$gradient_form)),
-            class = "sb_problem")
+  new_sb_problem("rvm", x = x, xs = xs, y = y, scaling = scaling, in_fit = in_fit, n = n, wo = wo,
+                 multiclass = multiclass, kernels = kernels, learn_default = learn_default, bias = bias,
+                 centres = centres, Phi = Phi, shortcut = shortcut, family = family, noise = noise, prior = prior,
+                 level_prior = level_prior, smoothness = smoothness, solver = solver_spec(method, control, a$gradient_form),
+                 chunks = NULL, width_rows = NULL)
 }
 
 # The kernel of a problem as a fit stores it: the single kernel, the list of
@@ -516,7 +516,7 @@ fit_rvm <- function(p, call, design = rvm_design(p)) {
     if (!is.null(res$inclusion)) fit$inclusion <- stats::setNames(res$inclusion, names(fit$weights))
     if (!is.null(res$invariant)) fit$invariant <- res$invariant
     fit <- add_weights_offset(fit, p$wo, res$standard_units)
-    if (!is.null(p$chunks)) fit <- chunk_fit_fields(fit, chunk_info(p$chunks, res$standard_units, 2L, res), res)
+    fit <- chunk_fit_fields(fit, p$chunks, res)  # R/chunks.R
     class(fit) <- c("sb_rvm", "sparsebayes")
     if (is.null(res$class_view)) warn_not_converged(fit, res)
     fit

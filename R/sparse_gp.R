@@ -352,9 +352,8 @@ fit_gp_rows <- function(x, y, a, call, served = NULL) {
                                          keep.null = TRUE), call, served)
     return(with_unfitted_rows(fit, x, y, case_weights, offset))
   }
-  p <- gp_problem(utils::modifyList(a, list(x = x, y = y, weights = case_weights, offset = offset),
+  p <- gp_problem(utils::modifyList(a, list(x = x, y = y, weights = case_weights, offset = offset, served = served),
                                     keep.null = TRUE))
-  p$served <- served
   state <- save_rng()
   on.exit(restore_rng(state), add = TRUE)
   if (!is.null(a$seed)) set.seed(a$seed)
@@ -426,11 +425,10 @@ gp_problem <- function(a) {
   sy <- std$scale
   if (!is.null(noise_variance)) noise_variance <- noise_variance / sy^2
   if (!optimize$hyper) kernel$variance <- kernel$variance / sy^2
-  structure(list(x = x, xs = xs, y = y, scaling = scaling, weights = a$weights, offset = a$offset, std = std,
-                 kernel = kernel, learn = learn, by_input = by_input, noise_variance = noise_variance,
+  new_sb_problem("sparse_gp", x = x, xs = xs, y = y, scaling = scaling, weights = a$weights, offset = a$offset,
+                 std = std, kernel = kernel, learn = learn, by_input = by_input, noise_variance = noise_variance,
                  inducing = a$inducing, default_inducing = a$default_inducing, approx = a$approx, optimize = optimize,
-                 control = a$control),
-            class = "sb_problem")
+                 control = a$control, served = a$served)
 }
 
 # What the hyperparameters are learned from (gp_optimise()'s `learning`):
@@ -1031,8 +1029,9 @@ gp_chunk_fit <- function(design, a, call) {
     stop_arg("approx", "\"exact\" factorises an n x n matrix of every row; from data_chunks() use \"VFE\" or \"FITC\".")
   check_flag(a$scale, "scale")
   mom <- design$moments
-  scaling <- chunk_scaling(mom, a$scale)
+  scaling <- input_scaling(NULL, a$scale, moments = mom$x)
   st <- chunk_standard_units(mom, c(1, 1))
+  st$pass_count <- 2L  # the sums pass, and the posterior's below
   sample <- mom$sample
   inducing <- a$inducing
   if (is.matrix(inducing) || is.data.frame(inducing)) {
@@ -1071,7 +1070,7 @@ gp_chunk_fit <- function(design, a, call) {
   fit$weight_unit <- st$unit
   fit$subsample <- if (a$optimize$hyper && nrow(sample$x) < mom$kept) nrow(sample$x)
   fit$learned <- learned$learned
-  chunk_fit_fields(fit, chunk_info(design, st, 2L), post)
+  chunk_fit_fields(fit, design, post, st)
 }
 
 # The response in standard units through standard_units() (the helper of

@@ -93,13 +93,27 @@ standard_units <- function(Phi, y, weights = NULL, offset = NULL, const = NULL, 
   # sum(w)) and the evidence is that of the replicated rows; per-sample
   # noise: weights are relative precisions.
   # Without weights every row is kept with sw = 1: Phi as it is, not two n x d copies.
-  list(y = sw * r / scale, Phi = if (is.null(weights)) Phi else if (!is.null(Phi)) Phi[keep, , drop = FALSE] * sw,
-       n = n, keep = keep, weights = weights, offset = offset, sw = sw, shift = shift, scale = scale,
-       const = const, unit = pooled$unit, log_weights = pooled$log_weights, distinct = pooled$distinct %||% sum(keep),
-       n_kept = sum(keep), weight_sum = sum(w[keep]), log_weight_sum = sum(log(w[keep])),
-       log_jacobian = -sum(keep) * log(scale) + sum(log(w[keep])) / 2,
-       n_effective = if (replicated) sum(w[keep]) else -1,
-       target_variance = if (replicated) replicated_variance(r / scale, w[keep]) else -1)
+  c(list(y = sw * r / scale, Phi = if (is.null(weights)) Phi else if (!is.null(Phi)) Phi[keep, , drop = FALSE] * sw,
+         keep = keep, weights = weights, offset = offset, sw = sw),
+    response_units(n, shift, scale, const, pooled$unit, pooled$distinct %||% sum(keep), sum(keep), sum(w[keep]),
+                   sum(log(w[keep])), pooled$log_weights, replicated,
+                   if (replicated) replicated_variance(r / scale, w[keep]) else -1))
+}
+
+# The standard units of a response from what a data backend measured of it
+# (rows in memory: standard_units(); sums over chunks:
+# chunk_standard_units()), so that every fit reads the same fields: `n`
+# rows, `n_kept` of positive weight, `distinct` of them once copies are
+# pooled, the rescaled weights' `unit`, sum `weight_sum` and log sum
+# `log_weight_sum`, the pooled rows' `log_weights` (relative_weights()),
+# whether weights act as `replicated` rows and then the targets' variance
+# as such (-1: none). The Jacobian and the replicated count follow.
+response_units <- function(n, shift, scale, const, unit, distinct, n_kept, weight_sum, log_weight_sum, log_weights,
+                           replicated, target_variance) {
+  list(n = n, shift = shift, scale = scale, const = const, unit = unit, log_weights = log_weights, distinct = distinct,
+       n_kept = n_kept, weight_sum = weight_sum, log_weight_sum = log_weight_sum,
+       log_jacobian = -n_kept * log(scale) + log_weight_sum / 2,
+       n_effective = if (replicated) weight_sum else -1, target_variance = target_variance)
 }
 
 # What weights mean with shared noise (DESIGN.md, "Weights and copies").

@@ -330,17 +330,20 @@ Rcpp::List sb_fit_laplace_passes(Rcpp::Function pass, int M, std::string likelih
 // [[Rcpp::export(.sb_methods)]]
 Rcpp::DataFrame sb_methods() {
   Rcpp::CharacterVector name;
-  Rcpp::LogicalVector batch, non_gaussian, smoothness, studentized;
+  Rcpp::LogicalVector batch, non_gaussian, smoothness, studentized, statistics, passes;
   for (const sparsebayes::Method& m : sparsebayes::kMethods) {
     name.push_back(m.name);
     batch.push_back(m.rule != sparsebayes::Rule::fast);
     non_gaussian.push_back(m.non_gaussian);
     smoothness.push_back(m.smoothness);
     studentized.push_back(m.studentized);
+    statistics.push_back(m.statistics);
+    passes.push_back(m.passes);
   }
   return Rcpp::DataFrame::create(Rcpp::Named("name") = name, Rcpp::Named("batch") = batch,
                                  Rcpp::Named("non_gaussian") = non_gaussian, Rcpp::Named("smoothness") = smoothness,
-                                 Rcpp::Named("studentized") = studentized, Rcpp::Named("stringsAsFactors") = false);
+                                 Rcpp::Named("studentized") = studentized, Rcpp::Named("statistics") = statistics,
+                                 Rcpp::Named("passes") = passes, Rcpp::Named("stringsAsFactors") = false);
 }
 
 // The table of kernels (kernels.hpp), for R's checks.

@@ -414,3 +414,23 @@ context("the multinomial (softmax) fit") {
     expect_error_as(sparsebayes::fit_multinomial(Phi, bad, VectorXd(), MatrixXd(), true, o.loop, o.fast), std::invalid_argument);
   }
 }
+
+context("the method table's data-access columns") {
+  test_that("a method fits from statistics or passes exactly when its rule reads no row statistics") {
+    for (const sparsebayes::Method& m : sparsebayes::kMethods) {
+      if (m.rule == sparsebayes::Rule::fast) {
+        expect_true(m.statistics);
+        expect_false(m.passes);  // the fast solver's per-sample noise reads rows at every step
+        continue;
+      }
+      sparsebayes::ProblemSpec spec{};
+      spec.method = m.name;
+      const bool row_stats = sparsebayes::make_ard_rule(spec, sparsebayes::BatchControl{})->needs() &
+                             sparsebayes::ArdPosterior::kRowStats;
+      expect_true(m.statistics == !row_stats);
+      // gradient steps per-sample noise by every row's residual at every step
+      const bool passes = !row_stats && m.rule != sparsebayes::Rule::gradient;
+      expect_true(m.passes == passes);
+    }
+  }
+}

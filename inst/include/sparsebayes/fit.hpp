@@ -119,8 +119,9 @@ inline FitResult fit_statistics(const GaussianStatistics& stats, const SolverOpt
   const ProblemSpec& p = opt.problem;
   const bool fast = method_named(p.method).rule == Rule::fast;
   if (p.per_sample) throw std::invalid_argument("a fit from statistics needs shared noise");
-  if (!fast && (make_ard_rule(p, opt.batch)->needs() & ArdPosterior::kRowStats))
-    throw std::invalid_argument("method '" + p.method + "' reads the rows; a fit from statistics needs another");
+  if (!method_named(p.method).statistics)
+    throw std::invalid_argument("method '" + p.method + "' reads the rows; a fit from statistics needs " +
+                                methods_supporting(&Method::statistics));
   if (!fast && p.gradient_form == "primal")
     throw std::invalid_argument("a fit from statistics has no sample space (gradient form 'primal')");
   const Eigen::VectorXd scale = detail::statistics_scale(stats);
@@ -150,9 +151,9 @@ inline FitResult fit_passes(const GaussianStatistics& stats, const Eigen::Vector
                             const SolverOptions& opt, const Progress& progress = nullptr) {
   const ProblemSpec& p = opt.problem;
   if (!p.per_sample) throw std::invalid_argument("a fit from passes over rows is for per-sample noise");
-  if (method_named(p.method).rule == Rule::fast) throw std::invalid_argument("a fit from passes over rows needs a batch rule");
-  if (make_ard_rule(p, opt.batch)->needs() & ArdPosterior::kRowStats)
-    throw std::invalid_argument("method '" + p.method + "' reads the rows at every step; a fit from passes needs another");
+  if (!method_named(p.method).passes)
+    throw std::invalid_argument("method '" + p.method + "' reads the rows at every step; a fit from passes needs " +
+                                methods_supporting(&Method::passes));
   if (p.gradient_form == "primal") throw std::invalid_argument("a fit from passes has no sample space (gradient form 'primal')");
   if (opt.batch.studentized) throw std::invalid_argument("the studentized noise update reads the rows at every step");
   const Eigen::VectorXd scale = detail::statistics_scale(stats);

@@ -24,15 +24,21 @@ struct Method {
   bool non_gaussian;  // Bernoulli and Poisson likelihoods (a Laplace posterior step)
   bool smoothness;    // the smoothness prior
   bool studentized;   // the studentized per-sample noise update
+  bool statistics;    // shared noise from the sums over rows alone (fit_statistics(): data_chunks())
+  bool passes;        // per-sample noise reading the rows only at noise steps (fit_passes(): data_chunks())
 };
 
 // The rules that need only the posterior mean and variances of the weights
 // run on a Laplace posterior as on a Gaussian one; irls1 (an ADMM on the
-// Gaussian evidence) and gradient (its analytic gradient) do not.
+// Gaussian evidence) and gradient (its analytic gradient) do not. irls1
+// reads every row's x_i' Sigma x_i at every step, so it needs the rows;
+// gradient steps per-sample noise by every row's residual at every step,
+// and its primal form reads the sample space (fit_statistics() refuses
+// that form whatever the table says).
 inline constexpr Method kMethods[] = {
-    {"fast", Rule::fast, true, true, false},        {"em", Rule::em, true, false, true},
-    {"mackay", Rule::mackay, true, false, true},    {"irls2", Rule::irls2, true, false, true},
-    {"irls1", Rule::irls1, false, false, false},    {"gradient", Rule::gradient, false, false, false},
+    {"fast", Rule::fast, true, true, false, true, false},     {"em", Rule::em, true, false, true, true, true},
+    {"mackay", Rule::mackay, true, false, true, true, true},  {"irls2", Rule::irls2, true, false, true, true, true},
+    {"irls1", Rule::irls1, false, false, false, false, false}, {"gradient", Rule::gradient, false, false, false, true, false},
 };
 
 // The methods with a capability, for messages: "a", "a or b", "a, b or c".
