@@ -605,8 +605,10 @@ chunk_standard_units <- function(mom, const) {
                         else "has a response too large to sum in double precision; rescale it.")
   log_w <- if (weighted) mom$log_w - n * log(unit) else 0
   log_pooled <- if (!weighted) 0 else if (is.null(mom$copies)) log_w else mom$copies$log_pooled - distinct * log(unit)
-  c(response_units(mom$rows, shift, scale, const, unit, distinct, n, distinct, log_w, log_pooled / 2, weighted,
-                   if (weighted) 1 else -1),
+  c(response_units(shift, scale, const,
+                   list(n = mom$rows, unit = unit, distinct = distinct, n_kept = n, weight_sum = distinct,
+                        log_weight_sum = log_w, log_weights = log_pooled / 2, replicated = weighted,
+                        target_variance = if (weighted) 1 else -1)),
     list(weighted = weighted))
 }
 

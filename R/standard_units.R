@@ -95,25 +95,28 @@ standard_units <- function(Phi, y, weights = NULL, offset = NULL, const = NULL, 
   # Without weights every row is kept with sw = 1: Phi as it is, not two n x d copies.
   c(list(y = sw * r / scale, Phi = if (is.null(weights)) Phi else if (!is.null(Phi)) Phi[keep, , drop = FALSE] * sw,
          keep = keep, weights = weights, offset = offset, sw = sw),
-    response_units(n, shift, scale, const, pooled$unit, pooled$distinct %||% sum(keep), sum(keep), sum(w[keep]),
-                   sum(log(w[keep])), pooled$log_weights, replicated,
-                   if (replicated) replicated_variance(r / scale, w[keep]) else -1))
+    response_units(shift, scale, const,
+                   list(n = n, unit = pooled$unit, distinct = pooled$distinct %||% sum(keep), n_kept = sum(keep),
+                        weight_sum = sum(w[keep]), log_weight_sum = sum(log(w[keep])), log_weights = pooled$log_weights,
+                        replicated = replicated,
+                        target_variance = if (replicated) replicated_variance(r / scale, w[keep]) else -1)))
 }
 
 # The standard units of a response from what a data backend measured of it
 # (rows in memory: standard_units(); sums over chunks:
-# chunk_standard_units()), so that every fit reads the same fields: `n`
-# rows, `n_kept` of positive weight, `distinct` of them once copies are
-# pooled, the rescaled weights' `unit`, sum `weight_sum` and log sum
-# `log_weight_sum`, the pooled rows' `log_weights` (relative_weights()),
-# whether weights act as `replicated` rows and then the targets' variance
-# as such (-1: none). The Jacobian and the replicated count follow.
-response_units <- function(n, shift, scale, const, unit, distinct, n_kept, weight_sum, log_weight_sum, log_weights,
-                           replicated, target_variance) {
-  list(n = n, shift = shift, scale = scale, const = const, unit = unit, log_weights = log_weights, distinct = distinct,
-       n_kept = n_kept, weight_sum = weight_sum, log_weight_sum = log_weight_sum,
-       log_jacobian = -n_kept * log(scale) + log_weight_sum / 2,
-       n_effective = if (replicated) weight_sum else -1, target_variance = target_variance)
+# chunk_standard_units()), so that every fit reads the same fields: its
+# `shift`, `scale` and constant column, and the `counts`: `n` rows, `n_kept`
+# of positive weight, `distinct` of them once copies are pooled, the
+# rescaled weights' `unit`, sum `weight_sum` and log sum `log_weight_sum`,
+# the pooled rows' `log_weights` (relative_weights()), whether weights act
+# as `replicated` rows and then the targets' variance as such (-1: none).
+# The Jacobian and the replicated count follow.
+response_units <- function(shift, scale, const, counts) {
+  k <- counts
+  list(n = k$n, shift = shift, scale = scale, const = const, unit = k$unit, log_weights = k$log_weights,
+       distinct = k$distinct, n_kept = k$n_kept, weight_sum = k$weight_sum, log_weight_sum = k$log_weight_sum,
+       log_jacobian = -k$n_kept * log(scale) + k$log_weight_sum / 2,
+       n_effective = if (k$replicated) k$weight_sum else -1, target_variance = k$target_variance)
 }
 
 # What weights mean with shared noise (DESIGN.md, "Weights and copies").
