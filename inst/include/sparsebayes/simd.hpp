@@ -55,6 +55,21 @@ namespace detail {
 // the level-1 cache while a block of 2 x 4 column pairs is formed.
 constexpr Eigen::Index kGramRows = 512;
 
+// The entries (i, j), i >= j, of an edge block (columns [ib, ib + in) by
+// [jb, jb + jn)) over rows [r0, r0 + rn): plain sums over the rows in order.
+inline void gram_edge(const double* A, Eigen::Index lda, Eigen::Index r0, Eigen::Index rn, Eigen::Index ib,
+                      Eigen::Index in, Eigen::Index jb, Eigen::Index jn, double* G, Eigen::Index ldg) {
+  for (Eigen::Index i = ib; i < ib + in; ++i)
+    for (Eigen::Index j = jb; j < jb + jn; ++j) {
+      if (i < j) continue;
+      const double* a = A + i * lda + r0;
+      const double* b = A + j * lda + r0;
+      double s = 0.0;
+      for (Eigen::Index r = 0; r < rn; ++r) s += a[r] * b[r];
+      G[j * ldg + i] += s;
+    }
+}
+
 // G(i, j) += a_i' b_j over rows [0, rn) for column pointers a (2) and b (4),
 // each entry in 4 lanes of rows r = 0, 1, 2, 3 mod 4, then
 // (l0 + l1) + (l2 + l3), then the rows past the last multiple of 4.
@@ -120,15 +135,7 @@ __attribute__((target("avx2,fma"))) inline void gram_panel_avx2(const double* A,
             for (int j = 0; j < 4; ++j)
               if (ib + i >= jb + j) G[(jb + j) * ldg + ib + i] += out[i][j];
         } else {
-          for (Eigen::Index i = ib; i < ib + in; ++i)
-            for (Eigen::Index j = jb; j < jb + jn; ++j) {
-              if (i < j) continue;
-              const double* a = A + i * lda + r0;
-              const double* b = A + j * lda + r0;
-              double s = 0.0;
-              for (Eigen::Index r = 0; r < rn; ++r) s += a[r] * b[r];
-              G[j * ldg + i] += s;
-            }
+          gram_edge(A, lda, r0, rn, ib, in, jb, jn, G, ldg);
         }
       }
     }
@@ -193,15 +200,7 @@ __attribute__((target("avx512f"))) inline void gram_panel_avx512(const double* A
               G[(jb + j) * ldg + ib + i] += s;
             }
         } else {
-          for (Eigen::Index i = ib; i < ib + in; ++i)
-            for (Eigen::Index j = jb; j < jb + jn; ++j) {
-              if (i < j) continue;
-              const double* a = A + i * lda + r0;
-              const double* b = A + j * lda + r0;
-              double s = 0.0;
-              for (Eigen::Index r = 0; r < rn; ++r) s += a[r] * b[r];
-              G[j * ldg + i] += s;
-            }
+          gram_edge(A, lda, r0, rn, ib, in, jb, jn, G, ldg);
         }
       }
     }
