@@ -519,13 +519,14 @@ chunk_may_pool <- function(family) is.null(family) || has_noise(resolve_family(f
 # them in memory (DESIGN.md, "Weights and copies"): from the rows' keys
 # and weights (one matrix per chunk, columns key, key, weight), the number
 # of distinct rows and sum(log W_g) over them, W_g the summed weight of a
-# row's copies. Holds 24 bytes a row until the keys are grouped.
+# row's copies; NULL where no two rows are copies. Holds 24 bytes a row
+# until the keys are grouped.
 chunk_copies <- function(keys) {
   keys <- do.call(rbind, keys)
-  if (!anyDuplicated(keys[, 1L])) return(NULL)  # no copies: a hash of one key, not a sort of both
   group <- first_copy(keys[, 1:2, drop = FALSE])
-  list(distinct = sum(group == seq_along(group)),
-       log_pooled = sum(log(rowsum(keys[, 3L], group, reorder = FALSE))))
+  distinct <- sum(group == seq_along(group))
+  if (distinct == length(group)) return(NULL)  # no copies
+  list(distinct = distinct, log_pooled = sum(log(rowsum(keys[, 3L], group, reorder = FALSE))))
 }
 
 # The weighted moments of the inputs (x: W, center = the mean, M2 = the sum

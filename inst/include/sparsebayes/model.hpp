@@ -306,7 +306,7 @@ inline Eigen::MatrixXd gram_matrix(const Eigen::Ref<const Eigen::MatrixXd>& A) {
   const Eigen::Index S = A.cols();
   Eigen::MatrixXd G(S, S);  // every entry is written below (a zero fill of fresh memory would not see an interrupt)
   for_panels(S, interrupt_panel(A.rows(), S), [&](Eigen::Index j, Eigen::Index nb) {
-    if (!simd::gram_panel(A, j, nb, G))  // AVX2 + FMA where the CPU has them (simd.hpp)
+    if (!simd::gram_panel(A, j, nb, G))  // AVX-512 or AVX2 + FMA where the CPU has them (simd.hpp)
       G.block(j, j, S - j, nb).noalias() = A.middleCols(j, S - j).transpose() * A.middleCols(j, nb);
   });
   // From column 1: column 0 mirrors nothing, and Eigen's debug-mode aliasing
