@@ -29,8 +29,8 @@
     .Call(`_sparsebayes_sb_row_keys`, x)
 }
 
-.sb_statistics <- function(Phi, t) {
-    .Call(`_sparsebayes_sb_statistics`, Phi, t)
+.sb_statistics <- function(Phi, t, threads = 1L) {
+    .Call(`_sparsebayes_sb_statistics`, Phi, t, threads)
 }
 
 .sb_fit_statistics <- function(statistics, problem, control) {

@@ -305,7 +305,7 @@ ard_settings <- function(p, a) {
 # from them 1.2 s (bench/RESULTS.md).
 gram_statistics <- function(st) {
   if (is.null(st$Phi) || nrow(st$Phi) < 2L * ncol(st$Phi)) return(st)
-  st$sums <- .sb_statistics(st$Phi, st$y)
+  st$sums <- .sb_statistics(st$Phi, st$y, kernel_threads())
   st
 }
 

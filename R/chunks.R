@@ -489,7 +489,8 @@ chunk_sums_pass <- function(source, spec, sample_size = 0L, copies = FALSE) {
     v <- part$y[keep] - (part$offset[keep] %||% 0) - spec$shift_z
     u <- .sb_scale_columns(x, spec$shift, rep(1, ncol(x)), TRUE)  # [1, x - K] in one allocation
     sw <- sqrt(w[keep])
-    list(sums = if (is.null(part$weights)) .sb_statistics(u, v) else .sb_statistics(u * sw, v * sw),
+    list(sums = if (is.null(part$weights)) .sb_statistics(u, v, kernel_threads())
+                else .sb_statistics(u * sw, v * sw, kernel_threads()),
          root_w = sum(sw), size = vapply(seq_len(ncol(x)), function(j) max(abs(x[, j])), numeric(1L)),
          rows = length(w), kept = sum(keep), omitted = part$omitted, log_w = sum(log(w[keep])),
          w_range = range(w[keep]), weighted = !is.null(part$weights), offset = !is.null(part$offset),
@@ -622,7 +623,7 @@ chunk_statistics_pass <- function(source, spec, st, basis, M) {
   chunk_basis_pass(source, spec, basis, M, function(Phi, part, rows) {
     sw <- if (st$weighted) sqrt(part$weights[rows] / st$unit) else 1
     t <- sw * (part$y[rows] - (part$offset[rows] %||% 0) - st$shift) / st$scale
-    .sb_statistics(if (st$weighted) Phi * sw else Phi, t)
+    .sb_statistics(if (st$weighted) Phi * sw else Phi, t, kernel_threads())
   }, add_sums, "statistics")
 }
 
@@ -776,7 +777,7 @@ chunk_block <- function(what, units, cols = NULL, coef = NULL, R = NULL) {
     sw <- if (weighted) sqrt(part$weights[rows]) else 1
     t <- sw * (part$y[rows] - (part$offset[rows] %||% 0) - shift) / scale
     if (weighted) Phi <- Phi * sw
-    if (what == "weighted") return(.sb_statistics(Phi * sqrt(slice), t * sqrt(slice)))
+    if (what == "weighted") return(.sb_statistics(Phi * sqrt(slice), t * sqrt(slice), kernel_threads()))
     Pa <- Phi[, cols, drop = FALSE]
     list(resid = as.numeric(t - Pa %*% coef), q = rowSums((Pa %*% t(R))^2))
   }

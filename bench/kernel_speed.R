@@ -1,7 +1,7 @@
 # Kernel evaluation: ns per entry of the n x n Gaussian kernel matrix
 # against n, with 1 and 2 threads (options(sparsebayes.threads =)), against
 # base R's exp(-outer(x, x, "-")^2 / r^2) (1 input) and exp(-dist(x)^2 / r^2)
-# (2 inputs), all in one process; best of 3 runs each. Every call allocates
+# (2 and 10 inputs), all in one process; best of 3 runs each. Every call allocates
 # a fresh n x n result, as a fit does.
 # Run from the repository root: Rscript bench/kernel_speed.R
 library(sparsebayes)
@@ -21,7 +21,10 @@ threads <- function(k) options(sparsebayes.threads = k)
 r <- 3
 cat("\n| inputs | n | ours, 1 thread (ns/entry) | ours, 2 threads | base R | base R / ours (1 thread) | identical |\n")
 cat("|---|---|---|---|---|---|---|\n")
-for (d in 1:2) for (n in c(1000, 2000, 4000, 8000, 12000)) {
+sizes <- rbind(expand.grid(n = c(1000, 2000, 4000, 8000, 12000), d = 1:2), data.frame(n = 3000, d = 10))
+for (row in seq_len(nrow(sizes))) {
+  n <- sizes$n[row]
+  d <- sizes$d[row]
   set.seed(n)
   x <- matrix(runif(n * d, -10, 10), n, d)
   k <- kernel_gaussian(r)
@@ -40,21 +43,23 @@ for (d in 1:2) for (n in c(1000, 2000, 4000, 8000, 12000)) {
 # for the lower triangle) of the SIMD path (simd.hpp: AVX-512, else AVX2 +
 # FMA), the same call with it switched off (Eigen at R's default flags, SSE2), and base R's
 # crossprod() (this machine's BLAS; R's symmetric product also forms one
-# triangle), one thread each.
+# triangle), one thread each; and the SIMD path on two threads (the same
+# bits: `identical`).
 simd <- get(".sb_simd", asNamespace("sparsebayes"))
 statistics <- get(".sb_statistics", asNamespace("sparsebayes"))
 cat(sprintf("\nAVX2 + FMA on this CPU: %s; AVX-512: %s\n", simd(NA)[["cpu"]], simd(NA)[["avx512"]]))
-cat("\n| n | M | SIMD path (GFlop/s) | SSE2 (Eigen) | base R crossprod | SIMD / SSE2 |\n|---|---|---|---|---|---|\n")
+cat("\n| n | M | SIMD path (GFlop/s) | SSE2 (Eigen) | base R crossprod | SIMD / SSE2 | SIMD, 2 threads | identical |\n|---|---|---|---|---|---|---|---|\n")
 threads(1)
 for (nm in list(c(20000, 200), c(20000, 1001), c(100000, 500))) {
   set.seed(1)
   A <- matrix(rnorm(nm[1] * nm[2]), nm[1])
   t <- rnorm(nm[1])
   flops <- nm[1] * nm[2] * (nm[2] + 1)
-  simd(TRUE); ta <- best_of(statistics(A, t))
-  simd(FALSE); ts <- best_of(statistics(A, t))
+  simd(TRUE); ta <- best_of(s1 <- statistics(A, t, 1L))
+  t2 <- best_of(s2 <- statistics(A, t, 2L))
+  simd(FALSE); ts <- best_of(statistics(A, t, 1L))
   simd(TRUE)
   tb <- best_of(crossprod(A))
-  cat(sprintf("| %d | %d | %.1f | %.1f | %.1f | %.2fx |\n", nm[1], nm[2], flops / ta / 1e9, flops / ts / 1e9,
-              flops / tb / 1e9, ts / ta))
+  cat(sprintf("| %d | %d | %.1f | %.1f | %.1f | %.2fx | %.1f | %s |\n", nm[1], nm[2], flops / ta / 1e9, flops / ts / 1e9,
+              flops / tb / 1e9, ts / ta, flops / t2 / 1e9, identical(s1, s2)))
 }

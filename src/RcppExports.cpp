@@ -108,14 +108,15 @@ BEGIN_RCPP
 END_RCPP
 }
 // sb_statistics
-Rcpp::List sb_statistics(Eigen::Map<Eigen::MatrixXd> Phi, Eigen::Map<Eigen::VectorXd> t);
-RcppExport SEXP _sparsebayes_sb_statistics(SEXP PhiSEXP, SEXP tSEXP) {
+Rcpp::List sb_statistics(Eigen::Map<Eigen::MatrixXd> Phi, Eigen::Map<Eigen::VectorXd> t, int threads);
+RcppExport SEXP _sparsebayes_sb_statistics(SEXP PhiSEXP, SEXP tSEXP, SEXP threadsSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
     Rcpp::traits::input_parameter< Eigen::Map<Eigen::MatrixXd> >::type Phi(PhiSEXP);
     Rcpp::traits::input_parameter< Eigen::Map<Eigen::VectorXd> >::type t(tSEXP);
-    rcpp_result_gen = Rcpp::wrap(sb_statistics(Phi, t));
+    Rcpp::traits::input_parameter< int >::type threads(threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(sb_statistics(Phi, t, threads));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -448,7 +449,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_sparsebayes_sb_fit_multinomial", (DL_FUNC) &_sparsebayes_sb_fit_multinomial, 7},
     {"_sparsebayes_sb_simd", (DL_FUNC) &_sparsebayes_sb_simd, 1},
     {"_sparsebayes_sb_row_keys", (DL_FUNC) &_sparsebayes_sb_row_keys, 1},
-    {"_sparsebayes_sb_statistics", (DL_FUNC) &_sparsebayes_sb_statistics, 2},
+    {"_sparsebayes_sb_statistics", (DL_FUNC) &_sparsebayes_sb_statistics, 3},
     {"_sparsebayes_sb_fit_statistics", (DL_FUNC) &_sparsebayes_sb_fit_statistics, 3},
     {"_sparsebayes_sb_fit_passes", (DL_FUNC) &_sparsebayes_sb_fit_passes, 6},
     {"_sparsebayes_sb_laplace_pass_sums", (DL_FUNC) &_sparsebayes_sb_laplace_pass_sums, 8},

@@ -214,12 +214,12 @@ Eigen::MatrixXd sb_row_keys(Eigen::Map<Eigen::MatrixXd> x) { return sparsebayes:
 
 // The statistics layer (statistics.hpp): the sums a gaussian fit with
 // shared noise reads from rows of the basis and targets (in standard units);
-// the sums of several blocks of rows add.
+// the sums of several blocks of rows add; the same sums on any `threads`.
 // [[Rcpp::export(.sb_statistics)]]
-Rcpp::List sb_statistics(Eigen::Map<Eigen::MatrixXd> Phi, Eigen::Map<Eigen::VectorXd> t) {
+Rcpp::List sb_statistics(Eigen::Map<Eigen::MatrixXd> Phi, Eigen::Map<Eigen::VectorXd> t, int threads = 1) {
   RInterruptScope interrupts;
   sparsebayes::GaussianStatistics s;
-  s.add_rows(Phi, t);
+  s.add_rows(Phi, t, threads);
   return statistics_list(s);
 }
 

@@ -1,9 +1,13 @@
 // The AVX2 + FMA paths of simd.hpp: the Gram product equals Eigen's to
-// rounding, and its sums do not depend on where the matrix sits in memory.
+// rounding, and its sums do not depend on where the matrix sits in memory
+// nor on the number of threads; exp() is within an ulp or two of std::exp.
 #include <testthat.h>
 
+#include <cmath>
+#include <limits>
 #include <vector>
 
+#include <sparsebayes/kernels.hpp>
 #include <sparsebayes/model.hpp>
 
 namespace {
@@ -51,6 +55,12 @@ context("simd: the Gram product") {
       expect_true(sparsebayes::gram_matrix(B) == sparsebayes::gram_matrix(A));
     }
   }
+  test_that("its sums do not depend on the number of threads") {
+    const Eigen::MatrixXd A = Eigen::MatrixXd::Random(1500, 45);
+    const Eigen::MatrixXd one = sparsebayes::gram_matrix(A, 1);
+    expect_true(sparsebayes::gram_matrix(A, 2) == one);
+    expect_true(sparsebayes::gram_matrix(A, 3) == one);
+  }
   test_that("switched off, the AVX2 path does not run and the product is Eigen's") {
     const Eigen::MatrixXd A = Eigen::MatrixXd::Random(600, 13);
     Eigen::MatrixXd G = Eigen::MatrixXd::Zero(13, 13);
@@ -61,5 +71,48 @@ context("simd: the Gram product") {
     expect_true(G.isZero(0.0));
     expect_true((off - eigen_gram(A)).cwiseAbs().maxCoeff() <= 1e-12 * (1.0 + off.cwiseAbs().maxCoeff()));
     expect_true(sparsebayes::simd::gram_panel(A, 0, 13, G) == sparsebayes::simd::cpu_has_avx2());
+  }
+}
+
+context("simd: exp") {
+  test_that("each path the CPU has is within 2 ulp of std::exp, and exact at the edges") {
+#ifdef SPARSEBAYES_X86_DISPATCH
+    std::vector<double> x;
+    for (double v = -760.0; v <= 720.0; v += 0.37) x.push_back(v);
+    for (double v : {0.0, -0.0, 1e-300, -1e-300, -708.0, -708.5, -745.0, -745.2, -800.0, 709.0, 709.9, 800.0})
+      x.push_back(v);
+    x.push_back(std::numeric_limits<double>::quiet_NaN());
+    x.push_back(-std::numeric_limits<double>::infinity());
+    for (int path = 0; path < 2; ++path) {
+      if (path == 0 && !sparsebayes::simd::cpu_has_avx2()) continue;
+      if (path == 1 && !sparsebayes::simd::cpu_has_avx512()) continue;
+      std::vector<double> y = x;
+      if (path == 0) sparsebayes::simd::detail::exp_scaled_avx2(y.data(), static_cast<Eigen::Index>(y.size()), 1.0);
+      else sparsebayes::simd::detail::exp_scaled_avx512(y.data(), static_cast<Eigen::Index>(y.size()), 1.0);
+      double worst = 0.0;
+      bool edges = true;
+      for (std::size_t i = 0; i < x.size(); ++i) {
+        const double e = std::exp(x[i]);
+        if (std::isnan(e) || e == 0.0 || std::isinf(e) || e < std::numeric_limits<double>::min()) {
+          edges = edges && ((std::isnan(e) && std::isnan(y[i])) || y[i] == e);
+          continue;
+        }
+        worst = std::max(worst, std::abs(y[i] - e) / (std::nextafter(e, HUGE_VAL) - e));
+      }
+      expect_true(worst <= 2.0);
+      expect_true(edges);
+    }
+#endif
+  }
+  test_that("a Gaussian kernel entry does not depend on where it sits in the matrix") {
+    const Eigen::MatrixXd x = Eigen::MatrixXd::Random(37, 2) * 5.0;
+    sparsebayes::Kernel k;
+    k.type = sparsebayes::KernelType::gaussian;
+    k.width = 0.7;
+    const Eigen::MatrixXd K = sparsebayes::kernel_matrix(k, x, x);
+    for (Eigen::Index i = 0; i < 37; i += 5) {
+      const Eigen::MatrixXd one = sparsebayes::kernel_matrix(k, x.row(i), x.bottomRows(37 - i));
+      expect_true(one.row(0) == K.row(i).tail(37 - i));
+    }
   }
 }

@@ -16,6 +16,7 @@
 
 #include "interrupt.hpp"
 #include "names.hpp"
+#include "simd.hpp"
 
 namespace sparsebayes {
 
@@ -144,11 +145,14 @@ inline void fill_kernel_block(const Kernel& k, const Eigen::Ref<const Eigen::Mat
   switch (k.type) {
     case KernelType::gaussian:
       detail::squared_distances(x, z, K);
-      K.array() = (K.array() * (-1.0 / (r * r))).exp();
+      if (!simd::exp_scaled(K.data(), K.rows(), K.cols(), K.outerStride(), -1.0 / (r * r)))
+        K.array() = (K.array() * (-1.0 / (r * r))).exp();
       break;
     case KernelType::laplace:
       detail::squared_distances(x, z, K);
-      K.array() = (K.array().sqrt() * (-1.0 / r)).exp();
+      K.array() = K.array().sqrt();
+      if (!simd::exp_scaled(K.data(), K.rows(), K.cols(), K.outerStride(), -1.0 / r))
+        K.array() = (K.array() * (-1.0 / r)).exp();
       break;
     case KernelType::cauchy:
       detail::squared_distances(x, z, K);

@@ -301,12 +301,14 @@ inline Eigen::Index interrupt_panel(Eigen::Index rows, Eigen::Index cols) {
 }
 
 // A' A: its lower triangle by column panels, half the flops of the general
-// product, with an interrupt check between them, then mirrored.
-inline Eigen::MatrixXd gram_matrix(const Eigen::Ref<const Eigen::MatrixXd>& A) {
+// product, with an interrupt check between them, then mirrored. `threads`
+// share the SIMD path's panels (the same bits for any number); Eigen's
+// product, where the CPU has no AVX2, runs on one.
+inline Eigen::MatrixXd gram_matrix(const Eigen::Ref<const Eigen::MatrixXd>& A, int threads = 1) {
   const Eigen::Index S = A.cols();
   Eigen::MatrixXd G(S, S);  // every entry is written below (a zero fill of fresh memory would not see an interrupt)
   for_panels(S, interrupt_panel(A.rows(), S), [&](Eigen::Index j, Eigen::Index nb) {
-    if (!simd::gram_panel(A, j, nb, G))  // AVX-512 or AVX2 + FMA where the CPU has them (simd.hpp)
+    if (!simd::gram_panel(A, j, nb, G, threads))  // AVX-512 or AVX2 + FMA where the CPU has them (simd.hpp)
       G.block(j, j, S - j, nb).noalias() = A.middleCols(j, S - j).transpose() * A.middleCols(j, nb);
   });
   // From column 1: column 0 mirrors nothing, and Eigen's debug-mode aliasing

@@ -12,6 +12,11 @@
 
 #include <Eigen/Dense>
 #include <algorithm>
+#include <cmath>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
 #define SPARSEBAYES_X86_DISPATCH 1
@@ -207,25 +212,185 @@ __attribute__((target("avx512f"))) inline void gram_panel_avx512(const double* A
   }
 }
 
+
+// exp(x) by x = n ln 2 + r, |r| <= ln 2 / 2: the Taylor polynomial of
+// degree 13 in r (truncation below 1e-17 relative) by Horner's rule, times
+// 2^n built in the exponent bits; n from adding 1.5 * 2^52, which rounds
+// x log2(e) to an integer in the low bits. Valid for x in [kExpLow,
+// kExpHigh]; the callers send the other lanes (underflow to subnormals,
+// overflow, NaN) to std::exp. Each lane is a function of its own x alone,
+// so an entry's value never depends on where it sits in a vector.
+constexpr double kExpLow = -708.0, kExpHigh = 709.0;
+constexpr double kExpCoef[14] = {1.0,
+                                 1.0,
+                                 1.0 / 2,
+                                 1.0 / 6,
+                                 1.0 / 24,
+                                 1.0 / 120,
+                                 1.0 / 720,
+                                 1.0 / 5040,
+                                 1.0 / 40320,
+                                 1.0 / 362880,
+                                 1.0 / 3628800,
+                                 1.0 / 39916800,
+                                 1.0 / 479001600,
+                                 1.0 / 6227020800.0};
+constexpr double kLog2e = 1.4426950408889634, kLn2Hi = 0.6931471805599453, kLn2Lo = 2.3190468138462996e-17;
+constexpr double kRoundMagic = 6755399441055744.0;  // 1.5 * 2^52
+constexpr long long kExponentShift = 1023LL - (1LL << 51);
+
+__attribute__((target("avx2,fma"))) inline __m256d exp_avx2(__m256d x) {
+  const __m256d magic = _mm256_set1_pd(kRoundMagic);
+  const __m256d t = _mm256_fmadd_pd(x, _mm256_set1_pd(kLog2e), magic);
+  const __m256d n = _mm256_sub_pd(t, magic);
+  __m256d r = _mm256_fnmadd_pd(n, _mm256_set1_pd(kLn2Hi), x);
+  r = _mm256_fnmadd_pd(n, _mm256_set1_pd(kLn2Lo), r);
+  __m256d p = _mm256_set1_pd(kExpCoef[13]);
+  for (int k = 12; k >= 0; --k) p = _mm256_fmadd_pd(p, r, _mm256_set1_pd(kExpCoef[k]));
+  const __m256i e =
+      _mm256_slli_epi64(_mm256_add_epi64(_mm256_castpd_si256(t), _mm256_set1_epi64x(kExponentShift)), 52);
+  return _mm256_mul_pd(p, _mm256_castsi256_pd(e));
+}
+
+__attribute__((target("avx512f"))) inline __m512d exp_avx512(__m512d x) {
+  const __m512d magic = _mm512_set1_pd(kRoundMagic);
+  const __m512d t = _mm512_fmadd_pd(x, _mm512_set1_pd(kLog2e), magic);
+  const __m512d n = _mm512_sub_pd(t, magic);
+  __m512d r = _mm512_fnmadd_pd(n, _mm512_set1_pd(kLn2Hi), x);
+  r = _mm512_fnmadd_pd(n, _mm512_set1_pd(kLn2Lo), r);
+  __m512d p = _mm512_set1_pd(kExpCoef[13]);
+  for (int k = 12; k >= 0; --k) p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(kExpCoef[k]));
+  const __m512i e =
+      _mm512_slli_epi64(_mm512_add_epi64(_mm512_castpd_si512(t), _mm512_set1_epi64(kExponentShift)), 52);
+  return _mm512_mul_pd(p, _mm512_castsi512_pd(e));
+}
+
+// v[i] = exp(s v[i]) for i < n; the last lanes by masked loads and stores.
+__attribute__((target("avx2,fma"))) inline void exp_scaled_avx2(double* v, Eigen::Index n, double s) {
+  const __m256d scale = _mm256_set1_pd(s), low = _mm256_set1_pd(kExpLow), high = _mm256_set1_pd(kExpHigh);
+  for (Eigen::Index i = 0; i < n; i += 4) {
+    const Eigen::Index left = std::min<Eigen::Index>(4, n - i);
+    const __m256i mask = _mm256_cmpgt_epi64(_mm256_set1_epi64x(left), _mm256_set_epi64x(3, 2, 1, 0));
+    const __m256d x = _mm256_mul_pd(_mm256_maskload_pd(v + i, mask), scale);
+    alignas(32) double out[4], in[4];
+    _mm256_store_pd(out, exp_avx2(x));
+    const int ok = _mm256_movemask_pd(_mm256_and_pd(_mm256_cmp_pd(x, low, _CMP_GE_OQ), _mm256_cmp_pd(x, high, _CMP_LE_OQ)));
+    if (ok != 0xF) {
+      _mm256_store_pd(in, x);
+      for (int k = 0; k < 4; ++k)
+        if (!(ok >> k & 1)) out[k] = std::exp(in[k]);
+    }
+    _mm256_maskstore_pd(v + i, mask, _mm256_load_pd(out));
+  }
+}
+
+__attribute__((target("avx512f"))) inline void exp_scaled_avx512(double* v, Eigen::Index n, double s) {
+  const __m512d scale = _mm512_set1_pd(s), low = _mm512_set1_pd(kExpLow), high = _mm512_set1_pd(kExpHigh);
+  for (Eigen::Index i = 0; i < n; i += 8) {
+    const Eigen::Index left = std::min<Eigen::Index>(8, n - i);
+    const __mmask8 mask = static_cast<__mmask8>((1u << left) - 1u);
+    const __m512d x = _mm512_mul_pd(_mm512_maskz_loadu_pd(mask, v + i), scale);
+    __m512d y = exp_avx512(x);
+    const __mmask8 ok = _mm512_cmp_pd_mask(x, low, _CMP_GE_OQ) & _mm512_cmp_pd_mask(x, high, _CMP_LE_OQ);
+    if (ok != 0xFF) {
+      alignas(64) double out[8], in[8];
+      _mm512_store_pd(out, y);
+      _mm512_store_pd(in, x);
+      for (int k = 0; k < 8; ++k)
+        if (!(ok >> k & 1)) out[k] = std::exp(in[k]);
+      y = _mm512_load_pd(out);
+    }
+    _mm512_mask_storeu_pd(v + i, mask, y);
+  }
+}
+
 }  // namespace detail
 #endif
 
 // The lower triangle of columns [j0, j0 + nb) of A' A into G, by the
 // AVX-512 path, else the AVX2 one; false (G untouched) where neither runs.
+// The columns go to `threads` threads in groups of 4 dealt in turn (column
+// j costs S - j); each thread takes the blocks of rows in order, and for
+// each block all its groups while the block is in cache. A group's blocks
+// and sums are those of the whole panel's, so the result does not depend on
+// the number of threads. One parallel region per panel: its work is
+// interrupt_panel()'s, large enough that a thread the system deschedules
+// does not hold up many small regions.
 inline bool gram_panel(const Eigen::Ref<const Eigen::MatrixXd>& A, Eigen::Index j0, Eigen::Index nb,
-                       Eigen::Ref<Eigen::MatrixXd> G) {
+                       Eigen::Ref<Eigen::MatrixXd> G, int threads = 1) {
 #ifdef SPARSEBAYES_X86_DISPATCH
   if (!avx2() || A.innerStride() != 1 || G.innerStride() != 1) return false;
   for (Eigen::Index j = j0; j < j0 + nb; ++j) G.col(j).tail(A.cols() - j).setZero();
-  if (avx512())
-    detail::gram_panel_avx512(A.data(), A.outerStride(), A.rows(), A.cols(), j0, nb, G.data(), G.outerStride());
-  else
-    detail::gram_panel_avx2(A.data(), A.outerStride(), A.rows(), A.cols(), j0, nb, G.data(), G.outerStride());
+  const bool wide = avx512();
+  const Eigen::Index groups = (nb + 3) / 4;
+  threads = static_cast<int>(std::clamp<Eigen::Index>(threads, 1, groups));
+#ifdef _OPENMP
+#pragma omp parallel num_threads(threads) if (threads > 1)
+#endif
+  {
+#ifdef _OPENMP
+    const Eigen::Index first = omp_get_thread_num(), step = omp_get_num_threads();
+#else
+    const Eigen::Index first = 0, step = 1;
+#endif
+    for (Eigen::Index r0 = 0; r0 < A.rows(); r0 += detail::kGramRows) {
+      const double* rows = A.data() + r0;
+      const Eigen::Index rn = std::min(detail::kGramRows, A.rows() - r0);
+      for (Eigen::Index g = first; g < groups; g += step) {
+        const Eigen::Index jb = j0 + 4 * g, jn = std::min<Eigen::Index>(4, j0 + nb - jb);
+        if (wide)
+          detail::gram_panel_avx512(rows, A.outerStride(), rn, A.cols(), jb, jn, G.data(), G.outerStride());
+        else
+          detail::gram_panel_avx2(rows, A.outerStride(), rn, A.cols(), jb, jn, G.data(), G.outerStride());
+      }
+    }
+  }
   return true;
 #else
   (void)A;
   (void)j0;
   (void)nb;
+  (void)G;
+  (void)threads;
+  return false;
+#endif
+}
+
+// K = exp(s K), column by column (K: rows x cols, leading dimension ld), by
+// the AVX-512 path, else the AVX2 one; false (K untouched) where neither runs.
+inline bool exp_scaled(double* K, Eigen::Index rows, Eigen::Index cols, Eigen::Index ld, double s) {
+#ifdef SPARSEBAYES_X86_DISPATCH
+  if (!avx2()) return false;
+  for (Eigen::Index j = 0; j < cols; ++j) {
+    if (avx512()) detail::exp_scaled_avx512(K + j * ld, rows, s);
+    else detail::exp_scaled_avx2(K + j * ld, rows, s);
+  }
+  return true;
+#else
+  (void)K;
+  (void)rows;
+  (void)cols;
+  (void)ld;
+  (void)s;
+  return false;
+#endif
+}
+
+// The lower triangle of A A' added into G (A: S x rows, as the sparse GP
+// holds a block of its rows; G: S x S), by the Gram product's paths on A'
+// (a copy, O(S rows) against the product's O(S^2 rows)); false (G
+// untouched) where neither runs.
+inline bool add_outer_lower(const Eigen::Ref<const Eigen::MatrixXd>& A, Eigen::Ref<Eigen::MatrixXd> G) {
+#ifdef SPARSEBAYES_X86_DISPATCH
+  if (!avx2() || G.innerStride() != 1) return false;
+  const Eigen::MatrixXd T = A.transpose();
+  if (avx512())
+    detail::gram_panel_avx512(T.data(), T.rows(), T.rows(), T.cols(), 0, T.cols(), G.data(), G.outerStride());
+  else
+    detail::gram_panel_avx2(T.data(), T.rows(), T.rows(), T.cols(), 0, T.cols(), G.data(), G.outerStride());
+  return true;
+#else
+  (void)A;
   (void)G;
   return false;
 #endif

@@ -300,6 +300,12 @@ inline Eigen::MatrixXd block_A(const Kernel& k, const Eigen::Ref<const Eigen::Ma
   return Ab;
 }
 
+// E += A A' in its lower triangle (A: m x a block of rows): simd.hpp's
+// Gram product where the CPU has AVX2, else Eigen's rank update.
+inline void add_outer(Eigen::MatrixXd& E, const Eigen::Ref<const Eigen::MatrixXd>& A) {
+  if (!simd::add_outer_lower(A, E)) E.selfadjointView<Eigen::Lower>().rankUpdate(A);
+}
+
 // Case weight of point i (all ones when none were given).
 inline double case_weight(const Eigen::Ref<const Eigen::VectorXd>& wt, Eigen::Index i) {
   return wt.size() ? wt(i) : 1.0;
@@ -379,17 +385,17 @@ inline SparseSums sparse_sums(const Kernel& k, double noise, const Eigen::Ref<co
     if (lam) lam->segment(start, nb) = lb;
     const Eigen::VectorXd isd = lb.cwiseInverse().cwiseSqrt();
     const Eigen::MatrixXd As = Ab * isd.asDiagonal();
-    s.E.selfadjointView<Eigen::Lower>().rankUpdate(As);
+    add_outer(s.E, As);
     s.alr.noalias() += As * (r.segment(start, nb).cwiseProduct(isd));
     if (fit_sums) {
       const auto rb = r.segment(start, nb);
       if (wt.size()) {
         const Eigen::VectorXd sw = wt.segment(start, nb).cwiseSqrt();
-        s.fit_E.selfadjointView<Eigen::Lower>().rankUpdate(Ab * sw.asDiagonal());
+        add_outer(s.fit_E, Ab * sw.asDiagonal());
         s.fit_ar.noalias() += Ab * rb.cwiseProduct(wt.segment(start, nb));
         s.fit_rr += rb.cwiseProduct(rb).dot(wt.segment(start, nb));
       } else {
-        s.fit_E.selfadjointView<Eigen::Lower>().rankUpdate(Ab);
+        add_outer(s.fit_E, Ab);
         s.fit_ar.noalias() += Ab * rb;
         s.fit_rr += rb.squaredNorm();
       }

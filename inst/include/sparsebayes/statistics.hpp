@@ -30,15 +30,16 @@ struct GaussianStatistics {
     return std::max(tt - sum_t * sum_t / static_cast<double>(n), 0.0) / (n - 1.0);
   }
 
-  // Adds a block of rows (Phi: rows x M, t: rows).
-  void add_rows(const Eigen::Ref<const Eigen::MatrixXd>& Phi, const Eigen::Ref<const Eigen::VectorXd>& t) {
+  // Adds a block of rows (Phi: rows x M, t: rows); the Gram product on `threads`.
+  void add_rows(const Eigen::Ref<const Eigen::MatrixXd>& Phi, const Eigen::Ref<const Eigen::VectorXd>& t,
+                int threads = 1) {
     if ((gram.size() > 0 && Phi.cols() != gram.cols()) || Phi.rows() != t.size())
       throw std::invalid_argument("a block of rows does not match the statistics' columns or targets");
     if (gram.size() == 0) {
-      gram = gram_matrix(Phi);
+      gram = gram_matrix(Phi, threads);
       cross = Phi.transpose() * t;
     } else {
-      gram += gram_matrix(Phi);
+      gram += gram_matrix(Phi, threads);
       cross.noalias() += Phi.transpose() * t;
     }
     tt += t.squaredNorm();
