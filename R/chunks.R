@@ -683,22 +683,25 @@ fit_chunks <- function(mcall, env, source, fitter, generic, ..., keep_intercept 
   fit
 }
 
-# The problem of a fit from chunks for ard_settings(): the statistics pass
-# on the design scaled by the sums pass, in standard units. Only what
-# sums over rows give is fitted (check_chunk_solver()).
-chunk_problem <- function(design, a) {
-  check_flag(a$scale, "scale")
+# An ard() problem's data from a chunk source (ard_rows()): its columns,
+# without rows, the moments of every row (the scaling) and the statistics
+# pass on the design so scaled, in standard units. Only what sums over rows
+# give is fitted (check_chunk_solver()).
+chunk_ard_rows <- function(a) {
   check_chunk_solver(a)
+  design <- a$x
   mom <- design$moments
-  scaling <- input_scaling(NULL, a$scale, keep_constant = TRUE, moments = mom$x)
-  const <- chunk_constant_column(mom$x, scaling)
-  sample_noise <- per_sample_noise(a$noise)
-  st <- if (sample_noise) chunk_robust_units(design, scaling, const) else chunk_standard_units(mom, const)
   names <- design$spec$columns
-  st$statistics <- chunk_design_statistics(mom, design$spec, scaling, st)
-  st$pass_count <- if (sample_noise) 2L else 1L  # the sums pass, and the response's
-  list(xs = matrix(0, 0L, length(names), dimnames = list(NULL, names)), y = NULL, wo = list(), scaling = scaling,
-       n_rows = mom$kept, n_features = sum(names != "(Intercept)"), statistics = st, chunks = design)
+  noise <- a$noise
+  list(x = matrix(0, 0L, length(names), dimnames = list(NULL, names)), y = NULL, wo = list(), n_rows = mom$kept,
+       moments = mom$x, chunks = design, statistics = function(scaling) {
+         const <- chunk_constant_column(mom$x, scaling)
+         sample_noise <- per_sample_noise(noise)
+         st <- if (sample_noise) chunk_robust_units(design, scaling, const) else chunk_standard_units(mom, const)
+         st$statistics <- chunk_design_statistics(mom, design$spec, scaling, st)
+         st$pass_count <- if (sample_noise) 2L else 1L  # the sums pass, and the response's
+         st
+       })
 }
 
 # Per-sample and Student-t noise from chunks (fit_passes() in fit.hpp). The
@@ -911,13 +914,19 @@ check_chunk_solver <- function(a, sample_noise = TRUE) {
 chunk_sample_size <- 20000L
 chunk_width_rows <- 100000L
 
-# The problem of an rvm() fit from chunks, with rvm_problem()'s fields: a
-# single kernel, a gaussian response with shared noise. The kernel's widths
-# are learned, and its centres chosen, on a uniform sample of the rows
-# (chunk_sample(), `sample_size` rows drawn in the sums pass); the basis
-# is then formed chunk by chunk in the statistics pass (chunk_rvm_design()).
-rvm_chunk_problem <- function(a) {
+# A chunk source as rvm_problem() reads it (`a`: rvm.default()'s arguments;
+# rows in memory are left as they are): the source's refusals (a single
+# kernel, formed chunk by chunk; two classes; shared noise; binomial and
+# Poisson fits by the fast solver, without a prior), then a uniform sample
+# of the rows (chunk_sample(), `sample_size` rows drawn in the sums pass)
+# in place of x, y, weights and offset, and the source's own defaults: the
+# kernels centred on k-means++ centres of the sample, a classifier's width
+# the median heuristic (its widths are not learned), "auto" no prior.
+# `a$source`: the chunk design, the moments of every row (the scaling),
+# the rows the prior counts and those chunk_basis_widths() reads.
+chunk_rvm_rows <- function(a) {
   design <- a$x
+  if (!inherits(design, "sb_chunk_design")) return(a)
   if (!is.null(a$basis)) stop_arg("basis", "cannot be given with data_chunks(): the basis is formed chunk by chunk.")
   classes <- design$spec$classes
   family <- resolve_family(a$family, if (is.null(classes)) 0 else factor(classes))
@@ -941,33 +950,24 @@ rvm_chunk_problem <- function(a) {
   if (length(kernels) != 1L || is_wavelet(kernels[[1L]]) || is_evidence_width(kernels[[1L]]))
     stop_arg("kernel", "must be a single kernel, not wavelets or a dictionary, and its width a number, \"median\" or ",
              "\"learn\" for a fit from data_chunks().")
-  check_flag(a$bias)
+  check_flag(a$bias, "bias")  # before the message below, as the response
   check_flag(a$scale, "scale")
   mom <- design$moments
   sample <- sample_head(mom$sample, chunk_sample_size)
-  y <- if (likelihood_of(family)$classes) chunk_classes(sample$y, classes)
-       else likelihood_of(family)$encode(sample$y, length(sample$y))
-  scaling <- input_scaling(NULL, a$scale, moments = mom$x)
-  x <- sample$x
-  xs <- apply_scaling(x, scaling)
-  learn_default <- has_noise(family) && is.null(kernels[[1L]]$width) && is_learnable(kernels[[1L]])
-  if (learn_default) kernels[[1L]]$width <- "learn"
-  kernels <- lapply(kernels, resolve_kernel, x = xs)
+  n <- nrow(sample$x)
+  y <- if (likelihood_of(family)$classes) chunk_classes(sample$y, classes) else likelihood_of(family)$encode(sample$y, n)
+  if (likelihood_of(family)$classes && is.null(kernels[[1L]]$width) && is_learnable(kernels[[1L]]))
+    kernels[[1L]]$width <- "median"
   if (is.null(a$centres))
     message(sprintf(paste0("rvm(): from data_chunks(), the kernels are centred on %d k-means++ centres of a sample ",
-                           "of %d rows (`centres =`)."), min(1000L, nrow(x)), nrow(x)))
-  centres <- resolve_centres(a$centres %||% min(1000L, nrow(x)), x, xs, scaling, kernels) %||% x
-  control <- solver_control(a$control, a$method)
-  control$outlier_class <- control$outlier_class %||% FALSE
-  check_noise_control(control, a$noise, a$method)
+                           "of %d rows (`centres =`)."), min(1000L, n), n))
   prior <- if (identical(a$prior, "auto")) "none" else a$prior
-  new_sb_problem("rvm", x = x, xs = xs, y = y, scaling = scaling, in_fit = rep(TRUE, nrow(x)), n = nrow(x),
-                 wo = check_weights_offset(sample$weights, sample$offset, nrow(x)), multiclass = NULL,
-                 kernels = kernels, learn_default = learn_default, bias = a$bias, centres = centres, Phi = NULL,
-                 shortcut = FALSE, family = family, noise = a$noise, prior = prior, level_prior = NULL,
-                 smoothness = smoothness_constant(prior, mom$kept, choices = c("none", "AIC", "BIC", "RIC")),
-                 solver = solver_spec(a$method, control, a$gradient_form), chunks = design,
-                 width_rows = if (learn_default) mom$sample)
+  smoothness_constant(prior, mom$kept, choices = c("none", "AIC", "BIC", "RIC"))  # refused here as it was
+  a[c("x", "y", "weights", "offset", "family", "kernel", "centres", "prior", "source")] <- list(
+    sample$x, y, sample$weights,
+    sample$offset, family, kernels[[1L]], a$centres %||% min(1000L, n), prior,
+    list(chunks = design, moments = mom$x, rows = mom$kept, width_rows = mom$sample))
+  a
 }
 
 # The rows of the `size` smallest keys of a sample (chunk_sample()): a
@@ -993,23 +993,25 @@ chunk_classes <- function(y, classes) {
   factor(classes[y + 1], levels = classes)
 }
 
-# The design stage of an rvm() problem from chunks: the statistics of its
-# kernel basis (the bias first, as kernel_design() forms it) over every row;
-# for a binomial fit, whose passes weight the rows by the curvature at the
-# current mode (chunk_laplace_fit()), the function forming the basis.
-chunk_rvm_design <- function(p) {
-  kernel <- p$kernels[[1L]]
-  centre_inputs <- apply_scaling(p$centres, p$scaling)
-  design <- p$chunks
-  basis <- chunk_basis(kernel, p$scaling, centre_inputs, p$bias)
-  names <- basis_names_of(kernel, p$bias, p$n, p$centres)
-  if (!has_noise(p$family))
-    return(list(Phi = NULL, names = names, wavelet = NULL, rows = NULL, statistics = NULL, basis = basis,
-                M = nrow(centre_inputs) + p$bias))
-  st <- chunk_standard_units(design$moments, if (p$bias) c(1, 1) else c(0, 0))
-  st$statistics <- chunk_statistics_pass(design$source, design$spec, st, basis, nrow(centre_inputs) + p$bias)
+# The kernel basis of an rvm() problem (rvm_design()), from its data
+# backend: the matrix of the rows in memory; from a chunk source, the
+# statistics of the basis (the bias first, as kernel_design() forms it)
+# over every row, or for a binomial or Poisson fit, whose passes weight the
+# rows by the curvature at the current mode (chunk_laplace_fit()), the
+# function forming the basis and its number of columns M.
+basis_of <- function(p) {
+  centre_inputs <- if (is.null(p$centres)) p$xs else apply_scaling(p$centres, p$scaling)
+  M <- p$bias + length(p$kernels) * nrow(centre_inputs)
+  if (is.null(p$chunks)) {
+    check_fit_memory(p$n, M, p$solver$method, p$noise, p$family$family, length(p$kernels))
+    return(list(Phi = dictionary_basis(p$kernels, p$x, p$xs, p$bias, centre_inputs)))
+  }
+  basis <- chunk_basis(p$kernels[[1L]], p$scaling, centre_inputs, p$bias)
+  if (!has_noise(p$family)) return(list(basis = basis, M = M))
+  st <- chunk_standard_units(p$chunks$moments, if (p$bias) c(1, 1) else c(0, 0))
+  st$statistics <- chunk_statistics_pass(p$chunks$source, p$chunks$spec, st, basis, M)
   st$pass_count <- 2L  # the sums pass, and this one
-  list(Phi = NULL, names = names, wavelet = NULL, rows = NULL, statistics = st)
+  list(statistics = st)
 }
 
 # The basis of a chunk's rows x, as a function that holds only what it
