@@ -248,7 +248,7 @@ ard_problem <- function(a) {
     scaling <- list(center = c(`(Intercept)` = 0, scaling$center), scale = c(`(Intercept)` = 1, scaling$scale))
   ard_settings(list(xs = scaled_design(x, scaling, a$intercept), y = rows$y, wo = rows$wo, scaling = scaling,
                     n_rows = rows$n_rows, n_features = sum(colnames(x) != "(Intercept)"),
-                    statistics = rows$statistics(scaling), chunks = rows$chunks), a)
+                    statistics = rows$statistics(scaling), chunks = rows$chunks, start = rows$start), a)
 }
 
 # The data of an ard() problem from its backend: the rows in memory, checked
@@ -268,7 +268,8 @@ ard_rows <- function(a) {
 }
 
 # The prior and the solver of an ard() problem `p` (its design, response
-# and, from chunks, `statistics`), from ard.default()'s arguments `a`.
+# and, from chunks, `statistics` and the noise's `start`), from
+# ard.default()'s arguments `a`.
 ard_settings <- function(p, a) {
   noise <- a$noise
   method <- a$method
@@ -297,7 +298,7 @@ ard_settings <- function(p, a) {
   }
   control <- solver_control(control, method, "ard_control")
   control$outlier_class <- control$outlier_class %||% TRUE
-  if (!is.null(p$chunks) && per_sample_noise(noise)) control$start <- chunk_start(control$start)
+  control$start <- p$start %||% control$start  # a chunk source's (chunk_ard_rows())
   check_noise_control(control, noise, method)
   if (smoothness > 0) control$noise_update_start <- 0L  # hold the starting noise for the first steps
   new_sb_problem("ard", xs = xs, y = p$y, wo = p$wo, scaling = p$scaling, n_rows = n_rows, chunks = p$chunks,

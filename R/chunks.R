@@ -694,7 +694,8 @@ chunk_ard_rows <- function(a) {
   names <- design$spec$columns
   noise <- a$noise
   list(x = matrix(0, 0L, length(names), dimnames = list(NULL, names)), y = NULL, wo = list(), n_rows = mom$kept,
-       moments = mom$x, chunks = design, statistics = function(scaling) {
+       moments = mom$x, chunks = design, start = if (per_sample_noise(noise)) chunk_start(a$control$start),
+       statistics = function(scaling) {
          const <- chunk_constant_column(mom$x, scaling)
          sample_noise <- per_sample_noise(noise)
          st <- if (sample_noise) chunk_robust_units(design, scaling, const) else chunk_standard_units(mom, const)
@@ -997,8 +998,8 @@ chunk_classes <- function(y, classes) {
 # backend: the matrix of the rows in memory; from a chunk source, the
 # statistics of the basis (the bias first, as kernel_design() forms it)
 # over every row, or for a binomial or Poisson fit, whose passes weight the
-# rows by the curvature at the current mode (chunk_laplace_fit()), the
-# function forming the basis and its number of columns M.
+# rows by the curvature at the current mode, `passes(positive)`, the fit by
+# chunk_laplace_fit().
 basis_of <- function(p) {
   centre_inputs <- if (is.null(p$centres)) p$xs else apply_scaling(p$centres, p$scaling)
   M <- p$bias + length(p$kernels) * nrow(centre_inputs)
@@ -1007,7 +1008,7 @@ basis_of <- function(p) {
     return(list(Phi = dictionary_basis(p$kernels, p$x, p$xs, p$bias, centre_inputs)))
   }
   basis <- chunk_basis(p$kernels[[1L]], p$scaling, centre_inputs, p$bias)
-  if (!has_noise(p$family)) return(list(basis = basis, M = M))
+  if (!has_noise(p$family)) return(list(passes = function(positive) chunk_laplace_fit(p, basis, M, positive)))
   st <- chunk_standard_units(p$chunks$moments, if (p$bias) c(1, 1) else c(0, 0))
   st$statistics <- chunk_statistics_pass(p$chunks$source, p$chunks$spec, st, basis, M)
   st$pass_count <- 2L  # the sums pass, and this one
@@ -1033,13 +1034,14 @@ chunk_max_passes <- function() as.integer(getOption("sparsebayes.chunk_max_passe
 # (laplace_passes.hpp: IRLS passes warm-starting the fast solver on each
 # pass's sums, its step checks and mode searches at fixed alphas), one pass
 # over the chunks (chunk_laplace_pass()) per outer iteration, at most
-# chunk_max_passes() of them. Returns fit_basis()'s fields, with the passes.
-chunk_laplace_fit <- function(p, design, positive) {
+# chunk_max_passes() of them, on the M columns of `basis` (chunk_basis()).
+# Returns fit_basis()'s fields, with the passes.
+chunk_laplace_fit <- function(p, basis, M, positive) {
   control <- p$solver$control
   settings <- core_settings(control, fit_reporter("fast solver on a pass's sums", control$verbose))
   pass <- function(relevant, mu, pass)
-    chunk_laplace_pass(p$chunks$source, p$chunks$spec, design$basis, design$M, relevant, mu, p$family, positive, pass)
-  .sb_fit_laplace_passes(pass, design$M, p$family$family, chunk_max_passes(), solver_problem("fast", noise_variance = 1),
+    chunk_laplace_pass(p$chunks$source, p$chunks$spec, basis, M, relevant, mu, p$family, positive, pass)
+  .sb_fit_laplace_passes(pass, M, p$family$family, chunk_max_passes(), solver_problem("fast", noise_variance = 1),
                          settings)
 }
 

@@ -445,7 +445,7 @@ with_kernel <- function(p, kernel) {
 # wavelet path, which forms none), the names of its columns, the wavelet
 # path's settings, and the rows that name the basis rows (the inputs; the
 # basis itself when the user gave one). From a chunk source, no basis
-# matrix but its statistics, or the function forming it (basis_of()).
+# matrix but its statistics, or its passes (basis_of()).
 rvm_design <- function(p) {
   kernel <- problem_kernel(p)
   Phi <- p$Phi
@@ -457,7 +457,7 @@ rvm_design <- function(p) {
            else if (is.null(kernel)) paste0("b", seq_len(ncol(Phi)))
            else basis_names_of(kernel, p$bias, if (p$shortcut) padded_size(p$n) else p$n, p$centres)
   list(Phi = Phi, names = names, wavelet = wavelet, rows = if (is.null(kernel)) Phi else p$x,
-       statistics = formed$statistics, basis = formed$basis, M = formed$M)
+       statistics = formed$statistics, passes = formed$passes)
 }
 
 # The designs of several problems (candidates that differ in their noise
@@ -495,7 +495,7 @@ fit_rvm <- function(p, call, design = rvm_design(p)) {
   # positive: the class code of the target's 1s, for a binomial fit from chunks;
   # res: the solver's result (a multinomial fit's view of one class)
   fit_one <- function(target, statistics = NULL, positive = 1L,
-                      res = if (!is.null(p$chunks) && !has_noise(family)) chunk_laplace_fit(p, design, positive)  # R/chunks.R
+                      res = if (!is.null(design$passes)) design$passes(positive)  # a chunk source's, R/chunks.R
                             else fit_basis(design$Phi, target, family, p$solver, p$noise, p$smoothness, p$wo,
                                            design$wavelet, rows = design$rows, statistics = statistics)) {
     core <- model_fields(res, target, design$names, family, method, p$noise, p$solver$control)
