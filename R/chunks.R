@@ -789,6 +789,74 @@ chunk_block <- function(what, units, cols = NULL, coef = NULL, R = NULL) {
 # v split into the chunks' slices of `counts` rows.
 split_rows <- function(v, counts) unname(split(v, factor(rep.int(seq_along(counts), counts), levels = seq_along(counts))))
 
+# A chunk source as fit_gp_rows() reads it (`x`; rows in memory are left
+# as they are, their posterior the fit's own): the hyperparameters and
+# inducing points are learned by the in-memory fit on the uniform sample
+# drawn by the sums pass (chunk_sample()), on inputs scaled by the moments
+# of every row, so that given hyperparameters (optimize = "none", the
+# inducing points a matrix) are used as they are; `posterior(learned)`
+# then gives the fit of every row (chunk_gp_posterior()).
+chunk_gp_rows <- function(x, y, a) {
+  if (!inherits(x, "sb_chunk_design")) return(list(x = x, y = y, a = a, posterior = identity))
+  if (a$approx$exact)
+    stop_arg("approx", "\"exact\" factorises an n x n matrix of every row; from data_chunks() use \"VFE\" or \"FITC\".")
+  check_flag(a$scale, "scale")
+  mom <- x$moments
+  scaling <- input_scaling(NULL, a$scale, moments = mom$x)
+  st <- chunk_standard_units(mom, c(1, 1))
+  inducing <- a$inducing
+  if (is.matrix(inducing) || is.data.frame(inducing)) {
+    inducing <- check_numeric_matrix(inducing, "inducing")
+    if (ncol(inducing) != length(x$spec$columns))
+      stop_arg("inducing", sprintf("has %d columns but the inputs have %d.", ncol(inducing), length(x$spec$columns)))
+    inducing <- apply_scaling(inducing, scaling)
+  }
+  sample <- mom$sample
+  # the sample's rows stand for every row, as a subsample's do (gp_learning())
+  sampled <- utils::modifyList(a, list(inducing = inducing, scale = FALSE, weights = sample$weights,
+                                       offset = sample$offset, served = mom$kept), keep.null = TRUE)
+  list(x = apply_scaling(sample$x, scaling), y = sample$y, a = sampled,
+       posterior = function(learned) chunk_gp_posterior(x, learned, scaling, st, a))
+}
+
+# The posterior of a sparse_gp() fit from chunks, on the hyperparameters
+# and inducing points of the fit `learned` on the sample: one pass adding
+# the sums over rows of every chunk (.sb_gp_sums(), the code of the
+# in-memory pass) given the factor of K_uu, with the constant mean and the
+# weights' unit of all rows (`st`, chunk_standard_units(); copies pooled as
+# in memory), and formed from the sums (.sb_gp_posterior_from_sums()).
+chunk_gp_posterior <- function(design, learned, scaling, st, a) {
+  st$pass_count <- 2L  # the sums pass, and the posterior's below
+  kernel <- learned$kernel
+  noise <- learned$noise_variance
+  Z <- learned$inducing_scaled
+  factor <- .sb_gp_inducing_factor(unclass(kernel), Z, learned$jitter)
+  approx <- a$approx
+  sums <- chunk_pass(design$source, function(chunk, i) {
+    part <- chunk_frame(chunk, design$spec)
+    if (is.null(part$x)) return(NULL)
+    w <- part$weights %||% rep(1, length(part$y))
+    keep <- which(w > 0)
+    if (!length(keep)) return(NULL)
+    r <- part$y[keep] - (part$offset[keep] %||% 0) - st$shift
+    .sb_gp_sums(unclass(kernel), noise, apply_scaling(part$x[keep, , drop = FALSE], scaling), r, Z,
+                if (st$weighted) w[keep] / st$unit else numeric(0), approx$name, factor$chol, approx$fitc,
+                kernel_threads())
+  }, add_sums, "posterior")
+  post <- .sb_gp_posterior_from_sums(noise, factor$chol, sums, approx$name)
+  post$jitter_events <- post$jitter_events + factor$jitter_events
+  opt <- list(par = list(kernel = kernel, noise = noise, Z = Z), noise_estimated = learned$noise_estimated,
+              converged = learned$converged, counts = learned$iterations, message = learned$message,
+              restart_values = -learned$restart_values, jitter_events = learned$jitter_events)
+  fit <- gp_object(opt, post, st$shift, scaling, design$spec$columns, approx, a$optimize, learned$control,
+                   learned$call, NULL)
+  fit$weight_unit <- st$unit
+  sampled <- nrow(design$moments$sample$x)
+  fit$subsample <- if (a$optimize$hyper && sampled < design$moments$kept) sampled
+  fit$learned <- learned$learned
+  chunk_fit_fields(fit, design, post, st)
+}
+
 # A fit from chunks (`design`: its problem's "sb_chunk_design"; NULL, a fit
 # from rows, is left as it is) keeps no n-length vector: its training fit
 # is its residual sum of squares (from the statistics `st`) against the
