@@ -584,6 +584,10 @@ check_chunk_part <- function(part, i) {
 
 # The first constant non-zero column of the scaled design, as
 # constant_column() finds it in the rows: c(column, value), c(0, 0) if none.
+# Judged by the column's sd against its largest magnitude, as the sums
+# allow (they keep no row to compare with the first), so a column constant
+# to 1e-9 here need not be in the rows: one rule for both would move the
+# fits of near-constant columns, from rows or from chunks.
 chunk_constant_column <- function(m, scaling) {
   value <- if (is.null(scaling)) m$center else (m$center - scaling$center) / scaling$scale
   j <- which(sqrt(m$M2 / m$W) <= 1e-9 * m$size & m$size > 0 & value != 0)[1L]
@@ -692,12 +696,11 @@ chunk_ard_rows <- function(a) {
   design <- a$x
   mom <- design$moments
   names <- design$spec$columns
-  noise <- a$noise
+  sample_noise <- per_sample_noise(a$noise)
   list(x = matrix(0, 0L, length(names), dimnames = list(NULL, names)), y = NULL, wo = list(), n_rows = mom$kept,
-       moments = mom$x, chunks = design, start = if (per_sample_noise(noise)) chunk_start(a$control$start),
+       moments = mom$x, chunks = design, start = if (sample_noise) chunk_start(a$control$start),
        statistics = function(scaling) {
          const <- chunk_constant_column(mom$x, scaling)
-         sample_noise <- per_sample_noise(noise)
          st <- if (sample_noise) chunk_robust_units(design, scaling, const) else chunk_standard_units(mom, const)
          st$statistics <- chunk_design_statistics(mom, design$spec, scaling, st)
          st$pass_count <- if (sample_noise) 2L else 1L  # the sums pass, and the response's
