@@ -1022,22 +1022,22 @@ chunk_rvm_rows <- function(a) {
   if (length(kernels) != 1L || is_wavelet(kernels[[1L]]) || is_evidence_width(kernels[[1L]]))
     stop_arg("kernel", "must be a single kernel, not wavelets or a dictionary, and its width a number, \"median\" or ",
              "\"learn\" for a fit from data_chunks().")
-  check_flag(a$bias, "bias")  # before the message below, as the response
+  # the flags and the response are refused before the centres' message below
+  check_flag(a$bias, "bias")
   check_flag(a$scale, "scale")
   mom <- design$moments
   sample <- sample_head(mom$sample, chunk_sample_size)
   n <- nrow(sample$x)
-  y <- if (likelihood_of(family)$classes) chunk_classes(sample$y, classes) else likelihood_of(family)$encode(sample$y, n)
-  if (likelihood_of(family)$classes && is.null(kernels[[1L]]$width) && is_learnable(kernels[[1L]]))
-    kernels[[1L]]$width <- "median"
+  two_classes <- likelihood_of(family)$classes
+  y <- if (two_classes) chunk_classes(sample$y, classes) else likelihood_of(family)$encode(sample$y, n)
+  if (two_classes && is.null(kernels[[1L]]$width) && is_learnable(kernels[[1L]])) kernels[[1L]]$width <- "median"
   if (is.null(a$centres))
     message(sprintf(paste0("rvm(): from data_chunks(), the kernels are centred on %d k-means++ centres of a sample ",
                            "of %d rows (`centres =`)."), min(1000L, n), n))
   prior <- if (identical(a$prior, "auto")) "none" else a$prior
-  smoothness_constant(prior, mom$kept, choices = c("none", "AIC", "BIC", "RIC"))  # refused here as it was
+  smoothness_constant(prior, mom$kept, choices = c("none", "AIC", "BIC", "RIC"))  # no wavelet priors from chunks
   a[c("x", "y", "weights", "offset", "family", "kernel", "centres", "prior", "source")] <- list(
-    sample$x, y, sample$weights,
-    sample$offset, family, kernels[[1L]], a$centres %||% min(1000L, n), prior,
+    sample$x, y, sample$weights, sample$offset, family, kernels[[1L]], a$centres %||% min(1000L, n), prior,
     list(chunks = design, moments = mom$x, rows = mom$kept, width_rows = mom$sample))
   a
 }
