@@ -233,33 +233,43 @@ ard.default <- function(x, y, intercept = TRUE, scale = TRUE, noise = c("shared"
 # specification and, when the price was chosen by fits with shared noise,
 # their `statistics`.
 ard_problem <- function(a) {
-  noise <- a$noise
-  method <- a$method
-  if (inherits(a$x, "sb_chunk_design")) return(ard_settings(chunk_problem(a$x, a), a))
   check_flag(a$intercept, "intercept")
   check_flag(a$scale, "scale")
+  rows <- ard_rows(a)
+  x <- rows$x
+  if (a$intercept && "(Intercept)" %in% colnames(x))
+    stop_arg("x", "already has an \"(Intercept)\" column; use intercept = FALSE.")
+  check_fit_memory(nrow(x), ncol(x) + a$intercept, a$method, a$noise)  # xs below is the basis
+  # The scaling of cbind(1, x) without forming it: the intercept stays a
+  # column of ones (center 0, scale 1, as input_scaling() gives a constant
+  # column with keep_constant).
+  scaling <- input_scaling(x, a$scale, keep_constant = TRUE, weights = rows$wo$weights, moments = rows$moments)
+  if (a$intercept && !is.null(scaling))
+    scaling <- list(center = c(`(Intercept)` = 0, scaling$center), scale = c(`(Intercept)` = 1, scaling$scale))
+  ard_settings(list(xs = scaled_design(x, scaling, a$intercept), y = rows$y, wo = rows$wo, scaling = scaling,
+                    n_rows = rows$n_rows, n_features = sum(colnames(x) != "(Intercept)"),
+                    statistics = rows$statistics(scaling), chunks = rows$chunks, start = rows$start), a)
+}
+
+# The data of an ard() problem from its backend: the rows in memory, checked
+# (x, y, weights and offset `wo`, the rows of positive weight), or a chunk
+# source's columns without rows and the statistics of its sums
+# (chunk_ard_rows()). `statistics(scaling)`: what the backend measured of
+# the scaled design (rows in memory: nothing, fit_basis() reads the rows).
+ard_rows <- function(a) {
+  if (inherits(a$x, "sb_chunk_design")) return(chunk_ard_rows(a))  # R/chunks.R
   x <- check_numeric_matrix(a$x, "x")
   if (is.null(colnames(x))) colnames(x) <- paste0("x", seq_len(ncol(x)))
   y <- check_response(a$y, nrow(x))
   wo <- check_weights_offset(a$weights, a$offset, nrow(x))
-  check_noise_response(y, noise, wo$weights)
-  n_rows <- if (is.null(wo$weights)) nrow(x) else sum(wo$weights > 0)
-  n_features <- sum(colnames(x) != "(Intercept)")
-  if (a$intercept && "(Intercept)" %in% colnames(x))
-    stop_arg("x", "already has an \"(Intercept)\" column; use intercept = FALSE.")
-  check_fit_memory(nrow(x), ncol(x) + a$intercept, method, noise)  # xs below is the basis
-  # The scaling of cbind(1, x) without forming it: the intercept stays a
-  # column of ones (center 0, scale 1, as input_scaling() gives a constant
-  # column with keep_constant).
-  scaling <- input_scaling(x, a$scale, keep_constant = TRUE, weights = wo$weights)
-  if (a$intercept && !is.null(scaling))
-    scaling <- list(center = c(`(Intercept)` = 0, scaling$center), scale = c(`(Intercept)` = 1, scaling$scale))
-  xs <- scaled_design(x, scaling, a$intercept)
-  ard_settings(list(xs = xs, y = y, wo = wo, scaling = scaling, n_rows = n_rows, n_features = n_features), a)
+  check_noise_response(y, a$noise, wo$weights)
+  list(x = x, y = y, wo = wo, n_rows = if (is.null(wo$weights)) nrow(x) else sum(wo$weights > 0),
+       statistics = function(scaling) NULL)
 }
 
 # The prior and the solver of an ard() problem `p` (its design, response
-# and, from chunks, `statistics`), from ard.default()'s arguments `a`.
+# and, from chunks, `statistics` and the noise's `start`), from
+# ard.default()'s arguments `a`.
 ard_settings <- function(p, a) {
   noise <- a$noise
   method <- a$method
@@ -288,7 +298,7 @@ ard_settings <- function(p, a) {
   }
   control <- solver_control(control, method, "ard_control")
   control$outlier_class <- control$outlier_class %||% TRUE
-  if (!is.null(p$chunks) && per_sample_noise(noise)) control$start <- chunk_start(control$start)
+  control$start <- p$start %||% control$start  # a chunk source's (chunk_ard_rows())
   check_noise_control(control, noise, method)
   if (smoothness > 0) control$noise_update_start <- 0L  # hold the starting noise for the first steps
   new_sb_problem("ard", xs = xs, y = p$y, wo = p$wo, scaling = p$scaling, n_rows = n_rows, chunks = p$chunks,

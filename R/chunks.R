@@ -585,6 +585,10 @@ check_chunk_part <- function(part, i) {
 
 # The first constant non-zero column of the scaled design, as
 # constant_column() finds it in the rows: c(column, value), c(0, 0) if none.
+# Judged by the column's sd against its largest magnitude, as the sums
+# allow (they keep no row to compare with the first), so a column constant
+# to 1e-9 here need not be in the rows: one rule for both would move the
+# fits of near-constant columns, from rows or from chunks.
 chunk_constant_column <- function(m, scaling) {
   value <- if (is.null(scaling)) m$center else (m$center - scaling$center) / scaling$scale
   j <- which(sqrt(m$M2 / m$W) <= 1e-9 * m$size & m$size > 0 & value != 0)[1L]
@@ -684,22 +688,25 @@ fit_chunks <- function(mcall, env, source, fitter, generic, ..., keep_intercept 
   fit
 }
 
-# The problem of a fit from chunks for ard_settings(): the statistics pass
-# on the design scaled by the sums pass, in standard units. Only what
-# sums over rows give is fitted (check_chunk_solver()).
-chunk_problem <- function(design, a) {
-  check_flag(a$scale, "scale")
+# An ard() problem's data from a chunk source (ard_rows()): its columns,
+# without rows, the moments of every row (the scaling) and the statistics
+# pass on the design so scaled, in standard units. Only what sums over rows
+# give is fitted (check_chunk_solver()).
+chunk_ard_rows <- function(a) {
   check_chunk_solver(a)
+  design <- a$x
   mom <- design$moments
-  scaling <- input_scaling(NULL, a$scale, keep_constant = TRUE, moments = mom$x)
-  const <- chunk_constant_column(mom$x, scaling)
-  sample_noise <- per_sample_noise(a$noise)
-  st <- if (sample_noise) chunk_robust_units(design, scaling, const) else chunk_standard_units(mom, const)
   names <- design$spec$columns
-  st$statistics <- chunk_design_statistics(mom, design$spec, scaling, st)
-  st$pass_count <- if (sample_noise) 2L else 1L  # the sums pass, and the response's
-  list(xs = matrix(0, 0L, length(names), dimnames = list(NULL, names)), y = NULL, wo = list(), scaling = scaling,
-       n_rows = mom$kept, n_features = sum(names != "(Intercept)"), statistics = st, chunks = design)
+  sample_noise <- per_sample_noise(a$noise)
+  list(x = matrix(0, 0L, length(names), dimnames = list(NULL, names)), y = NULL, wo = list(), n_rows = mom$kept,
+       moments = mom$x, chunks = design, start = if (sample_noise) chunk_start(a$control$start),
+       statistics = function(scaling) {
+         const <- chunk_constant_column(mom$x, scaling)
+         st <- if (sample_noise) chunk_robust_units(design, scaling, const) else chunk_standard_units(mom, const)
+         st$statistics <- chunk_design_statistics(mom, design$spec, scaling, st)
+         st$pass_count <- if (sample_noise) 2L else 1L  # the sums pass, and the response's
+         st
+       })
 }
 
 # Per-sample and Student-t noise from chunks (fit_passes() in fit.hpp). The
@@ -785,6 +792,74 @@ chunk_block <- function(what, units, cols = NULL, coef = NULL, R = NULL) {
 
 # v split into the chunks' slices of `counts` rows.
 split_rows <- function(v, counts) unname(split(v, factor(rep.int(seq_along(counts), counts), levels = seq_along(counts))))
+
+# A chunk source as fit_gp_rows() reads it (`x`; rows in memory are left
+# as they are, their posterior the fit's own): the hyperparameters and
+# inducing points are learned by the in-memory fit on the uniform sample
+# drawn by the sums pass (chunk_sample()), on inputs scaled by the moments
+# of every row, so that given hyperparameters (optimize = "none", the
+# inducing points a matrix) are used as they are; `posterior(learned)`
+# then gives the fit of every row (chunk_gp_posterior()).
+chunk_gp_rows <- function(x, y, a) {
+  if (!inherits(x, "sb_chunk_design")) return(list(x = x, y = y, a = a, posterior = identity))
+  if (a$approx$exact)
+    stop_arg("approx", "\"exact\" factorises an n x n matrix of every row; from data_chunks() use \"VFE\" or \"FITC\".")
+  check_flag(a$scale, "scale")
+  mom <- x$moments
+  scaling <- input_scaling(NULL, a$scale, moments = mom$x)
+  st <- chunk_standard_units(mom, c(1, 1))
+  inducing <- a$inducing
+  if (is.matrix(inducing) || is.data.frame(inducing)) {
+    inducing <- check_numeric_matrix(inducing, "inducing")
+    if (ncol(inducing) != length(x$spec$columns))
+      stop_arg("inducing", sprintf("has %d columns but the inputs have %d.", ncol(inducing), length(x$spec$columns)))
+    inducing <- apply_scaling(inducing, scaling)
+  }
+  sample <- mom$sample
+  # the sample's rows stand for every row, as a subsample's do (gp_learning())
+  sampled <- utils::modifyList(a, list(inducing = inducing, scale = FALSE, weights = sample$weights,
+                                       offset = sample$offset, served = mom$kept), keep.null = TRUE)
+  list(x = apply_scaling(sample$x, scaling), y = sample$y, a = sampled,
+       posterior = function(learned) chunk_gp_posterior(x, learned, scaling, st, a))
+}
+
+# The posterior of a sparse_gp() fit from chunks, on the hyperparameters
+# and inducing points of the fit `learned` on the sample: one pass adding
+# the sums over rows of every chunk (.sb_gp_sums(), the code of the
+# in-memory pass) given the factor of K_uu, with the constant mean and the
+# weights' unit of all rows (`st`, chunk_standard_units(); copies pooled as
+# in memory), and formed from the sums (.sb_gp_posterior_from_sums()).
+chunk_gp_posterior <- function(design, learned, scaling, st, a) {
+  st$pass_count <- 2L  # the sums pass, and the posterior's below
+  kernel <- learned$kernel
+  noise <- learned$noise_variance
+  Z <- learned$inducing_scaled
+  factor <- .sb_gp_inducing_factor(unclass(kernel), Z, learned$jitter)
+  approx <- a$approx
+  sums <- chunk_pass(design$source, function(chunk, i) {
+    part <- chunk_frame(chunk, design$spec)
+    if (is.null(part$x)) return(NULL)
+    w <- part$weights %||% rep(1, length(part$y))
+    keep <- which(w > 0)
+    if (!length(keep)) return(NULL)
+    r <- part$y[keep] - (part$offset[keep] %||% 0) - st$shift
+    .sb_gp_sums(unclass(kernel), noise, apply_scaling(part$x[keep, , drop = FALSE], scaling), r, Z,
+                if (st$weighted) w[keep] / st$unit else numeric(0), approx$name, factor$chol, approx$fitc,
+                kernel_threads())
+  }, add_sums, "posterior")
+  post <- .sb_gp_posterior_from_sums(noise, factor$chol, sums, approx$name)
+  post$jitter_events <- post$jitter_events + factor$jitter_events
+  opt <- list(par = list(kernel = kernel, noise = noise, Z = Z), noise_estimated = learned$noise_estimated,
+              converged = learned$converged, counts = learned$iterations, message = learned$message,
+              restart_values = -learned$restart_values, jitter_events = learned$jitter_events)
+  fit <- gp_object(opt, post, st$shift, scaling, design$spec$columns, approx, a$optimize, learned$control,
+                   learned$call, NULL)
+  fit$weight_unit <- st$unit
+  sampled <- nrow(design$moments$sample$x)
+  fit$subsample <- if (a$optimize$hyper && sampled < design$moments$kept) sampled
+  fit$learned <- learned$learned
+  chunk_fit_fields(fit, design, post, st)
+}
 
 # A fit from chunks (`design`: its problem's "sb_chunk_design"; NULL, a fit
 # from rows, is left as it is) keeps no n-length vector: its training fit
@@ -912,13 +987,19 @@ check_chunk_solver <- function(a, sample_noise = TRUE) {
 chunk_sample_size <- 20000L
 chunk_width_rows <- 100000L
 
-# The problem of an rvm() fit from chunks, with rvm_problem()'s fields: a
-# single kernel, a gaussian response with shared noise. The kernel's widths
-# are learned, and its centres chosen, on a uniform sample of the rows
-# (chunk_sample(), `sample_size` rows drawn in the sums pass); the basis
-# is then formed chunk by chunk in the statistics pass (chunk_rvm_design()).
-rvm_chunk_problem <- function(a) {
+# A chunk source as rvm_problem() reads it (`a`: rvm.default()'s arguments;
+# rows in memory are left as they are): the source's refusals (a single
+# kernel, formed chunk by chunk; two classes; shared noise; binomial and
+# Poisson fits by the fast solver, without a prior), then a uniform sample
+# of the rows (chunk_sample(), `sample_size` rows drawn in the sums pass)
+# in place of x, y, weights and offset, and the source's own defaults: the
+# kernels centred on k-means++ centres of the sample, a classifier's width
+# the median heuristic (its widths are not learned), "auto" no prior.
+# `a$source`: the chunk design, the moments of every row (the scaling),
+# the rows the prior counts and those chunk_basis_widths() reads.
+chunk_rvm_rows <- function(a) {
   design <- a$x
+  if (!inherits(design, "sb_chunk_design")) return(a)
   if (!is.null(a$basis)) stop_arg("basis", "cannot be given with data_chunks(): the basis is formed chunk by chunk.")
   classes <- design$spec$classes
   family <- resolve_family(a$family, if (is.null(classes)) 0 else factor(classes))
@@ -942,33 +1023,24 @@ rvm_chunk_problem <- function(a) {
   if (length(kernels) != 1L || is_wavelet(kernels[[1L]]) || is_evidence_width(kernels[[1L]]))
     stop_arg("kernel", "must be a single kernel, not wavelets or a dictionary, and its width a number, \"median\" or ",
              "\"learn\" for a fit from data_chunks().")
-  check_flag(a$bias)
+  # the flags and the response are refused before the centres' message below
+  check_flag(a$bias, "bias")
   check_flag(a$scale, "scale")
   mom <- design$moments
   sample <- sample_head(mom$sample, chunk_sample_size)
-  y <- if (likelihood_of(family)$classes) chunk_classes(sample$y, classes)
-       else likelihood_of(family)$encode(sample$y, length(sample$y))
-  scaling <- input_scaling(NULL, a$scale, moments = mom$x)
-  x <- sample$x
-  xs <- apply_scaling(x, scaling)
-  learn_default <- has_noise(family) && is.null(kernels[[1L]]$width) && is_learnable(kernels[[1L]])
-  if (learn_default) kernels[[1L]]$width <- "learn"
-  kernels <- lapply(kernels, resolve_kernel, x = xs)
+  n <- nrow(sample$x)
+  two_classes <- likelihood_of(family)$classes
+  y <- if (two_classes) chunk_classes(sample$y, classes) else likelihood_of(family)$encode(sample$y, n)
+  if (two_classes && is.null(kernels[[1L]]$width) && is_learnable(kernels[[1L]])) kernels[[1L]]$width <- "median"
   if (is.null(a$centres))
     message(sprintf(paste0("rvm(): from data_chunks(), the kernels are centred on %d k-means++ centres of a sample ",
-                           "of %d rows (`centres =`)."), min(1000L, nrow(x)), nrow(x)))
-  centres <- resolve_centres(a$centres %||% min(1000L, nrow(x)), x, xs, scaling, kernels) %||% x
-  control <- solver_control(a$control, a$method)
-  control$outlier_class <- control$outlier_class %||% FALSE
-  check_noise_control(control, a$noise, a$method)
+                           "of %d rows (`centres =`)."), min(1000L, n), n))
   prior <- if (identical(a$prior, "auto")) "none" else a$prior
-  new_sb_problem("rvm", x = x, xs = xs, y = y, scaling = scaling, in_fit = rep(TRUE, nrow(x)), n = nrow(x),
-                 wo = check_weights_offset(sample$weights, sample$offset, nrow(x)), multiclass = NULL,
-                 kernels = kernels, learn_default = learn_default, bias = a$bias, centres = centres, Phi = NULL,
-                 shortcut = FALSE, family = family, noise = a$noise, prior = prior, level_prior = NULL,
-                 smoothness = smoothness_constant(prior, mom$kept, choices = c("none", "AIC", "BIC", "RIC")),
-                 solver = solver_spec(a$method, control, a$gradient_form), chunks = design,
-                 width_rows = if (learn_default) mom$sample)
+  smoothness_constant(prior, mom$kept, choices = c("none", "AIC", "BIC", "RIC"))  # no wavelet priors from chunks
+  a[c("x", "y", "weights", "offset", "family", "kernel", "centres", "prior", "source")] <- list(
+    sample$x, y, sample$weights, sample$offset, family, kernels[[1L]], a$centres %||% min(1000L, n), prior,
+    list(chunks = design, moments = mom$x, rows = mom$kept, width_rows = mom$sample))
+  a
 }
 
 # The rows of the `size` smallest keys of a sample (chunk_sample()): a
@@ -994,23 +1066,25 @@ chunk_classes <- function(y, classes) {
   factor(classes[y + 1], levels = classes)
 }
 
-# The design stage of an rvm() problem from chunks: the statistics of its
-# kernel basis (the bias first, as kernel_design() forms it) over every row;
-# for a binomial fit, whose passes weight the rows by the curvature at the
-# current mode (chunk_laplace_fit()), the function forming the basis.
-chunk_rvm_design <- function(p) {
-  kernel <- p$kernels[[1L]]
-  centre_inputs <- apply_scaling(p$centres, p$scaling)
-  design <- p$chunks
-  basis <- chunk_basis(kernel, p$scaling, centre_inputs, p$bias)
-  names <- basis_names_of(kernel, p$bias, p$n, p$centres)
-  if (!has_noise(p$family))
-    return(list(Phi = NULL, names = names, wavelet = NULL, rows = NULL, statistics = NULL, basis = basis,
-                M = nrow(centre_inputs) + p$bias))
-  st <- chunk_standard_units(design$moments, if (p$bias) c(1, 1) else c(0, 0))
-  st$statistics <- chunk_statistics_pass(design$source, design$spec, st, basis, nrow(centre_inputs) + p$bias)
+# The kernel basis of an rvm() problem (rvm_design()), from its data
+# backend: the matrix of the rows in memory; from a chunk source, the
+# statistics of the basis (the bias first, as kernel_design() forms it)
+# over every row, or for a binomial or Poisson fit, whose passes weight the
+# rows by the curvature at the current mode, `passes(positive)`, the fit by
+# chunk_laplace_fit().
+basis_of <- function(p) {
+  centre_inputs <- if (is.null(p$centres)) p$xs else apply_scaling(p$centres, p$scaling)
+  M <- p$bias + length(p$kernels) * nrow(centre_inputs)
+  if (is.null(p$chunks)) {
+    check_fit_memory(p$n, M, p$solver$method, p$noise, p$family$family, length(p$kernels))
+    return(list(Phi = dictionary_basis(p$kernels, p$x, p$xs, p$bias, centre_inputs)))
+  }
+  basis <- chunk_basis(p$kernels[[1L]], p$scaling, centre_inputs, p$bias)
+  if (!has_noise(p$family)) return(list(passes = function(positive) chunk_laplace_fit(p, basis, M, positive)))
+  st <- chunk_standard_units(p$chunks$moments, if (p$bias) c(1, 1) else c(0, 0))
+  st$statistics <- chunk_statistics_pass(p$chunks$source, p$chunks$spec, st, basis, M)
   st$pass_count <- 2L  # the sums pass, and this one
-  list(Phi = NULL, names = names, wavelet = NULL, rows = NULL, statistics = st)
+  list(statistics = st)
 }
 
 # The basis of a chunk's rows x, as a function that holds only what it
@@ -1032,13 +1106,14 @@ chunk_max_passes <- function() as.integer(getOption("sparsebayes.chunk_max_passe
 # (laplace_passes.hpp: IRLS passes warm-starting the fast solver on each
 # pass's sums, its step checks and mode searches at fixed alphas), one pass
 # over the chunks (chunk_laplace_pass()) per outer iteration, at most
-# chunk_max_passes() of them. Returns fit_basis()'s fields, with the passes.
-chunk_laplace_fit <- function(p, design, positive) {
+# chunk_max_passes() of them, on the M columns of `basis` (chunk_basis()).
+# Returns fit_basis()'s fields, with the passes.
+chunk_laplace_fit <- function(p, basis, M, positive) {
   control <- p$solver$control
   settings <- core_settings(control, fit_reporter("fast solver on a pass's sums", control$verbose))
   pass <- function(relevant, mu, pass)
-    chunk_laplace_pass(p$chunks$source, p$chunks$spec, design$basis, design$M, relevant, mu, p$family, positive, pass)
-  .sb_fit_laplace_passes(pass, design$M, p$family$family, chunk_max_passes(), solver_problem("fast", noise_variance = 1),
+    chunk_laplace_pass(p$chunks$source, p$chunks$spec, basis, M, relevant, mu, p$family, positive, pass)
+  .sb_fit_laplace_passes(pass, M, p$family$family, chunk_max_passes(), solver_problem("fast", noise_variance = 1),
                          settings)
 }
 

@@ -115,10 +115,10 @@ prediction_offset <- function(object, newdata, offset, n) {
 #
 # A fit from chunks gives the `moments` (center, sd, size: the columns'
 # largest magnitudes) of every row from its sums pass (chunk_moments()):
-# the same scaling from another data backend, without rows (x NULL).
-input_scaling <- function(x, scale, keep_constant = FALSE, weights = NULL,
-                          moments = if (is.null(weights)) column_moments(x) else weighted_column_moments(x, weights)) {
+# the same scaling from another data backend, without reading rows.
+input_scaling <- function(x, scale, keep_constant = FALSE, weights = NULL, moments = NULL) {
   if (!scale) return(NULL)
+  moments <- moments %||% if (is.null(weights)) column_moments(x) else weighted_column_moments(x, weights)
   sds <- moments$sd
   const <- !is.finite(sds) | if (keep_constant) sds <= 1e-12 * moments$size else sds == 0
   sds[const] <- 1

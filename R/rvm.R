@@ -331,9 +331,11 @@ rvm.default <- function(x = NULL, y, kernel = "gaussian", bias = TRUE, scale = T
 # and the width search; `bias`, `centres`, or a user-supplied basis `Phi`,
 # and `shortcut`, the O(N) wavelet path), the likelihood (`family`), the
 # noise model, the prior (`prior`, its `smoothness` and `level_prior`) and
-# the solver specification (solver_spec()).
+# the solver specification (solver_spec()). From a chunk source, the rows
+# are its sample and `source` says what the source sets (chunk_rvm_rows()).
 rvm_problem <- function(a) {
-  if (inherits(a$x, "sb_chunk_design")) return(rvm_chunk_problem(a))
+  a <- chunk_rvm_rows(a)  # R/chunks.R
+  source <- a$source
   method <- a$method
   noise <- a$noise
   control <- solver_control(a$control, method)
@@ -359,7 +361,7 @@ rvm_problem <- function(a) {
     # only the others.
     case_weights <- check_weights(a$weights, nrow(x))
     in_fit <- if (is.null(case_weights)) rep(TRUE, nrow(x)) else case_weights > 0
-    scaling <- input_scaling(x, a$scale, weights = case_weights)
+    scaling <- input_scaling(x, a$scale, weights = case_weights, moments = source$moments)
     xs <- apply_scaling(x, scaling)
     # The default width of a single gaussian, laplace or cauchy kernel:
     # learned (R/learn_widths.R), one per input in a regression, one for all
@@ -371,6 +373,7 @@ rvm_problem <- function(a) {
     if (learn_default) kernels[[1L]]$width <- if (classes) "learn_one" else "learn"
     kernels <- lapply(kernels, resolve_kernel, x = xs[in_fit, , drop = FALSE])
     centres <- resolve_centres(centres, x, xs, scaling, kernels, in_fit)
+    if (!is.null(source)) centres <- centres %||% x  # a basis formed chunk by chunk needs its centres
     Phi <- NULL
   } else {
     if (!is.null(centres)) stop_arg("centres", "must be NULL with a user-supplied `basis`.")
@@ -412,8 +415,9 @@ rvm_problem <- function(a) {
   if (is.null(level_prior) && identical(prior, "auto"))
     prior <- if (single_wavelet && gaussian && !per_sample_noise(noise) && method_supports(method, "smoothness")) "BIC"
              else "none"
-  smoothness <- if (is.null(level_prior)) smoothness_constant(prior, n, choices = c("auto", "none", "AIC", "BIC", "RIC",
-                                                                                   "adaptive"))
+  # counted on every row (a chunk source's, not its sample's)
+  smoothness <- if (is.null(level_prior))
+                  smoothness_constant(prior, source$rows %||% n, choices = c("auto", "none", "AIC", "BIC", "RIC", "adaptive"))
                 else level_prior$smoothness
   if (any(smoothness > 0) && !gaussian) stop_arg("prior", "must be \"none\" for the binomial and poisson families.")
   if (any(smoothness > 0) && !method_supports(method, "smoothness"))
@@ -424,7 +428,7 @@ rvm_problem <- function(a) {
                  multiclass = multiclass, kernels = kernels, learn_default = learn_default, bias = bias,
                  centres = centres, Phi = Phi, shortcut = shortcut, family = family, noise = noise, prior = prior,
                  level_prior = level_prior, smoothness = smoothness, solver = solver_spec(method, control, a$gradient_form),
-                 chunks = NULL, width_rows = NULL)
+                 chunks = source$chunks, width_rows = if (learn_default) source$width_rows)
 }
 
 # The kernel of a problem as a fit stores it: the single kernel, the list of
@@ -440,23 +444,20 @@ with_kernel <- function(p, kernel) {
 # The design stage: the basis of a problem's kernels (NULL on the O(N)
 # wavelet path, which forms none), the names of its columns, the wavelet
 # path's settings, and the rows that name the basis rows (the inputs; the
-# basis itself when the user gave one).
+# basis itself when the user gave one). From a chunk source, no basis
+# matrix but its statistics, or its passes (basis_of()).
 rvm_design <- function(p) {
-  if (!is.null(p$chunks)) return(chunk_rvm_design(p))
   kernel <- problem_kernel(p)
   Phi <- p$Phi
-  if (is.null(Phi) && !p$shortcut) {
-    centre_inputs <- if (is.null(p$centres)) p$xs else apply_scaling(p$centres, p$scaling)
-    check_fit_memory(p$n, p$bias + length(p$kernels) * nrow(centre_inputs), p$solver$method, p$noise,
-                     p$family$family, length(p$kernels))
-    Phi <- dictionary_basis(p$kernels, p$x, p$xs, p$bias, centre_inputs)
-  }
+  formed <- if (is.null(Phi) && !p$shortcut) basis_of(p)  # R/chunks.R
+  Phi <- formed$Phi %||% Phi
   wavelet <- if (p$shortcut) c(list(family = kernel$family, order = wavelet_grid_order(p$x, any_length = TRUE),
                                     invariant = isTRUE(kernel$translation_invariant)), p$level_prior)
   names <- if (!is.null(colnames(Phi))) colnames(Phi)
            else if (is.null(kernel)) paste0("b", seq_len(ncol(Phi)))
            else basis_names_of(kernel, p$bias, if (p$shortcut) padded_size(p$n) else p$n, p$centres)
-  list(Phi = Phi, names = names, wavelet = wavelet, rows = if (is.null(kernel)) Phi else p$x, statistics = NULL)
+  list(Phi = Phi, names = names, wavelet = wavelet, rows = if (is.null(kernel)) Phi else p$x,
+       statistics = formed$statistics, passes = formed$passes)
 }
 
 # The designs of several problems (candidates that differ in their noise
@@ -494,7 +495,7 @@ fit_rvm <- function(p, call, design = rvm_design(p)) {
   # positive: the class code of the target's 1s, for a binomial fit from chunks;
   # res: the solver's result (a multinomial fit's view of one class)
   fit_one <- function(target, statistics = NULL, positive = 1L,
-                      res = if (!is.null(p$chunks) && !has_noise(family)) chunk_laplace_fit(p, design, positive)  # R/chunks.R
+                      res = if (!is.null(design$passes)) design$passes(positive)  # a chunk source's, R/chunks.R
                             else fit_basis(design$Phi, target, family, p$solver, p$noise, p$smoothness, p$wo,
                                            design$wavelet, rows = design$rows, statistics = statistics)) {
     core <- model_fields(res, target, design$names, family, method, p$noise, p$solver$control)

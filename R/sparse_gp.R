@@ -294,7 +294,6 @@ sparse_gp.default <- function(x, y, kernel = kernel_gaussian(), inducing = 50, a
             noise_variance = noise_variance, optimize = optimize, restarts = restarts, seed = seed, scale = scale,
             weights = weights, offset = offset, control = control)
   call <- generic_call(match.call(), "sparse_gp")
-  if (inherits(x, "sb_chunk_design")) return(gp_chunk_fit(x, a, call))
   fit_gp_rows(x, y, a, call)
 }
 
@@ -330,10 +329,14 @@ gp_criterion <- function(approx) if (approx$bound) "ELBO" else "log marginal lik
 
 # A sparse_gp() fit on the rows x, y (`a`: sparse_gp.default()'s other
 # arguments, matched, approx and optimize their rows of gp_approxes and
-# gp_optimizes; `served`: the rows the learned hyperparameters serve
-# when more than these, for a fit from chunks learned on a sample).
-fit_gp_rows <- function(x, y, a, call, served = NULL) {
-  x <- check_numeric_matrix(x, "x")
+# gp_optimizes; `a$served`: the rows the learned hyperparameters serve
+# when more than these). From a chunk source, the rows are its sample and
+# the posterior is that of every row (chunk_gp_rows()).
+fit_gp_rows <- function(x, y, a, call) {
+  rows <- chunk_gp_rows(x, y, a)  # R/chunks.R
+  x <- check_numeric_matrix(rows$x, "x")
+  y <- rows$y
+  a <- rows$a
   n <- nrow(x)
   if (is.factor(y) || is.character(y) || is.logical(y))
     stop_arg("y", "must be numeric: sparse_gp() is for regression with Gaussian noise.")
@@ -349,11 +352,16 @@ fit_gp_rows <- function(x, y, a, call, served = NULL) {
     keep <- case_weights > 0
     fit <- fit_gp_rows(x[keep, , drop = FALSE], y[keep],
                        utils::modifyList(a, list(weights = case_weights[keep], offset = offset[keep]),
-                                         keep.null = TRUE), call, served)
+                                         keep.null = TRUE), call)
     return(with_unfitted_rows(fit, x, y, case_weights, offset))
   }
-  p <- gp_problem(utils::modifyList(a, list(x = x, y = y, weights = case_weights, offset = offset, served = served),
-                                    keep.null = TRUE))
+  p <- gp_problem(utils::modifyList(a, list(x = x, y = y, weights = case_weights, offset = offset), keep.null = TRUE))
+  rows$posterior(gp_solve(p, a, call))
+}
+
+# The learning and the fit of a sparse_gp() problem, with `a$seed` set for
+# their random draws and the caller's stream put back.
+gp_solve <- function(p, a, call) {
   state <- save_rng()
   on.exit(restore_rng(state), add = TRUE)
   if (!is.null(a$seed)) set.seed(a$seed)
@@ -364,7 +372,7 @@ fit_gp_rows <- function(x, y, a, call, served = NULL) {
                             a$restarts, progress)
   progress(message = sprintf("optimised on %d rows", nrow(learning$xs)))
   fit <- gp_fit(p, learning, opt, call)
-  progress(message = sprintf("posterior on %d rows", n))
+  progress(message = sprintf("posterior on %d rows", nrow(p$x)))
   fit
 }
 
@@ -1012,65 +1020,6 @@ gp_chunk_sample_size <- function(control) {
   if (!is.finite(control$subsample))
     stop_arg("control", "must have a finite `subsample` for a fit from data_chunks(): it is the size of the sample the hyperparameters are learned on.")
   as.integer(control$subsample)
-}
-
-# A sparse_gp() fit from chunks (`design`: fit_chunks()'s
-# "sb_chunk_design"; `a`: sparse_gp.default()'s arguments). The kernel,
-# noise and inducing points are those of the in-memory fit on the uniform
-# sample drawn by the sums pass (chunk_sample()), on inputs scaled by the
-# moments of every row, so that given hyperparameters (optimize = "none",
-# the inducing points a matrix) are used as they are. The posterior is then
-# one pass adding the sums over rows of every chunk (.sb_gp_sums(), the
-# code of the in-memory pass) given the factor of K_uu, with the constant
-# mean and the weights' unit of all rows (chunk_standard_units(); copies
-# pooled as in memory), and formed from the sums (.sb_gp_posterior_from_sums()).
-gp_chunk_fit <- function(design, a, call) {
-  if (a$approx$exact)
-    stop_arg("approx", "\"exact\" factorises an n x n matrix of every row; from data_chunks() use \"VFE\" or \"FITC\".")
-  check_flag(a$scale, "scale")
-  mom <- design$moments
-  scaling <- input_scaling(NULL, a$scale, moments = mom$x)
-  st <- chunk_standard_units(mom, c(1, 1))
-  st$pass_count <- 2L  # the sums pass, and the posterior's below
-  sample <- mom$sample
-  inducing <- a$inducing
-  if (is.matrix(inducing) || is.data.frame(inducing)) {
-    inducing <- check_numeric_matrix(inducing, "inducing")
-    if (ncol(inducing) != length(design$spec$columns))
-      stop_arg("inducing", sprintf("has %d columns but the inputs have %d.", ncol(inducing), length(design$spec$columns)))
-    inducing <- apply_scaling(inducing, scaling)
-  }
-  # the sample's rows stand for every row, as a subsample's do (gp_learning())
-  learned <- fit_gp_rows(apply_scaling(sample$x, scaling), sample$y,
-                         utils::modifyList(a, list(inducing = inducing, scale = FALSE, weights = sample$weights,
-                                                   offset = sample$offset), keep.null = TRUE), call,
-                         served = mom$kept)
-  kernel <- learned$kernel
-  noise <- learned$noise_variance
-  Z <- learned$inducing_scaled
-  factor <- .sb_gp_inducing_factor(unclass(kernel), Z, learned$jitter)
-  approx <- a$approx
-  sums <- chunk_pass(design$source, function(chunk, i) {
-    part <- chunk_frame(chunk, design$spec)
-    if (is.null(part$x)) return(NULL)
-    w <- part$weights %||% rep(1, length(part$y))
-    keep <- which(w > 0)
-    if (!length(keep)) return(NULL)
-    r <- part$y[keep] - (part$offset[keep] %||% 0) - st$shift
-    .sb_gp_sums(unclass(kernel), noise, apply_scaling(part$x[keep, , drop = FALSE], scaling), r, Z,
-                if (st$weighted) w[keep] / st$unit else numeric(0), approx$name, factor$chol, approx$fitc,
-                kernel_threads())
-  }, add_sums, "posterior")
-  post <- .sb_gp_posterior_from_sums(noise, factor$chol, sums, approx$name)
-  post$jitter_events <- post$jitter_events + factor$jitter_events
-  opt <- list(par = list(kernel = kernel, noise = noise, Z = Z), noise_estimated = learned$noise_estimated,
-              converged = learned$converged, counts = learned$iterations, message = learned$message,
-              restart_values = -learned$restart_values, jitter_events = learned$jitter_events)
-  fit <- gp_object(opt, post, st$shift, scaling, design$spec$columns, approx, a$optimize, learned$control, call, NULL)
-  fit$weight_unit <- st$unit
-  fit$subsample <- if (a$optimize$hyper && nrow(sample$x) < mom$kept) nrow(sample$x)
-  fit$learned <- learned$learned
-  chunk_fit_fields(fit, design, post, st)
 }
 
 # The response in standard units through standard_units() (the helper of

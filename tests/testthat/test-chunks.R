@@ -303,6 +303,9 @@ test_that("rvm() from chunks learns its widths and centres on a sample, and pred
   expect_error(rvm(y ~ x1, data = data_chunks(d), family = poisson()), "must be non-negative whole numbers \\(counts\\) for the poisson family")
   expect_error(rvm(y ~ x1, data = data_chunks(d), kernel = kernel_wavelet("haar")), "single kernel")
   expect_error(rvm(y ~ x1, data = data_chunks(d), noise = "sample"), "shared")
+  # a smoothness prior needs the fast solver, from chunks as from the rows
+  expect_error(rvm(y ~ x1, data = data_chunks(d), kernel = kernel_gaussian(1), centres = 10, method = "em", prior = "BIC"),
+               "needs method = \"fast\"")
 })
 
 test_that("rvm() from chunks narrows the GP's widths while the evidence on its rows grows", {
