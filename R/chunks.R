@@ -1201,7 +1201,7 @@ block_statistics <- function(basis, st) {
   for (i in split(seq_len(n), ceiling(seq_len(n) / max(1L, floor(1e7 / M))))) {
     Phi <- basis(i)
     if (!is.null(st$weights)) Phi <- Phi * sw[i]
-    value <- add_sums(value, .sb_statistics(Phi, st$y[i]))
+    value <- add_sums(value, .sb_statistics(Phi, st$y[i], kernel_threads()))
   }
   value
 }

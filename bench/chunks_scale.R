@@ -5,6 +5,7 @@
 # each worker, and the latent error against the same model at n = 1e5.
 #   Rscript bench/chunks_scale.R ard 1e7
 #   Rscript bench/chunks_scale.R rvm 1e7
+#   Rscript bench/chunks_scale.R rvm 1e7 0         # the sequential plan (the core's threads: kernel_threads())
 #   Rscript bench/chunks_scale.R sparse_gp 1e6     # VFE, 500 inducing points, learned on a sample of 20000
 #   Rscript bench/chunks_scale.R student 1e6       # ard(noise = "student"), d = 20, t(3) noise and 2% outliers
 #   Rscript bench/chunks_scale.R poisson 1e6       # rvm(family = poisson()), 200 centres, one pass per IRLS step
@@ -14,7 +15,7 @@ what <- if (length(args)) args[1L] else "ard"
 n <- if (length(args) > 1L) as.numeric(args[2L]) else 1e6
 workers <- if (length(args) > 2L) as.integer(args[3L]) else 2L
 chunk <- 1e5
-future::plan(future::multisession, workers = workers)
+if (workers > 0L) future::plan(future::multisession, workers = workers)  # 0: the default sequential plan
 
 peak_rss <- function() {  # VmHWM of this process, MB
   line <- grep("^VmHWM", readLines("/proc/self/status"), value = TRUE)
