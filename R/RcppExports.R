@@ -57,6 +57,14 @@
     .Call(`_sparsebayes_sb_kernels`)
 }
 
+.sb_likelihoods <- function() {
+    .Call(`_sparsebayes_sb_likelihoods`)
+}
+
+.sb_predictive_mean <- function(likelihood, eta, v) {
+    .Call(`_sparsebayes_sb_predictive_mean`, likelihood, eta, v)
+}
+
 .sb_laplace_mode <- function(Phi, t, likelihood, alpha) {
     .Call(`_sparsebayes_sb_laplace_mode`, Phi, t, likelihood, alpha)
 }

@@ -1113,7 +1113,7 @@ chunk_laplace_fit <- function(p, basis, M, positive) {
   settings <- core_settings(control, fit_reporter("fast solver on a pass's sums", control$verbose))
   pass <- function(relevant, mu, pass)
     chunk_laplace_pass(p$chunks$source, p$chunks$spec, basis, M, relevant, mu, p$family, positive, pass)
-  .sb_fit_laplace_passes(pass, M, p$family$family, chunk_max_passes(), solver_problem("fast", noise_variance = 1),
+  .sb_fit_laplace_passes(pass, M, likelihood_of(p$family)$name, chunk_max_passes(), solver_problem("fast", noise_variance = 1),
                          settings)
 }
 
@@ -1138,7 +1138,7 @@ chunk_laplace_pass <- function(source, spec, basis, M, relevant, mu, family, pos
   value <- chunk_basis_pass(source, spec, basis, M, function(Phi, part, rows) {
     t <- if (classes) as.numeric(part$y[rows] == positive) else as.numeric(part$y[rows])
     .sb_laplace_pass_sums(Phi, t, as.numeric(part$weights[rows]), as.numeric(part$offset[rows] %||% numeric(length(rows))),
-                          relevant, mu, family$family, pass == 1L)
+                          relevant, mu, likelihood_of(family)$name, pass == 1L)
   }, add, sprintf("%s pass %d", family$family, pass), check)
   if (is.null(value) || value$kept < 2L) stop_arg("data", "gives fewer than two rows of positive weight.")
   if (classes && (value$positive == 0 || value$positive == value$kept))

@@ -96,7 +96,7 @@ cross_validate <- function(fit, folds = 10, seed = NULL, grid = NULL, metric = N
   fixed <- list(...)
   if (length(fixed)) check_cv_arguments(fixed, generic, "...")
   kind <- cv_kind(fit)
-  scores <- if (kind == "multiclass") c("log_loss", "error") else names(likelihood_of(kind)$scores(1, 1, 1))
+  scores <- if (kind == "multiclass") c("log_loss", "error") else names(target_kinds[[kind]]$scores(1, 1, 1))
   metric <- if (is.null(metric)) scores[1L] else match_arg(metric, scores)
   if (!is.null(seed)) check_number(seed, "seed", integer = TRUE)
   grid_values <- cv_grid(grid, generic)
@@ -107,7 +107,7 @@ cross_validate <- function(fit, folds = 10, seed = NULL, grid = NULL, metric = N
   settings <- expand_settings(grid_values)
   n_jobs <- folds * length(settings)
   draws <- with_seed(seed, list(
-    fold = assign_folds(n, folds, if (kind %in% c("binomial", "multiclass")) setup$truth),
+    fold = assign_folds(n, folds, if (kind %in% c("classes", "multiclass")) setup$truth),
     seeds = sample.int(.Machine$integer.max, n_jobs)))
   jobs <- data.frame(setting = rep(seq_along(settings), each = folds), fold = rep(seq_len(folds), length(settings)))
   progress <- progressr::progressor(steps = n_jobs)
@@ -171,7 +171,7 @@ cv_generic <- function(fit) {
 # How the held-out predictions are scored.
 cv_kind <- function(fit) {
   if (inherits(fit, "sb_rvm_multiclass")) return("multiclass")
-  if (is.null(fit$family)) "gaussian" else fit$family$family
+  if (is.null(fit$family)) "real" else likelihood_of(fit$family)$targets
 }
 
 # Names in `args` (the grid or `...`) must be arguments of the model
@@ -362,8 +362,8 @@ cv_scores <- function(m, kind, newdata, offset, truth, w) {
   }
   mu <- if (inherits(m, "sb_rvm")) predict(m, newdata, type = "response", offset = offset)
         else predict(m, newdata, offset = offset)
-  truth <- if (kind == "binomial") as.numeric(as.character(truth) == m$levels[2L]) else as.vector(truth)
-  likelihood_of(kind)$scores(truth, as.vector(mu), w)
+  truth <- if (kind == "classes") as.numeric(as.character(truth) == m$levels[2L]) else as.vector(truth)
+  target_kinds[[kind]]$scores(truth, as.vector(mu), w)
 }
 
 # One row per setting: the grid's labels, each score's mean and standard

@@ -114,7 +114,13 @@ sample_noise <- function(object) {
     return(if (length(lambda) == 1L) rep_len(lambda, n) / row_precisions(object) else lambda)
   }
   w <- object$prior.weights %||% rep(1, n)
-  1 / (w * object$family$variance(object$fitted.values))
+  # the IRLS weights, glm's working weights: the variance function with a
+  # canonical link, else Fisher's information (the core's, likelihood.hpp)
+  family <- object$family
+  mu <- object$fitted.values
+  info <- if (likelihood_of(family)$canonical) family$variance(mu)
+          else family$mu.eta(object$linear.predictors)^2 / family$variance(mu)
+  1 / (w * info)
 }
 
 # The n x length(relevant) design of the retained basis functions at the

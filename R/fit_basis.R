@@ -46,7 +46,7 @@ fit_basis <- function(Phi, y, family, solver, noise = "shared", smoothness = 0, 
   } else if (gaussian && !is.null(st$sums) && solver$method == "fast" && !per_sample_noise(noise)) {
     res <- .sb_fit_statistics(st$sums, problem, settings)  # the sums of the rows in memory (gram_statistics())
   } else {
-    res <- .sb_fit(if (gaussian) st$Phi else Phi, if (gaussian) st$y else y, family$family, problem, settings,
+    res <- .sb_fit(if (gaussian) st$Phi else Phi, if (gaussian) st$y else y, likelihood_of(family)$name, problem, settings,
                    if (gaussian) st$products)
   }
   if (gaussian) {

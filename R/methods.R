@@ -67,7 +67,7 @@ predict.sb_rvm <- function(object, newdata = NULL, type = NULL, se.fit = FALSE,
                         interval = c("none", "confidence", "prediction"), level = 0.95,
                         variance = c("augmented", "rvm"), noise_level = c("mean", "trimmed"), offset = NULL, ...) {
   noise_level <- match_arg(noise_level)
-  family <- object$family$family
+  family <- object$family
   type <- check_type(type, likelihood_of(family)$types)
   interval <- match_arg(interval)
   # the augmentation sums over the training rows, which a fit from chunks does not keep

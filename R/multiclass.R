@@ -25,6 +25,9 @@ check_multinomial <- function(multiclass, method, wo) {
 # The multinomial fit of problem p on its design: the core's joint fit, then
 # one view per class through rvm()'s fit_one() (its `res` argument).
 fit_multinomial <- function(p, call, design, fit_one) {
+  if (!likelihood_of(p$family)$canonical)  # the softmax is the multinomial logit
+    stop_arg("family", sprintf("%s(link = \"%s\") has two classes; give multiclass = \"one_vs_rest\" for more.",
+                               p$family$family, p$family$link))
   y <- p$y
   lev <- levels(y)
   K <- length(lev)

@@ -79,8 +79,8 @@
 #' @param objective Deprecated: the former name of `gradient_form`.
 #' @param family `NULL` (the default: [stats::gaussian()] for a numeric
 #'   response, [stats::binomial()] for a factor or logical one),
-#'   `gaussian()`, `binomial()` or `poisson()` (canonical links), or their
-#'   names. Non-Gaussian likelihoods are fitted by a Laplace approximation at
+#'   `gaussian()`, `binomial()` or `poisson()` (the families and links of
+#'   [sparsebayes_families]), or their names. Non-Gaussian likelihoods are fitted by a Laplace approximation at
 #'   the posterior mode (penalised IRLS) inside the same solver. A factor
 #'   with two levels is a binary classifier for the second level, as in
 #'   [stats::glm()]; with more levels, see `multiclass` (an object of class

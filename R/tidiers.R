@@ -241,9 +241,8 @@ glance.sparsebayes <- function(x, ...) {
 augment.sparsebayes <- function(x, data = NULL, newdata = NULL, se_fit = TRUE, type.predict = NULL, ...) {
   if (is.null(newdata)) check_has_rows(x, "augment() without newdata")
   check_flag(se_fit, "se_fit")
-  family <- family(x)$family
   multiclass <- inherits(x, "sb_rvm_multiclass")
-  allowed <- if (multiclass) "class" else union("response", setdiff(likelihood_of(family)$types, "prob"))
+  allowed <- if (multiclass) "class" else union("response", setdiff(likelihood_of(family(x))$types, "prob"))
   if (is.null(type.predict)) type.predict <- allowed[1L]
   if (!is.character(type.predict) || length(type.predict) != 1L || !type.predict %in% allowed)
     stop_arg("type.predict", sprintf("must be one of %s for this model.", paste0("\"", allowed, "\"", collapse = ", ")))

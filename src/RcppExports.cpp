@@ -203,6 +203,29 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// sb_likelihoods
+Rcpp::DataFrame sb_likelihoods();
+RcppExport SEXP _sparsebayes_sb_likelihoods() {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    rcpp_result_gen = Rcpp::wrap(sb_likelihoods());
+    return rcpp_result_gen;
+END_RCPP
+}
+// sb_predictive_mean
+Rcpp::NumericVector sb_predictive_mean(std::string likelihood, Rcpp::NumericVector eta, Rcpp::NumericVector v);
+RcppExport SEXP _sparsebayes_sb_predictive_mean(SEXP likelihoodSEXP, SEXP etaSEXP, SEXP vSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< std::string >::type likelihood(likelihoodSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type eta(etaSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type v(vSEXP);
+    rcpp_result_gen = Rcpp::wrap(sb_predictive_mean(likelihood, eta, v));
+    return rcpp_result_gen;
+END_RCPP
+}
 // sb_laplace_mode
 Rcpp::List sb_laplace_mode(Eigen::Map<Eigen::MatrixXd> Phi, Eigen::Map<Eigen::VectorXd> t, std::string likelihood, Eigen::Map<Eigen::VectorXd> alpha);
 RcppExport SEXP _sparsebayes_sb_laplace_mode(SEXP PhiSEXP, SEXP tSEXP, SEXP likelihoodSEXP, SEXP alphaSEXP) {
@@ -456,6 +479,8 @@ static const R_CallMethodDef CallEntries[] = {
     {"_sparsebayes_sb_fit_laplace_passes", (DL_FUNC) &_sparsebayes_sb_fit_laplace_passes, 6},
     {"_sparsebayes_sb_methods", (DL_FUNC) &_sparsebayes_sb_methods, 0},
     {"_sparsebayes_sb_kernels", (DL_FUNC) &_sparsebayes_sb_kernels, 0},
+    {"_sparsebayes_sb_likelihoods", (DL_FUNC) &_sparsebayes_sb_likelihoods, 0},
+    {"_sparsebayes_sb_predictive_mean", (DL_FUNC) &_sparsebayes_sb_predictive_mean, 3},
     {"_sparsebayes_sb_laplace_mode", (DL_FUNC) &_sparsebayes_sb_laplace_mode, 4},
     {"_sparsebayes_sb_optimal_alpha", (DL_FUNC) &_sparsebayes_sb_optimal_alpha, 4},
     {"_sparsebayes_sb_fit_wavelet", (DL_FUNC) &_sparsebayes_sb_fit_wavelet, 7},

@@ -360,6 +360,36 @@ Rcpp::DataFrame sb_kernels() {
                                  Rcpp::Named("slope") = slope, Rcpp::Named("stringsAsFactors") = false);
 }
 
+// The table of likelihoods (likelihood.hpp), from which R builds its rows (R/family.R).
+// [[Rcpp::export(.sb_likelihoods)]]
+Rcpp::DataFrame sb_likelihoods() {
+  Rcpp::CharacterVector name, family, link, targets, title;
+  Rcpp::LogicalVector noise, canonical;
+  for (const sparsebayes::LikelihoodInfo& l : sparsebayes::kLikelihoods) {
+    name.push_back(l.name);
+    family.push_back(l.family);
+    link.push_back(l.link);
+    noise.push_back(l.noise);
+    canonical.push_back(l.canonical);
+    targets.push_back(l.targets);
+    title.push_back(l.title);
+  }
+  return Rcpp::DataFrame::create(Rcpp::Named("name") = name, Rcpp::Named("family") = family,
+                                 Rcpp::Named("link") = link, Rcpp::Named("noise") = noise,
+                                 Rcpp::Named("canonical") = canonical, Rcpp::Named("targets") = targets,
+                                 Rcpp::Named("title") = title, Rcpp::Named("stringsAsFactors") = false);
+}
+
+// The predicted response of a likelihood under Gaussian posteriors N(eta, v) of the linear predictor.
+// [[Rcpp::export(.sb_predictive_mean)]]
+Rcpp::NumericVector sb_predictive_mean(std::string likelihood, Rcpp::NumericVector eta, Rcpp::NumericVector v) {
+  if (eta.size() != v.size()) Rcpp::stop("internal: one variance per linear predictor");
+  const sparsebayes::Likelihood lik = sparsebayes::Likelihood::from_name(likelihood);
+  Rcpp::NumericVector out(eta.size());
+  for (R_xlen_t i = 0; i < eta.size(); ++i) out[i] = lik.predictive_mean(eta[i], v[i]);
+  return out;
+}
+
 // The Laplace posterior mode for fixed precisions; exported for the tests
 // that compare it with glm().
 // [[Rcpp::export(.sb_laplace_mode)]]

@@ -11,48 +11,102 @@
 
 namespace sparsebayes {
 
+enum class LikelihoodKind { gaussian, binomial, poisson };
+
+// The one table of likelihoods: what R knows of each (read through
+// .sb_likelihoods(): R's family object is its family and link, and R checks,
+// encodes and scores a response by the kind of its targets) and what the
+// solvers ask of it. Adding a likelihood: a row here and its cases in
+// Likelihood below; no R file changes.
+struct LikelihoodInfo {
+  const char* name;        // the likelihood's name in the core and R's entries
+  const char* family;      // R's family object: its family
+  const char* link;        // and link
+  bool noise;              // a noise variance (the Gaussian; its weight posterior is closed-form)
+  bool canonical;          // the family's canonical link: the score is t - E[t | f]
+  const char* targets;     // "real", "classes" (0/1: a classifier) or "counts"
+  const char* title;       // of a fit's print-out
+  // The curvature is bounded (Bernoulli: at most 1/4), so that steps at a
+  // fixed curvature between mode searches pay (fast_solver.hpp); Poisson's
+  // exp(f) moves too much with the mode.
+  bool bounded_curvature;
+  // Does an IRLS fit over passes start from the targets' own linear
+  // predictor (linearised_targets()), as glm() does? Poisson: from f = 0 the
+  // first step overshoots by the counts' size. Bernoulli starts at f = offset.
+  bool starts_at_targets;
+  LikelihoodKind kind;
+};
+
+inline constexpr LikelihoodInfo kLikelihoods[] = {
+    {"gaussian", "gaussian", "identity", true, true, "real", "Relevance vector machine", false, false,
+     LikelihoodKind::gaussian},
+    {"binomial", "binomial", "logit", false, true, "classes", "Relevance vector machine classifier", true, false,
+     LikelihoodKind::binomial},
+    {"poisson", "poisson", "log", false, true, "counts", "Relevance vector machine, Poisson counts", false, true,
+     LikelihoodKind::poisson},
+};
+
 // A likelihood of the targets given the linear predictor f: everything a
 // solver needs to know of it, so that no solver asks which one it is. The
 // Gaussian's weight posterior is Gaussian in closed form and its noise is a
 // parameter; the others are fitted by a Laplace approximation at the mode
-// (laplace_mode() below), with the curvature as IRLS weights.
+// (laplace_mode() below), with the IRLS weights as curvature.
 class Likelihood {
  public:
   static Likelihood from_name(const std::string& name) {
-    if (name == "gaussian") return Likelihood(Kind::gaussian);
-    if (name == "binomial") return Likelihood(Kind::binomial);
-    if (name == "poisson") return Likelihood(Kind::poisson);
+    for (const LikelihoodInfo& info : kLikelihoods)
+      if (name == info.name) return Likelihood(info);
     throw std::invalid_argument("unknown likelihood '" + name + "'");
   }
 
-  bool gaussian() const { return kind_ == Kind::gaussian; }
-  // The curvature is bounded (Bernoulli: at most 1/4), so that steps at a
-  // fixed curvature between mode searches pay (fast_solver.hpp); Poisson's
-  // exp(f) moves too much with the mode.
-  bool bounded_curvature() const { return kind_ == Kind::binomial; }
+  bool gaussian() const { return info_->noise; }
+  bool bounded_curvature() const { return info_->bounded_curvature; }
+  bool starts_at_targets() const { return info_->starts_at_targets; }
+  // Are the targets the indicators of a class (0/1), so that a fit counts its misclassified rows?
+  bool classes() const { return std::string(info_->targets) == "classes"; }
 
   // Targets the likelihood can have produced (finiteness is checked elsewhere).
   void validate(const Eigen::VectorXd& t) const {
-    if (kind_ == Kind::gaussian && !(sample_variance(t) > 0.0 && std::isfinite(sample_variance(t))))
+    if (gaussian() && !(sample_variance(t) > 0.0 && std::isfinite(sample_variance(t))))
       throw std::invalid_argument("the response is constant (or its spread overflows); nothing to fit");
-    if (kind_ == Kind::binomial && ((t.array() < 0.0).any() || (t.array() > 1.0).any()))
+    if (classes() && ((t.array() < 0.0).any() || (t.array() > 1.0).any()))
       throw std::invalid_argument("Bernoulli targets must lie in [0, 1]");
-    if (kind_ == Kind::poisson && (t.array() < 0.0).any())
+    if (std::string(info_->targets) == "counts" && (t.array() < 0.0).any())
       throw std::invalid_argument("Poisson targets must be non-negative");
   }
 
   // E[t | f] (the inverse link).
   Eigen::VectorXd mean(const Eigen::VectorXd& f) const {
-    if (kind_ == Kind::binomial) return (1.0 / (1.0 + (-f.array()).exp())).matrix();
-    if (kind_ == Kind::poisson) return f.array().min(700.0).exp().matrix();
-    return f;
+    switch (kind()) {
+      case LikelihoodKind::binomial: return (1.0 / (1.0 + (-f.array()).exp())).matrix();
+      case LikelihoodKind::poisson: return f.array().min(700.0).exp().matrix();
+      default: return f;
+    }
   }
 
-  // -d^2 log p(t | f) / df^2 at E[t | f] = m, for a unit case weight: the IRLS weights.
-  Eigen::VectorXd curvature(const Eigen::VectorXd& m) const {
-    if (kind_ == Kind::binomial) return (m.array() * (1.0 - m.array())).matrix();
-    if (kind_ == Kind::poisson) return m;
-    return Eigen::VectorXd::Ones(m.size());
+  // E[t] under a Gaussian posterior N(eta, v) of f, the predicted response.
+  double predictive_mean(double eta, double v) const {
+    switch (kind()) {
+      // MacKay's moderated output sigmoid(m / sqrt(1 + pi v / 8)), which
+      // accounts for the uncertainty of the weights.
+      case LikelihoodKind::binomial: return 1.0 / (1.0 + std::exp(-(eta / std::sqrt(1.0 + M_PI * v / 8.0))));
+      case LikelihoodKind::poisson: return std::exp(eta + v / 2.0);  // the log-normal mean
+      default: return eta;
+    }
+  }
+
+  // d log p(t | f) / df and the IRLS weights at f, whose mean is m, for a
+  // unit case weight. With a canonical link they are t - m and the
+  // curvature -d^2 log p(t | f) / df^2, a function of m.
+  void derivatives(const Eigen::VectorXd& t, const Eigen::VectorXd& f, const Eigen::VectorXd& m,
+                   Eigen::VectorXd& score, Eigen::VectorXd& weights) const {
+    (void)f;  // read by a link that is not canonical
+    score = t - m;
+    switch (kind()) {
+      case LikelihoodKind::binomial: weights = (m.array() * (1.0 - m.array())).matrix(); break;
+      case LikelihoodKind::poisson: weights = m; break;
+      default: weights = Eigen::VectorXd::Ones(m.size());
+    }
   }
 
   // log p(t | f) of the non-Gaussian likelihoods, summed over observations,
@@ -62,38 +116,46 @@ class Likelihood {
   // precision at large counts.
   double log_likelihood(const Eigen::VectorXd& t, const Eigen::VectorXd& f,
                         const Eigen::VectorXd& case_weights = Eigen::VectorXd(), bool without_constants = false) const {
-    if (kind_ == Kind::gaussian) throw std::logic_error("the Gaussian log-likelihood needs its noise");
+    if (gaussian()) throw std::logic_error("the Gaussian log-likelihood needs its noise");
     double ll = 0.0;
     for (Eigen::Index i = 0; i < t.size(); ++i) {
       const double cw = case_weights.size() ? case_weights(i) : 1.0;
       if (cw == 0.0) continue;
-      if (kind_ == Kind::binomial) {
-        // log sigmoid(f) = -log1p(exp(-f)), computed without overflow.
-        const double log_p = f(i) >= 0 ? -std::log1p(std::exp(-f(i))) : f(i) - std::log1p(std::exp(f(i)));
-        ll += cw * (t(i) * log_p + (1.0 - t(i)) * (log_p - f(i)));
-      } else {
-        ll += cw * (t(i) * f(i) - std::exp(std::min(f(i), 700.0)) - (without_constants ? 0.0 : std::lgamma(t(i) + 1.0)));
+      switch (kind()) {
+        case LikelihoodKind::binomial: {
+          // log sigmoid(f) = -log1p(exp(-f)), computed without overflow.
+          const double log_p = f(i) >= 0 ? -std::log1p(std::exp(-f(i))) : f(i) - std::log1p(std::exp(f(i)));
+          ll += cw * (t(i) * log_p + (1.0 - t(i)) * (log_p - f(i)));
+          break;
+        }
+        default:
+          ll += cw * (t(i) * f(i) - std::exp(std::min(f(i), 700.0)) -
+                      (without_constants ? 0.0 : std::lgamma(t(i) + 1.0)));
       }
     }
     return ll;
   }
 
   // A row's IRLS quantities at f, for a unit case weight: sqrt(b), b the
-  // curvature, and (t - E[t | f]) / sqrt(b), so that the linearised target
+  // IRLS weight, and the score / sqrt(b), so that the linearised target
   // is f + that / sqrt(b); written so that nothing cancels where the mean
   // is near a bound (Bernoulli: sqrt(p (1 - p)) as the product of two
   // sigmoids, (1 - p) / sqrt(p (1 - p)) as exp(-f / 2)), and without 0 * Inf.
   void irls_row(double f, double t, double& root_curvature, double& scaled_residual) const {
-    if (kind_ == Kind::binomial) {
-      root_curvature = std::sqrt(1.0 / (1.0 + std::exp(-f)) * (1.0 / (1.0 + std::exp(f))));
-      scaled_residual = (t > 0.0 ? t * std::exp(-f / 2.0) : 0.0) - (t < 1.0 ? (1.0 - t) * std::exp(f / 2.0) : 0.0);
-    } else if (kind_ == Kind::poisson) {
-      const double g = std::min(f, 700.0);  // as mean()
-      root_curvature = std::exp(g / 2.0);
-      scaled_residual = t * std::exp(-g / 2.0) - root_curvature;
-    } else {
-      root_curvature = 1.0;
-      scaled_residual = t - f;
+    switch (kind()) {
+      case LikelihoodKind::binomial:
+        root_curvature = std::sqrt(1.0 / (1.0 + std::exp(-f)) * (1.0 / (1.0 + std::exp(f))));
+        scaled_residual = (t > 0.0 ? t * std::exp(-f / 2.0) : 0.0) - (t < 1.0 ? (1.0 - t) * std::exp(f / 2.0) : 0.0);
+        break;
+      case LikelihoodKind::poisson: {
+        const double g = std::min(f, 700.0);  // as mean()
+        root_curvature = std::exp(g / 2.0);
+        scaled_residual = t * std::exp(-g / 2.0) - root_curvature;
+        break;
+      }
+      default:
+        root_curvature = 1.0;
+        scaled_residual = t - f;
     }
   }
 
@@ -101,7 +163,7 @@ class Likelihood {
   // with the case weights: 0 for 0/1 Bernoulli targets, t log t - t - log t!
   // for Poisson. The deviance is twice its excess over log_likelihood().
   double saturated_log_likelihood(const Eigen::VectorXd& t, const Eigen::VectorXd& case_weights = Eigen::VectorXd()) const {
-    if (kind_ != Kind::poisson) return 0.0;
+    if (kind() != LikelihoodKind::poisson) return 0.0;
     double ll = 0.0;
     for (Eigen::Index i = 0; i < t.size(); ++i) {
       const double cw = case_weights.size() ? case_weights(i) : 1.0;
@@ -110,27 +172,21 @@ class Likelihood {
     return ll;
   }
 
-  // Does an IRLS fit over passes start from the targets' own linear
-  // predictor (linearised_targets()), as glm() does? Poisson: from f = 0 the
-  // first step overshoots by the counts' size. Bernoulli starts at f = offset.
-  bool starts_at_targets() const { return kind_ == Kind::poisson; }
-
-  // Are the targets the indicators of a class (0/1), so that a fit counts its misclassified rows?
-  bool classes() const { return kind_ == Kind::binomial; }
-
   // Targets on the scale of f, for least-squares starts: log(t + 1/2) for
   // Poisson; for Bernoulli SparseBayes's logit((0.9 (2t - 1) + 1) / 2).
   Eigen::VectorXd linearised_targets(const Eigen::VectorXd& t) const {
-    if (kind_ == Kind::poisson) return (t.array() + 0.5).log().matrix();
-    if (kind_ == Kind::binomial)
-      return ((0.9 * (2.0 * t.array() - 1.0) + 1.0) / 2.0).unaryExpr([](double p) { return std::log(p / (1.0 - p)); });
-    return t;
+    switch (kind()) {
+      case LikelihoodKind::poisson: return (t.array() + 0.5).log().matrix();
+      case LikelihoodKind::binomial:
+        return ((0.9 * (2.0 * t.array() - 1.0) + 1.0) / 2.0).unaryExpr([](double p) { return std::log(p / (1.0 - p)); });
+      default: return t;
+    }
   }
 
  private:
-  enum class Kind { gaussian, binomial, poisson };
-  explicit Likelihood(Kind kind) : kind_(kind) {}
-  Kind kind_;
+  explicit Likelihood(const LikelihoodInfo& info) : info_(&info) {}
+  LikelihoodKind kind() const { return info_->kind; }
+  const LikelihoodInfo* info_;
 };
 
 // Did a Laplace evidence (or penalised log posterior) fall from `before` to
@@ -163,7 +219,7 @@ struct LaplacePosterior {
   Posterior post;          // Sigma, mu (the mode), log |H|
   Eigen::VectorXd irls_weights;  // b_i = -d^2 log p(t_i | f_i) / df_i^2 at the mode (case weights included)
   Eigen::VectorXd mean;    // E[t | mode]
-  Eigen::VectorXd score;   // d log p(t | f) / df at the mode: case weight times (t - E[t | mode])
+  Eigen::VectorXd score;   // d log p(t | f) / df at the mode, times the case weight (t - E[t | mode] for a canonical link)
   double data_ll = 0.0;
   bool converged = true;
 };
@@ -226,9 +282,9 @@ inline LaplacePosterior laplace_mode(const Likelihood& lik, const Eigen::MatrixX
   for (int it = 0; it <= 25; ++it) {
     check_interrupt();
     lp.mean = lik.mean(f);
-    const Eigen::VectorXd& y = lp.mean;
-    lp.irls_weights = cw.cwiseProduct(lik.curvature(y));
-    lp.score = cw.cwiseProduct(t - y);
+    lik.derivatives(t, f, lp.mean, lp.score, lp.irls_weights);
+    lp.irls_weights = cw.cwiseProduct(lp.irls_weights);
+    lp.score = cw.cwiseProduct(lp.score);
     const Eigen::VectorXd g = PhiU.transpose() * lp.score - alpha.cwiseProduct(w);
     llt = robust_cholesky(precision(lp.irls_weights), jitter_events);
     const Eigen::VectorXd delta = llt.solve(g);
