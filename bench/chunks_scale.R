@@ -62,10 +62,10 @@ if (what %in% c("ard", "student")) {
 
 small <- system.time(fit_small <- fit_n(1e5))[["elapsed"]]
 time <- system.time(fit <- fit_n(n))[["elapsed"]]
-workers_rss <- unlist(future.apply::future_lapply(seq_len(workers), function(i) {
+workers_rss <- as.numeric(unlist(future.apply::future_lapply(seq_len(workers), function(i) {
   line <- grep("^VmHWM", readLines("/proc/self/status"), value = TRUE)
   as.numeric(gsub("[^0-9]", "", line)) / 1024
-}, future.chunk.size = 1L))
+}, future.chunk.size = 1L)))
 cat(sprintf("%s: n = %.0e, %d chunks of %.0e rows, %d workers\n", what, n, ceiling(n / chunk), chunk, workers))
 cat(sprintf("  wall %.1f s (n = 1e5: %.1f s); peak RSS main %.0f MB, workers %s MB\n", time, small, peak_rss(),
             paste(round(workers_rss), collapse = ", ")))
