@@ -145,14 +145,12 @@ inline void fill_kernel_block(const Kernel& k, const Eigen::Ref<const Eigen::Mat
   switch (k.type) {
     case KernelType::gaussian:
       detail::squared_distances(x, z, K);
-      if (!simd::exp_scaled(K.data(), K.rows(), K.cols(), K.outerStride(), -1.0 / (r * r)))
-        K.array() = (K.array() * (-1.0 / (r * r))).exp();
+      simd::exp_scaled(K, -1.0 / (r * r));
       break;
     case KernelType::laplace:
       detail::squared_distances(x, z, K);
       K.array() = K.array().sqrt();
-      if (!simd::exp_scaled(K.data(), K.rows(), K.cols(), K.outerStride(), -1.0 / r))
-        K.array() = (K.array() * (-1.0 / r)).exp();
+      simd::exp_scaled(K, -1.0 / r);
       break;
     case KernelType::cauchy:
       detail::squared_distances(x, z, K);

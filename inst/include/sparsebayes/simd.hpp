@@ -307,21 +307,20 @@ __attribute__((target("avx512f"))) inline void exp_scaled_avx512(double* v, Eige
 }  // namespace detail
 #endif
 
-// The lower triangle of columns [j0, j0 + nb) of A' A into G, by the
-// AVX-512 path, else the AVX2 one; false (G untouched) where neither runs.
-// The columns go to `threads` threads in groups of 4 dealt in turn (column
-// j costs S - j); each thread takes the blocks of rows in order, and for
-// each block all its groups while the block is in cache. A group's blocks
-// and sums are those of the whole panel's, so the result does not depend on
-// the number of threads. One parallel region per panel: its work is
-// interrupt_panel()'s, large enough that a thread the system deschedules
-// does not hold up many small regions.
-inline bool gram_panel(const Eigen::Ref<const Eigen::MatrixXd>& A, Eigen::Index j0, Eigen::Index nb,
-                       Eigen::Ref<Eigen::MatrixXd> G, int threads = 1) {
 #ifdef SPARSEBAYES_X86_DISPATCH
-  if (!avx2() || A.innerStride() != 1 || G.innerStride() != 1) return false;
-  for (Eigen::Index j = j0; j < j0 + nb; ++j) G.col(j).tail(A.cols() - j).setZero();
-  const bool wide = avx512();
+namespace detail {
+
+// The lower triangle of columns [j0, j0 + nb) of A' A added into G, by the
+// AVX-512 path, else the AVX2 one. The columns go to `threads` threads in
+// groups of 4 dealt in turn (column j costs S - j); each thread takes the
+// blocks of rows in order, and for each block all its groups while the
+// block is in cache. A group's blocks and sums are those of the whole
+// panel's, so the result does not depend on the number of threads. One
+// parallel region per panel: its work is interrupt_panel()'s, large enough
+// that a thread the system deschedules does not hold up many small regions.
+inline void add_gram_panel(const Eigen::Ref<const Eigen::MatrixXd>& A, Eigen::Index j0, Eigen::Index nb, double* G,
+                           Eigen::Index ldg, int threads) {
+  const auto panel = avx512() ? gram_panel_avx512 : gram_panel_avx2;
   const Eigen::Index groups = (nb + 3) / 4;
   threads = static_cast<int>(std::clamp<Eigen::Index>(threads, 1, groups));
 #ifdef _OPENMP
@@ -333,18 +332,27 @@ inline bool gram_panel(const Eigen::Ref<const Eigen::MatrixXd>& A, Eigen::Index 
 #else
     const Eigen::Index first = 0, step = 1;
 #endif
-    for (Eigen::Index r0 = 0; r0 < A.rows(); r0 += detail::kGramRows) {
-      const double* rows = A.data() + r0;
-      const Eigen::Index rn = std::min(detail::kGramRows, A.rows() - r0);
+    for (Eigen::Index r0 = 0; r0 < A.rows(); r0 += kGramRows) {
+      const Eigen::Index rn = std::min(kGramRows, A.rows() - r0);
       for (Eigen::Index g = first; g < groups; g += step) {
-        const Eigen::Index jb = j0 + 4 * g, jn = std::min<Eigen::Index>(4, j0 + nb - jb);
-        if (wide)
-          detail::gram_panel_avx512(rows, A.outerStride(), rn, A.cols(), jb, jn, G.data(), G.outerStride());
-        else
-          detail::gram_panel_avx2(rows, A.outerStride(), rn, A.cols(), jb, jn, G.data(), G.outerStride());
+        const Eigen::Index jb = j0 + 4 * g;
+        panel(A.data() + r0, A.outerStride(), rn, A.cols(), jb, std::min<Eigen::Index>(4, j0 + nb - jb), G, ldg);
       }
     }
   }
+}
+
+}  // namespace detail
+#endif
+
+// The lower triangle of columns [j0, j0 + nb) of A' A into G on `threads`
+// (detail::add_gram_panel()); false (G untouched) where no SIMD path runs.
+inline bool gram_panel(const Eigen::Ref<const Eigen::MatrixXd>& A, Eigen::Index j0, Eigen::Index nb,
+                       Eigen::Ref<Eigen::MatrixXd> G, int threads = 1) {
+#ifdef SPARSEBAYES_X86_DISPATCH
+  if (!avx2() || A.innerStride() != 1 || G.innerStride() != 1) return false;
+  for (Eigen::Index j = j0; j < j0 + nb; ++j) G.col(j).tail(A.cols() - j).setZero();
+  detail::add_gram_panel(A, j0, nb, G.data(), G.outerStride(), threads);
   return true;
 #else
   (void)A;
@@ -356,44 +364,34 @@ inline bool gram_panel(const Eigen::Ref<const Eigen::MatrixXd>& A, Eigen::Index 
 #endif
 }
 
-// K = exp(s K), column by column (K: rows x cols, leading dimension ld), by
-// the AVX-512 path, else the AVX2 one; false (K untouched) where neither runs.
-inline bool exp_scaled(double* K, Eigen::Index rows, Eigen::Index cols, Eigen::Index ld, double s) {
-#ifdef SPARSEBAYES_X86_DISPATCH
-  if (!avx2()) return false;
-  for (Eigen::Index j = 0; j < cols; ++j) {
-    if (avx512()) detail::exp_scaled_avx512(K + j * ld, rows, s);
-    else detail::exp_scaled_avx2(K + j * ld, rows, s);
-  }
-  return true;
-#else
-  (void)K;
-  (void)rows;
-  (void)cols;
-  (void)ld;
-  (void)s;
-  return false;
-#endif
-}
-
 // The lower triangle of A A' added into G (A: S x rows, as the sparse GP
 // holds a block of its rows; G: S x S), by the Gram product's paths on A'
 // (a copy, O(S rows) against the product's O(S^2 rows)); false (G
-// untouched) where neither runs.
+// untouched) where no SIMD path runs.
 inline bool add_outer_lower(const Eigen::Ref<const Eigen::MatrixXd>& A, Eigen::Ref<Eigen::MatrixXd> G) {
 #ifdef SPARSEBAYES_X86_DISPATCH
   if (!avx2() || G.innerStride() != 1) return false;
   const Eigen::MatrixXd T = A.transpose();
-  if (avx512())
-    detail::gram_panel_avx512(T.data(), T.rows(), T.rows(), T.cols(), 0, T.cols(), G.data(), G.outerStride());
-  else
-    detail::gram_panel_avx2(T.data(), T.rows(), T.rows(), T.cols(), 0, T.cols(), G.data(), G.outerStride());
+  detail::add_gram_panel(T, 0, T.cols(), G.data(), G.outerStride(), 1);
   return true;
 #else
   (void)A;
   (void)G;
   return false;
 #endif
+}
+
+// K = exp(s K), column by column: by the AVX-512 path, else the AVX2 one,
+// else Eigen's exp (SSE2), whose last bits may differ.
+inline void exp_scaled(Eigen::Ref<Eigen::MatrixXd> K, double s) {
+#ifdef SPARSEBAYES_X86_DISPATCH
+  if (avx2()) {
+    const auto column = avx512() ? detail::exp_scaled_avx512 : detail::exp_scaled_avx2;
+    for (Eigen::Index j = 0; j < K.cols(); ++j) column(K.col(j).data(), K.rows(), s);
+    return;
+  }
+#endif
+  K.array() = (K.array() * s).exp();
 }
 
 }  // namespace simd
