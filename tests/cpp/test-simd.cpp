@@ -37,8 +37,9 @@ context("simd: the Gram product") {
         if (path == 0 && !sparsebayes::simd::cpu_has_avx2()) continue;
         if (path == 1 && !sparsebayes::simd::cpu_has_avx512()) continue;
         Eigen::MatrixXd G = Eigen::MatrixXd::Zero(S, S);
-        if (path == 0) sparsebayes::simd::detail::gram_panel_avx2(A.data(), A.rows(), A.rows(), S, 0, S, G.data(), S);
-        else sparsebayes::simd::detail::gram_panel_avx512(A.data(), A.rows(), A.rows(), S, 0, S, G.data(), S);
+        const sparsebayes::simd::detail::Operands o{A.data(), A.rows(), S, A.data(), A.rows(), G.data(), S, true};
+        if (path == 0) sparsebayes::simd::detail::product_panel_avx2(o, A.rows(), 0, S);
+        else sparsebayes::simd::detail::product_panel_avx512(o, A.rows(), 0, S);
         const Eigen::MatrixXd D = (G - E).triangularView<Eigen::Lower>();
         expect_true(D.cwiseAbs().maxCoeff() <= 1e-13 * (1.0 + E.cwiseAbs().maxCoeff()));
       }
@@ -71,6 +72,42 @@ context("simd: the Gram product") {
     expect_true(G.isZero(0.0));
     expect_true((off - eigen_gram(A)).cwiseAbs().maxCoeff() <= 1e-12 * (1.0 + off.cwiseAbs().maxCoeff()));
     expect_true(sparsebayes::simd::gram_panel(A, 0, 13, G) == sparsebayes::simd::cpu_has_avx2());
+  }
+}
+
+context("simd: the cross product") {
+  test_that("cross_matrix() equals Eigen's A'B to rounding on each path, with edge blocks everywhere") {
+    const Eigen::Index sizes[][3] = {{1, 1, 1}, {3, 2, 5}, {7, 5, 4}, {513, 9, 13}, {1030, 37, 70}, {990, 143, 154}};
+    for (int off = 0; off < 3; ++off) {  // 0: AVX-512 where the CPU has it; 1: AVX2 alone; 2: Eigen's product
+      if (off == 1 && !sparsebayes::simd::cpu_has_avx512()) continue;
+      for (const auto& s : sizes) {
+        const Eigen::MatrixXd A = Eigen::MatrixXd::Random(s[0], s[1]), B = Eigen::MatrixXd::Random(s[0], s[2]);
+        Eigen::MatrixXd C;
+#ifdef SPARSEBAYES_X86_DISPATCH
+        if (off == 1) {
+          C = Eigen::MatrixXd::Zero(s[1], s[2]);
+          sparsebayes::simd::detail::product_panel_avx2({A.data(), A.rows(), A.cols(), B.data(), B.rows(), C.data(),
+                                                         C.rows(), false},
+                                                        A.rows(), 0, B.cols());
+        }
+#endif
+        sparsebayes::simd::set_enabled(off != 2);
+        if (off != 1) C = sparsebayes::cross_matrix(A, B);
+        sparsebayes::simd::set_enabled(true);
+        const Eigen::MatrixXd E = A.transpose() * B;
+        expect_true((C.rows() == E.rows() && C.cols() == E.cols()));
+        expect_true((C - E).cwiseAbs().maxCoeff() <= 1e-13 * (1.0 + E.cwiseAbs().maxCoeff()));
+      }
+    }
+  }
+  test_that("its entries do not depend on the alignment of the rows in memory") {
+    const Eigen::MatrixXd A = Eigen::MatrixXd::Random(1027, 23), B = Eigen::MatrixXd::Random(1027, 9);
+    for (Eigen::Index shift = 1; shift < 4; ++shift) {
+      std::vector<double> buffer(A.size() + shift);
+      Eigen::Map<Eigen::MatrixXd> S(buffer.data() + shift, A.rows(), A.cols());
+      S = A;
+      expect_true(sparsebayes::cross_matrix(S, B) == sparsebayes::cross_matrix(A, B));
+    }
   }
 }
 

@@ -317,6 +317,17 @@ inline Eigen::MatrixXd gram_matrix(const Eigen::Ref<const Eigen::MatrixXd>& A, i
   return G;
 }
 
+// A' B by column panels of B with an interrupt check between them: the
+// Gram product's SIMD blocks where the CPU has them, else Eigen's product.
+inline Eigen::MatrixXd cross_matrix(const Eigen::Ref<const Eigen::MatrixXd>& A,
+                                    const Eigen::Ref<const Eigen::MatrixXd>& B) {
+  Eigen::MatrixXd C(A.cols(), B.cols());
+  for_panels(B.cols(), interrupt_panel(A.rows(), A.cols()), [&](Eigen::Index j, Eigen::Index nb) {
+    if (!simd::cross_panel(A, B, j, nb, C)) C.middleCols(j, nb).noalias() = A.transpose() * B.middleCols(j, nb);
+  });
+  return C;
+}
+
 // H^-1 from the Cholesky factor of H, by column panels with an interrupt check between them.
 inline Eigen::MatrixXd cholesky_inverse(const Eigen::LLT<Eigen::MatrixXd>& llt) {
   const Eigen::Index S = llt.rows();

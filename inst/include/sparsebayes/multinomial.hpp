@@ -79,17 +79,12 @@ inline Eigen::MatrixXd softmax_precision(const ClassColumns& PhiU, const Eigen::
   Eigen::MatrixXd X(n, N);
   for (std::size_t k = 0; k < PhiU.size(); ++k)
     X.middleCols(start[k], PhiU[k].cols()) = sc.cwiseProduct(P.col(k)).asDiagonal() * PhiU[k];
-  Eigen::MatrixXd H = Eigen::MatrixXd::Zero(N, N);
-  H.selfadjointView<Eigen::Lower>().rankUpdate(X.transpose(), -1.0);
-  for (std::size_t k = 0; k < PhiU.size(); ++k) {
-    const Eigen::Index S = PhiU[k].cols();
-    const Eigen::MatrixXd D = cw.cwiseProduct(P.col(k)).cwiseSqrt().asDiagonal() * PhiU[k];
-    Eigen::MatrixXd G = Eigen::MatrixXd::Zero(S, S);
-    G.selfadjointView<Eigen::Lower>().rankUpdate(D.transpose());
-    H.block(start[k], start[k], S, S) += G;
-  }
+  Eigen::MatrixXd H = -gram_matrix(X);  // Gram products: the SIMD path where the CPU has one
+  for (std::size_t k = 0; k < PhiU.size(); ++k)
+    H.block(start[k], start[k], PhiU[k].cols(), PhiU[k].cols()) +=
+        gram_matrix(cw.cwiseProduct(P.col(k)).cwiseSqrt().asDiagonal() * PhiU[k]);
   H.diagonal() += alpha;
-  return Eigen::MatrixXd(H.selfadjointView<Eigen::Lower>());
+  return H;
 }
 
 // The mode of log p(T | F) - sum alpha w^2 / 2, F_k = Phi_k w_k + offset_k,
@@ -407,7 +402,7 @@ class MultinomialSolver {
   void start() {
     Eigen::MatrixXd Z = (0.9 * T_.array() + 0.1 / static_cast<double>(K_)).log().matrix() - offset_;
     Z = Z.colwise() - Z.rowwise().mean();
-    const Eigen::MatrixXd proj = inv_scale_.asDiagonal() * (Phi_.transpose() * (cw_.asDiagonal() * Z));
+    const Eigen::MatrixXd proj = inv_scale_.asDiagonal() * cross_matrix(Phi_, cw_.asDiagonal() * Z);
     Eigen::Index first;
     proj.rowwise().squaredNorm().maxCoeff(&first);
     const Eigen::RowVectorXd w0 = proj.row(first);
@@ -441,7 +436,7 @@ class MultinomialSolver {
     mode_ = std::move(md);
     log_ev_ = multinomial_log_evidence(mode_, all_alpha());
     const Eigen::MatrixXd R = cw_.asDiagonal() * (T_ - mode_.P);
-    const Eigen::MatrixXd Q = inv_scale_.asDiagonal() * (Phi_.transpose() * R);
+    const Eigen::MatrixXd Q = inv_scale_.asDiagonal() * cross_matrix(Phi_, R);
     Eigen::Index start = 0;
     for (Eigen::Index k = 0; k < K_; ++k) {
       FastState& st = *st_[k];
@@ -471,7 +466,7 @@ class MultinomialSolver {
       Y.middleCols(start[k], PhiU[k].cols()) = B.col(k).asDiagonal() * PhiU[k];
       Y.col(N + k) = cw_.cwiseProduct(T_.col(k) - mode_.P.col(k));
     }
-    const Eigen::MatrixXd Z = inv_scale_.asDiagonal() * (Phi_.transpose() * Y);
+    const Eigen::MatrixXd Z = inv_scale_.asDiagonal() * cross_matrix(Phi_, Y);
     for (Eigen::Index k = 0; k < K_; ++k) {
       FastState& st = *st_[k];
       const Eigen::VectorXd w_k = mode_.w.segment(start[k], PhiU[k].cols());

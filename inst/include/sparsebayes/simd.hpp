@@ -60,20 +60,18 @@ namespace detail {
 // the level-1 cache while a block of 2 x 4 column pairs is formed.
 constexpr Eigen::Index kGramRows = 512;
 
-// The entries (i, j), i >= j, of an edge block (columns [ib, ib + in) by
-// [jb, jb + jn)) over rows [r0, r0 + rn): plain sums over the rows in order.
-inline void gram_edge(const double* A, Eigen::Index lda, Eigen::Index r0, Eigen::Index rn, Eigen::Index ib,
-                      Eigen::Index in, Eigen::Index jb, Eigen::Index jn, double* G, Eigen::Index ldg) {
-  for (Eigen::Index i = ib; i < ib + in; ++i)
-    for (Eigen::Index j = jb; j < jb + jn; ++j) {
-      if (i < j) continue;
-      const double* a = A + i * lda + r0;
-      const double* b = A + j * lda + r0;
-      double s = 0.0;
-      for (Eigen::Index r = 0; r < rn; ++r) s += a[r] * b[r];
-      G[j * ldg + i] += s;
-    }
-}
+// The operands of a product of columns C(i, j) += a_i' b_j over rows: the
+// Gram product (B = A, lower: only i >= j) or the cross product A'B (all
+// i, j). Pointers at the first row of the rows summed.
+struct Operands {
+  const double* A;
+  Eigen::Index lda, SA;  // leading dimension; columns of A
+  const double* B;
+  Eigen::Index ldb;
+  double* C;
+  Eigen::Index ldc;
+  bool lower;
+};
 
 // G(i, j) += a_i' b_j over rows [0, rn) for column pointers a (2) and b (4),
 // each entry in 4 lanes of rows r = 0, 1, 2, 3 mod 4, then
@@ -115,103 +113,94 @@ __attribute__((target("avx2,fma"))) inline void gram_block_2x4(const double* con
     }
 }
 
-// The lower triangle of columns [j0, j0 + nb) of A' A added into G (G(i, j)
-// for i >= j; A: n x S, leading dimension lda; G: leading dimension ldg), by
-// blocks of rows; entries of the edge blocks (fewer than 2 x 4 columns left)
-// are plain sums over the rows in order. Raw pointers only: no template of
-// another target is instantiated under this one.
-__attribute__((target("avx2,fma"))) inline void gram_panel_avx2(const double* A, Eigen::Index lda, Eigen::Index n,
-                                                                  Eigen::Index S, Eigen::Index j0, Eigen::Index nb,
-                                                                  double* G, Eigen::Index ldg) {
+// The AVX-512 block: 4 x 4 columns (16 accumulators of 8 lanes, 32
+// registers), lanes summed ((l0 + l1) + (l2 + l3)) + ((l4 + l5) + (l6 + l7)),
+// then the rows past the last multiple of 8.
+__attribute__((target("avx512f"))) inline void gram_block_4x4(const double* const* a, const double* const* b,
+                                                                Eigen::Index rn, double out[4][4]) {
+  const Eigen::Index r8 = rn - rn % 8;
+  __m512d c[4][4];
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 4; ++j) c[i][j] = _mm512_setzero_pd();
+  for (Eigen::Index r = 0; r < r8; r += 8) {
+    const __m512d x0 = _mm512_loadu_pd(a[0] + r), x1 = _mm512_loadu_pd(a[1] + r), x2 = _mm512_loadu_pd(a[2] + r),
+                  x3 = _mm512_loadu_pd(a[3] + r);
+    // written out: the 16 accumulators must stay in registers
+    __m512d y = _mm512_loadu_pd(b[0] + r);
+    c[0][0] = _mm512_fmadd_pd(x0, y, c[0][0]);
+    c[1][0] = _mm512_fmadd_pd(x1, y, c[1][0]);
+    c[2][0] = _mm512_fmadd_pd(x2, y, c[2][0]);
+    c[3][0] = _mm512_fmadd_pd(x3, y, c[3][0]);
+    y = _mm512_loadu_pd(b[1] + r);
+    c[0][1] = _mm512_fmadd_pd(x0, y, c[0][1]);
+    c[1][1] = _mm512_fmadd_pd(x1, y, c[1][1]);
+    c[2][1] = _mm512_fmadd_pd(x2, y, c[2][1]);
+    c[3][1] = _mm512_fmadd_pd(x3, y, c[3][1]);
+    y = _mm512_loadu_pd(b[2] + r);
+    c[0][2] = _mm512_fmadd_pd(x0, y, c[0][2]);
+    c[1][2] = _mm512_fmadd_pd(x1, y, c[1][2]);
+    c[2][2] = _mm512_fmadd_pd(x2, y, c[2][2]);
+    c[3][2] = _mm512_fmadd_pd(x3, y, c[3][2]);
+    y = _mm512_loadu_pd(b[3] + r);
+    c[0][3] = _mm512_fmadd_pd(x0, y, c[0][3]);
+    c[1][3] = _mm512_fmadd_pd(x1, y, c[1][3]);
+    c[2][3] = _mm512_fmadd_pd(x2, y, c[2][3]);
+    c[3][3] = _mm512_fmadd_pd(x3, y, c[3][3]);
+  }
+  alignas(64) double l[8];
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 4; ++j) {
+      _mm512_store_pd(l, c[i][j]);
+      double s = ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]));
+      for (Eigen::Index r = r8; r < rn; ++r) s += a[i][r] * b[j][r];
+      out[i][j] = s;
+    }
+}
+
+// Columns [j0, j0 + nb) of the product over rows [0, n), by blocks of
+// kGramRows rows and of IB x 4 columns (the block kernel). A block at the
+// edge (fewer columns left) repeats its last column and drops those
+// entries, so every entry is summed in the same order wherever it sits: its
+// bits depend on its two columns alone. One loop for both paths, inlined
+// into each path's function.
+template <int IB, typename Block>
+__attribute__((always_inline)) inline void product_panel(const Operands& o, Eigen::Index n, Eigen::Index j0,
+                                                         Eigen::Index nb, Block block) {
   const Eigen::Index jend = j0 + nb;
   for (Eigen::Index r0 = 0; r0 < n; r0 += kGramRows) {
     const Eigen::Index rn = std::min(kGramRows, n - r0);
     for (Eigen::Index jb = j0; jb < jend; jb += 4) {
       const Eigen::Index jn = std::min<Eigen::Index>(4, jend - jb);
-      for (Eigen::Index ib = jb; ib < S; ib += 2) {
-        const Eigen::Index in = std::min<Eigen::Index>(2, S - ib);
-        if (jn == 4 && in == 2) {
-          const double* a[2] = {A + ib * lda + r0, A + (ib + 1) * lda + r0};
-          const double* b[4] = {A + jb * lda + r0, A + (jb + 1) * lda + r0, A + (jb + 2) * lda + r0,
-                                A + (jb + 3) * lda + r0};
-          double out[2][4];
-          gram_block_2x4(a, b, rn, out);
-          for (int i = 0; i < 2; ++i)
-            for (int j = 0; j < 4; ++j)
-              if (ib + i >= jb + j) G[(jb + j) * ldg + ib + i] += out[i][j];
-        } else {
-          gram_edge(A, lda, r0, rn, ib, in, jb, jn, G, ldg);
-        }
+      for (Eigen::Index ib = o.lower ? jb : 0; ib < o.SA; ib += IB) {
+        const Eigen::Index in = std::min<Eigen::Index>(IB, o.SA - ib);
+        const double* a[IB];
+        const double* b[4];
+        for (int k = 0; k < IB; ++k) a[k] = o.A + (ib + std::min<Eigen::Index>(k, in - 1)) * o.lda + r0;
+        for (int k = 0; k < 4; ++k) b[k] = o.B + (jb + std::min<Eigen::Index>(k, jn - 1)) * o.ldb + r0;
+        double out[IB][4];
+        block(a, b, rn, out);
+        for (int i = 0; i < in; ++i)
+          for (int j = 0; j < jn; ++j)
+            if (!o.lower || ib + i >= jb + j) o.C[(jb + j) * o.ldc + ib + i] += out[i][j];
       }
     }
   }
 }
 
-// The AVX-512 path: blocks of 4 x 4 columns (16 accumulators of 8 lanes, 32
-// registers), lanes summed ((l0 + l1) + (l2 + l3)) + ((l4 + l5) + (l6 + l7)),
-// then the rows past the last multiple of 8; edge blocks as above.
-__attribute__((target("avx512f"))) inline void gram_panel_avx512(const double* A, Eigen::Index lda, Eigen::Index n,
-                                                                   Eigen::Index S, Eigen::Index j0, Eigen::Index nb,
-                                                                   double* G, Eigen::Index ldg) {
-  const Eigen::Index jend = j0 + nb;
-  for (Eigen::Index r0 = 0; r0 < n; r0 += kGramRows) {
-    const Eigen::Index rn = std::min(kGramRows, n - r0), r8 = rn - rn % 8;
-    for (Eigen::Index jb = j0; jb < jend; jb += 4) {
-      const Eigen::Index jn = std::min<Eigen::Index>(4, jend - jb);
-      for (Eigen::Index ib = jb; ib < S; ib += 4) {
-        const Eigen::Index in = std::min<Eigen::Index>(4, S - ib);
-        if (jn == 4 && in == 4) {
-          const double* a[4];
-          const double* b[4];
-          for (int k = 0; k < 4; ++k) {
-            a[k] = A + (ib + k) * lda + r0;
-            b[k] = A + (jb + k) * lda + r0;
-          }
-          __m512d c[4][4];
-          for (int i = 0; i < 4; ++i)
-            for (int j = 0; j < 4; ++j) c[i][j] = _mm512_setzero_pd();
-          for (Eigen::Index r = 0; r < r8; r += 8) {
-            const __m512d x0 = _mm512_loadu_pd(a[0] + r), x1 = _mm512_loadu_pd(a[1] + r),
-                          x2 = _mm512_loadu_pd(a[2] + r), x3 = _mm512_loadu_pd(a[3] + r);
-            // written out: the 16 accumulators must stay in registers
-            __m512d y = _mm512_loadu_pd(b[0] + r);
-            c[0][0] = _mm512_fmadd_pd(x0, y, c[0][0]);
-            c[1][0] = _mm512_fmadd_pd(x1, y, c[1][0]);
-            c[2][0] = _mm512_fmadd_pd(x2, y, c[2][0]);
-            c[3][0] = _mm512_fmadd_pd(x3, y, c[3][0]);
-            y = _mm512_loadu_pd(b[1] + r);
-            c[0][1] = _mm512_fmadd_pd(x0, y, c[0][1]);
-            c[1][1] = _mm512_fmadd_pd(x1, y, c[1][1]);
-            c[2][1] = _mm512_fmadd_pd(x2, y, c[2][1]);
-            c[3][1] = _mm512_fmadd_pd(x3, y, c[3][1]);
-            y = _mm512_loadu_pd(b[2] + r);
-            c[0][2] = _mm512_fmadd_pd(x0, y, c[0][2]);
-            c[1][2] = _mm512_fmadd_pd(x1, y, c[1][2]);
-            c[2][2] = _mm512_fmadd_pd(x2, y, c[2][2]);
-            c[3][2] = _mm512_fmadd_pd(x3, y, c[3][2]);
-            y = _mm512_loadu_pd(b[3] + r);
-            c[0][3] = _mm512_fmadd_pd(x0, y, c[0][3]);
-            c[1][3] = _mm512_fmadd_pd(x1, y, c[1][3]);
-            c[2][3] = _mm512_fmadd_pd(x2, y, c[2][3]);
-            c[3][3] = _mm512_fmadd_pd(x3, y, c[3][3]);
-          }
-          alignas(64) double l[8];
-          for (int i = 0; i < 4; ++i)
-            for (int j = 0; j < 4; ++j) {
-              if (ib + i < jb + j) continue;
-              _mm512_store_pd(l, c[i][j]);
-              double s = ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]));
-              for (Eigen::Index r = r8; r < rn; ++r) s += a[i][r] * b[j][r];
-              G[(jb + j) * ldg + ib + i] += s;
-            }
-        } else {
-          gram_edge(A, lda, r0, rn, ib, in, jb, jn, G, ldg);
-        }
-      }
-    }
-  }
+__attribute__((target("avx2,fma"))) inline void product_panel_avx2(const Operands& o, Eigen::Index n, Eigen::Index j0,
+                                                                     Eigen::Index nb) {
+  product_panel<2>(o, n, j0, nb, gram_block_2x4);
+}
+__attribute__((target("avx512f"))) inline void product_panel_avx512(const Operands& o, Eigen::Index n, Eigen::Index j0,
+                                                                       Eigen::Index nb) {
+  product_panel<4>(o, n, j0, nb, gram_block_4x4);
 }
 
+}  // namespace detail
+#endif
+
+#ifdef SPARSEBAYES_X86_DISPATCH
+namespace detail {
 
 // exp(x) by x = n ln 2 + r, |r| <= ln 2 / 2: the Taylor polynomial of
 // degree 13 in r (truncation below 1e-17 relative) by Horner's rule, times
@@ -310,17 +299,16 @@ __attribute__((target("avx512f"))) inline void exp_scaled_avx512(double* v, Eige
 #ifdef SPARSEBAYES_X86_DISPATCH
 namespace detail {
 
-// The lower triangle of columns [j0, j0 + nb) of A' A added into G, by the
-// AVX-512 path, else the AVX2 one. The columns go to `threads` threads in
-// groups of 4 dealt in turn (column j costs S - j); each thread takes the
-// blocks of rows in order, and for each block all its groups while the
-// block is in cache. A group's blocks and sums are those of the whole
-// panel's, so the result does not depend on the number of threads. One
-// parallel region per panel: its work is interrupt_panel()'s, large enough
-// that a thread the system deschedules does not hold up many small regions.
-inline void add_gram_panel(const Eigen::Ref<const Eigen::MatrixXd>& A, Eigen::Index j0, Eigen::Index nb, double* G,
-                           Eigen::Index ldg, int threads) {
-  const auto panel = avx512() ? gram_panel_avx512 : gram_panel_avx2;
+// Columns [j0, j0 + nb) of the product o (rows [0, n)) added into o.C, by
+// the AVX-512 path, else the AVX2 one. The columns go to `threads` threads
+// in groups of 4 dealt in turn; each thread takes the blocks of rows in
+// order, and for each block all its groups while the block is in cache. A
+// group's blocks and sums are those of the whole panel's, so the result
+// does not depend on the number of threads. One parallel region per panel:
+// its work is interrupt_panel()'s, large enough that a thread the system
+// deschedules does not hold up many small regions.
+inline void add_product_panel(const Operands& o, Eigen::Index n, Eigen::Index j0, Eigen::Index nb, int threads) {
+  const auto panel = avx512() ? product_panel_avx512 : product_panel_avx2;
   const Eigen::Index groups = (nb + 3) / 4;
   threads = static_cast<int>(std::clamp<Eigen::Index>(threads, 1, groups));
 #ifdef _OPENMP
@@ -332,21 +320,29 @@ inline void add_gram_panel(const Eigen::Ref<const Eigen::MatrixXd>& A, Eigen::In
 #else
     const Eigen::Index first = 0, step = 1;
 #endif
-    for (Eigen::Index r0 = 0; r0 < A.rows(); r0 += kGramRows) {
-      const Eigen::Index rn = std::min(kGramRows, A.rows() - r0);
+    for (Eigen::Index r0 = 0; r0 < n; r0 += kGramRows) {
+      const Eigen::Index rn = std::min(kGramRows, n - r0);
+      const Operands block{o.A + r0, o.lda, o.SA, o.B + r0, o.ldb, o.C, o.ldc, o.lower};
       for (Eigen::Index g = first; g < groups; g += step) {
         const Eigen::Index jb = j0 + 4 * g;
-        panel(A.data() + r0, A.outerStride(), rn, A.cols(), jb, std::min<Eigen::Index>(4, j0 + nb - jb), G, ldg);
+        panel(block, rn, jb, std::min<Eigen::Index>(4, j0 + nb - jb));
       }
     }
   }
+}
+
+// The lower triangle of columns [j0, j0 + nb) of A' A added into G.
+inline void add_gram_panel(const Eigen::Ref<const Eigen::MatrixXd>& A, Eigen::Index j0, Eigen::Index nb, double* G,
+                           Eigen::Index ldg, int threads) {
+  add_product_panel({A.data(), A.outerStride(), A.cols(), A.data(), A.outerStride(), G, ldg, true}, A.rows(), j0, nb,
+                    threads);
 }
 
 }  // namespace detail
 #endif
 
 // The lower triangle of columns [j0, j0 + nb) of A' A into G on `threads`
-// (detail::add_gram_panel()); false (G untouched) where no SIMD path runs.
+// (detail::add_product_panel()); false (G untouched) where no SIMD path runs.
 inline bool gram_panel(const Eigen::Ref<const Eigen::MatrixXd>& A, Eigen::Index j0, Eigen::Index nb,
                        Eigen::Ref<Eigen::MatrixXd> G, int threads = 1) {
 #ifdef SPARSEBAYES_X86_DISPATCH
@@ -360,6 +356,27 @@ inline bool gram_panel(const Eigen::Ref<const Eigen::MatrixXd>& A, Eigen::Index 
   (void)nb;
   (void)G;
   (void)threads;
+  return false;
+#endif
+}
+
+// Columns [j0, j0 + nb) of A' B into C (A: n x SA, B: n x SB, C: SA x SB) by
+// the Gram product's blocks; false (C untouched) where no SIMD path runs.
+inline bool cross_panel(const Eigen::Ref<const Eigen::MatrixXd>& A, const Eigen::Ref<const Eigen::MatrixXd>& B,
+                        Eigen::Index j0, Eigen::Index nb, Eigen::Ref<Eigen::MatrixXd> C) {
+#ifdef SPARSEBAYES_X86_DISPATCH
+  if (!avx2() || A.innerStride() != 1 || B.innerStride() != 1 || C.innerStride() != 1) return false;
+  C.middleCols(j0, nb).setZero();
+  detail::add_product_panel({A.data(), A.outerStride(), A.cols(), B.data(), B.outerStride(), C.data(), C.outerStride(),
+                             false},
+                            A.rows(), j0, nb, 1);
+  return true;
+#else
+  (void)A;
+  (void)B;
+  (void)j0;
+  (void)nb;
+  (void)C;
   return false;
 #endif
 }
