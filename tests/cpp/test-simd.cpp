@@ -111,6 +111,57 @@ context("simd: the cross product") {
   }
 }
 
+context("simd: the rank-k update of a Cholesky") {
+  test_that("each path the CPU has equals Eigen's C - A A' to rounding in the lower triangle, upper untouched") {
+#ifdef SPARSEBAYES_X86_DISPATCH
+    const Eigen::Index sizes[][2] = {{1, 1}, {3, 2}, {7, 5}, {17, 32}, {100, 16}, {301, 37}, {803, 96}};
+    for (int path = 0; path < 2; ++path) {
+      if (path == 0 && !sparsebayes::simd::cpu_has_avx2()) continue;
+      if (path == 1 && !sparsebayes::simd::cpu_has_avx512()) continue;
+      for (const auto& s : sizes) {
+        const Eigen::MatrixXd A = Eigen::MatrixXd::Random(s[0], s[1]), C0 = Eigen::MatrixXd::Random(s[0], s[0]);
+        Eigen::MatrixXd C = C0;
+        std::vector<double> pack(4 * s[1]);
+        if (path == 0) sparsebayes::simd::detail::rank_update_avx2(A.data(), A.rows(), A.rows(), A.cols(), C.data(),
+                                                                   C.rows(), pack.data());
+        else sparsebayes::simd::detail::rank_update_avx512(A.data(), A.rows(), A.rows(), A.cols(), C.data(), C.rows(),
+                                                             pack.data());
+        const Eigen::MatrixXd E = C0 - A * A.transpose();
+        const Eigen::MatrixXd D = (C - E).triangularView<Eigen::Lower>();
+        expect_true(D.cwiseAbs().maxCoeff() <= 1e-13 * (1.0 + E.cwiseAbs().maxCoeff()));
+        const Eigen::MatrixXd U = (C - C0).triangularView<Eigen::StrictlyUpper>();
+        expect_true(U.isZero(0.0));
+      }
+    }
+#endif
+  }
+  test_that("its entries do not depend on the alignment of the rows in memory") {
+    const Eigen::MatrixXd A = Eigen::MatrixXd::Random(301, 37), C0 = Eigen::MatrixXd::Random(301, 301);
+    Eigen::MatrixXd C = C0;
+    sparsebayes::simd::rank_update_lower(A, C);
+    for (Eigen::Index shift = 1; shift < 4; ++shift) {
+      std::vector<double> a(A.size() + shift), c(C0.size() + shift);
+      Eigen::Map<Eigen::MatrixXd> As(a.data() + shift, 301, 37), Cs(c.data() + shift, 301, 301);
+      As = A;
+      Cs = C0;
+      sparsebayes::simd::rank_update_lower(As, Cs);
+      expect_true(Cs == C);
+    }
+  }
+  test_that("cholesky_in_place() with the SIMD trailing updates equals Eigen's LLT to rounding") {
+    for (Eigen::Index n : {31, 33, 100, 171, 300, 513}) {
+      const Eigen::MatrixXd X = Eigen::MatrixXd::Random(n, n);
+      Eigen::MatrixXd S = X * X.transpose();
+      S.diagonal().array() += static_cast<double>(n);
+      Eigen::MatrixXd L = S;
+      expect_true(sparsebayes::cholesky_in_place(L));
+      const Eigen::MatrixXd E = Eigen::LLT<Eigen::MatrixXd>(S).matrixL();
+      const Eigen::MatrixXd D = L.triangularView<Eigen::Lower>().toDenseMatrix() - E;
+      expect_true(D.cwiseAbs().maxCoeff() <= 1e-12 * (1.0 + E.cwiseAbs().maxCoeff()));
+    }
+  }
+}
+
 context("simd: exp") {
   test_that("each path the CPU has is within 2 ulp of std::exp, and exact at the edges") {
 #ifdef SPARSEBAYES_X86_DISPATCH

@@ -85,7 +85,7 @@ inline LaplaceGPObjective laplace_gp_objective(const Kernel& k, const Eigen::Ref
     sw = (w.array() * pi.array() * (1.0 - pi.array())).sqrt().matrix();
     Eigen::MatrixXd B = sw.asDiagonal() * K * sw.asDiagonal();
     B.diagonal().array() += 1.0;
-    llt.compute(B);  // B >= I
+    llt = CheckedLLT(B);  // B >= I; the trailing updates on the SIMD path
     if (llt.info() != Eigen::Success) throw std::runtime_error("the Laplace GP factorisation failed");
   };
   for (int step = 0; step < 200; ++step) {

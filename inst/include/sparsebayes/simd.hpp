@@ -13,6 +13,7 @@
 #include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -201,6 +202,105 @@ __attribute__((target("avx512f"))) inline void product_panel_avx512(const Operan
 
 #ifdef SPARSEBAYES_X86_DISPATCH
 namespace detail {
+
+// The rank-k update of a blocked Cholesky, C(i, j) -= a_i' a_j for i >= j
+// (a_i: row i of A, m x k with k short), in the broadcast form that a short
+// inner dimension needs (the Gram kernels sum over long columns): tiles of
+// 16 rows (AVX-512) or 8 (AVX2) by 4 columns. The 4 rows of A a column
+// block uses are packed (4 x k, contiguous) and broadcast; the tile's rows
+// are loaded as vectors, masked past m. Each entry is one FMA chain over p
+// in order, so its bits depend on its two rows alone.
+__attribute__((target("avx512f"))) inline void rank_update_avx512(const double* A, Eigen::Index lda, Eigen::Index m,
+                                                                    Eigen::Index k, double* C, Eigen::Index ldc,
+                                                                    double* pack) {
+  for (Eigen::Index j0 = 0; j0 < m; j0 += 4) {
+    const Eigen::Index jn = std::min<Eigen::Index>(4, m - j0);
+    for (Eigen::Index p = 0; p < k; ++p)
+      for (int c = 0; c < 4; ++c) pack[4 * p + c] = A[p * lda + j0 + std::min<Eigen::Index>(c, jn - 1)];
+    for (Eigen::Index i0 = j0 - j0 % 8; i0 < m; i0 += 16) {
+      const Eigen::Index rem = m - i0;
+      const __mmask8 m0 = rem >= 8 ? 0xFF : static_cast<__mmask8>((1u << rem) - 1);
+      const __mmask8 m1 = rem >= 16 ? 0xFF : rem > 8 ? static_cast<__mmask8>((1u << (rem - 8)) - 1) : 0;
+      // written out: the 8 accumulators must stay in registers
+      __m512d c00 = _mm512_setzero_pd(), c01 = c00, c02 = c00, c03 = c00, c10 = c00, c11 = c00, c12 = c00, c13 = c00;
+      for (Eigen::Index p = 0; p < k; ++p) {
+        const double* a = A + p * lda + i0;
+        const __m512d x0 = _mm512_maskz_loadu_pd(m0, a), x1 = _mm512_maskz_loadu_pd(m1, a + 8);
+        const double* b = pack + 4 * p;
+        __m512d y = _mm512_set1_pd(b[0]);
+        c00 = _mm512_fmadd_pd(x0, y, c00);
+        c10 = _mm512_fmadd_pd(x1, y, c10);
+        y = _mm512_set1_pd(b[1]);
+        c01 = _mm512_fmadd_pd(x0, y, c01);
+        c11 = _mm512_fmadd_pd(x1, y, c11);
+        y = _mm512_set1_pd(b[2]);
+        c02 = _mm512_fmadd_pd(x0, y, c02);
+        c12 = _mm512_fmadd_pd(x1, y, c12);
+        y = _mm512_set1_pd(b[3]);
+        c03 = _mm512_fmadd_pd(x0, y, c03);
+        c13 = _mm512_fmadd_pd(x1, y, c13);
+      }
+      const __m512d c0[4] = {c00, c01, c02, c03}, c1[4] = {c10, c11, c12, c13};
+      for (int c = 0; c < jn; ++c) {
+        const Eigen::Index j = j0 + c;
+        for (int h = 0; h < 2; ++h) {
+          const Eigen::Index base = i0 + 8 * h;
+          __mmask8 keep = h ? m1 : m0;  // rows below m and at or below the diagonal
+          if (base < j) keep = j - base >= 8 ? 0 : static_cast<__mmask8>(keep & ~((1u << (j - base)) - 1));
+          if (!keep) continue;
+          double* dst = C + j * ldc + base;
+          _mm512_mask_storeu_pd(dst, keep, _mm512_sub_pd(_mm512_maskz_loadu_pd(keep, dst), h ? c1[c] : c0[c]));
+        }
+      }
+    }
+  }
+}
+
+__attribute__((target("avx2,fma"))) inline void rank_update_avx2(const double* A, Eigen::Index lda, Eigen::Index m,
+                                                                   Eigen::Index k, double* C, Eigen::Index ldc,
+                                                                   double* pack) {
+  const __m256i lane = _mm256_set_epi64x(3, 2, 1, 0);  // a mask of lanes [0, r): r > lane
+  for (Eigen::Index j0 = 0; j0 < m; j0 += 4) {
+    const Eigen::Index jn = std::min<Eigen::Index>(4, m - j0);
+    for (Eigen::Index p = 0; p < k; ++p)
+      for (int c = 0; c < 4; ++c) pack[4 * p + c] = A[p * lda + j0 + std::min<Eigen::Index>(c, jn - 1)];
+    for (Eigen::Index i0 = j0; i0 < m; i0 += 8) {
+      const Eigen::Index rem = m - i0;
+      const __m256i m0 = _mm256_cmpgt_epi64(_mm256_set1_epi64x(std::min<Eigen::Index>(rem, 4)), lane),
+                    m1 = _mm256_cmpgt_epi64(_mm256_set1_epi64x(rem - 4), lane);
+      // written out: the 8 accumulators must stay in registers
+      __m256d c00 = _mm256_setzero_pd(), c01 = c00, c02 = c00, c03 = c00, c10 = c00, c11 = c00, c12 = c00, c13 = c00;
+      for (Eigen::Index p = 0; p < k; ++p) {
+        const double* a = A + p * lda + i0;
+        const __m256d x0 = _mm256_maskload_pd(a, m0), x1 = _mm256_maskload_pd(a + 4, m1);
+        const double* b = pack + 4 * p;
+        __m256d y = _mm256_broadcast_sd(b);
+        c00 = _mm256_fmadd_pd(x0, y, c00);
+        c10 = _mm256_fmadd_pd(x1, y, c10);
+        y = _mm256_broadcast_sd(b + 1);
+        c01 = _mm256_fmadd_pd(x0, y, c01);
+        c11 = _mm256_fmadd_pd(x1, y, c11);
+        y = _mm256_broadcast_sd(b + 2);
+        c02 = _mm256_fmadd_pd(x0, y, c02);
+        c12 = _mm256_fmadd_pd(x1, y, c12);
+        y = _mm256_broadcast_sd(b + 3);
+        c03 = _mm256_fmadd_pd(x0, y, c03);
+        c13 = _mm256_fmadd_pd(x1, y, c13);
+      }
+      alignas(32) double out[4][8];
+      const __m256d acc[4][2] = {{c00, c10}, {c01, c11}, {c02, c12}, {c03, c13}};
+      for (int c = 0; c < 4; ++c) {
+        _mm256_store_pd(out[c], acc[c][0]);
+        _mm256_store_pd(out[c] + 4, acc[c][1]);
+      }
+      for (int c = 0; c < jn; ++c) {
+        const Eigen::Index j = j0 + c;
+        for (Eigen::Index r = std::max<Eigen::Index>(0, j - i0); r < std::min<Eigen::Index>(8, rem); ++r)
+          C[j * ldc + i0 + r] -= out[c][r];
+      }
+    }
+  }
+}
 
 // exp(x) by x = n ln 2 + r, |r| <= ln 2 / 2: the Taylor polynomial of
 // degree 13 in r (truncation below 1e-17 relative) by Horner's rule, times
@@ -394,6 +494,23 @@ inline bool add_outer_lower(const Eigen::Ref<const Eigen::MatrixXd>& A, Eigen::R
 #else
   (void)A;
   (void)G;
+  return false;
+#endif
+}
+
+// C -= A A' in the lower triangle (A: m x k, C: m x m), the trailing update
+// of a blocked Cholesky, by detail::rank_update_avx512/avx2; false (C
+// untouched) where no SIMD path runs.
+inline bool rank_update_lower(const Eigen::Ref<const Eigen::MatrixXd>& A, Eigen::Ref<Eigen::MatrixXd> C) {
+#ifdef SPARSEBAYES_X86_DISPATCH
+  if (!avx2() || A.innerStride() != 1 || C.innerStride() != 1) return false;
+  std::vector<double> pack(4 * static_cast<std::size_t>(A.cols()));
+  (avx512() ? detail::rank_update_avx512 : detail::rank_update_avx2)(A.data(), A.outerStride(), A.rows(), A.cols(),
+                                                                     C.data(), C.outerStride(), pack.data());
+  return true;
+#else
+  (void)A;
+  (void)C;
   return false;
 #endif
 }
