@@ -191,8 +191,9 @@ inline void for_panels(Eigen::Index total, Eigen::Index width, F&& f) {
 // Lower Cholesky factor of A in its lower triangle, in place, by Eigen's
 // blocked algorithm (the same panels) with an interrupt check between
 // panels; the trailing updates on the SIMD path where the CPU has one
-// (simd::rank_update_lower(): twice Eigen's SSE2 speed at n = 200-800). False when A is not positive definite.
-// The strict upper triangle is left as it was.
+// (simd::rank_update_lower(): twice Eigen's SSE2 speed at n = 200-800).
+// False when A is not positive definite. The strict upper triangle is left
+// as it was.
 inline bool cholesky_in_place(Eigen::Ref<Eigen::MatrixXd> A) {
   using inplace = Eigen::internal::llt_inplace<double, Eigen::Lower>;
   const Eigen::Index size = A.rows();

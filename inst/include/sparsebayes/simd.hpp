@@ -210,13 +210,21 @@ namespace detail {
 // block uses are packed (4 x k, contiguous) and broadcast; the tile's rows
 // are loaded as vectors, masked past m. Each entry is one FMA chain over p
 // in order, so its bits depend on its two rows alone.
+// Rows [j0, j0 + jn) of A (jn <= 4) into pack, 4 x k with p outermost; a
+// column block at the edge repeats its last row, as the Gram kernels
+// repeat their last column.
+__attribute__((always_inline)) inline void pack_rows(const double* A, Eigen::Index lda, Eigen::Index k,
+                                                     Eigen::Index j0, Eigen::Index jn, double* pack) {
+  for (Eigen::Index p = 0; p < k; ++p)
+    for (int c = 0; c < 4; ++c) pack[4 * p + c] = A[p * lda + j0 + std::min<Eigen::Index>(c, jn - 1)];
+}
+
 __attribute__((target("avx512f"))) inline void rank_update_avx512(const double* A, Eigen::Index lda, Eigen::Index m,
                                                                     Eigen::Index k, double* C, Eigen::Index ldc,
                                                                     double* pack) {
   for (Eigen::Index j0 = 0; j0 < m; j0 += 4) {
     const Eigen::Index jn = std::min<Eigen::Index>(4, m - j0);
-    for (Eigen::Index p = 0; p < k; ++p)
-      for (int c = 0; c < 4; ++c) pack[4 * p + c] = A[p * lda + j0 + std::min<Eigen::Index>(c, jn - 1)];
+    pack_rows(A, lda, k, j0, jn, pack);
     for (Eigen::Index i0 = j0 - j0 % 8; i0 < m; i0 += 16) {
       const Eigen::Index rem = m - i0;
       const __mmask8 m0 = rem >= 8 ? 0xFF : static_cast<__mmask8>((1u << rem) - 1);
@@ -262,8 +270,7 @@ __attribute__((target("avx2,fma"))) inline void rank_update_avx2(const double* A
   const __m256i lane = _mm256_set_epi64x(3, 2, 1, 0);  // a mask of lanes [0, r): r > lane
   for (Eigen::Index j0 = 0; j0 < m; j0 += 4) {
     const Eigen::Index jn = std::min<Eigen::Index>(4, m - j0);
-    for (Eigen::Index p = 0; p < k; ++p)
-      for (int c = 0; c < 4; ++c) pack[4 * p + c] = A[p * lda + j0 + std::min<Eigen::Index>(c, jn - 1)];
+    pack_rows(A, lda, k, j0, jn, pack);
     for (Eigen::Index i0 = j0; i0 < m; i0 += 8) {
       const Eigen::Index rem = m - i0;
       const __m256i m0 = _mm256_cmpgt_epi64(_mm256_set1_epi64x(std::min<Eigen::Index>(rem, 4)), lane),
