@@ -232,37 +232,68 @@ Rcpp::List sb_fit_statistics(Rcpp::List statistics, Rcpp::List problem, Rcpp::Li
   return as_list(sparsebayes::fit_statistics(s, opt, make_progress(control)));
 }
 
-// The core's passes over rows (ard_posterior.hpp) as calls of two R
-// functions, which read the chunks: weighted(w) gives .sb_statistics()'s
-// list; rows(cols, coef, R) a list of resid and q (cols 1-based). An R
+// A source read by passes over chunks (data.hpp): R functions that read the
+// chunks, those a fit needs: weighted(w) gives .sb_statistics()'s list;
+// rows(cols, coef, R) a list of resid and q (cols 1-based); pass(relevant,
+// mu, pass) .sb_laplace_pass_sums()'s list added over the chunks (relevant
+// 1-based). With the rows' sums and targets when the fit reads them. An R
 // error or interrupt in them unwinds the core as any other.
-class RRowPasses : public sparsebayes::RowPasses {
+class ChunkPasses : public sparsebayes::Data {
  public:
-  RRowPasses(Rcpp::Function weighted, Rcpp::Function rows) : weighted_(weighted), rows_(rows) {}
+  ChunkPasses(Eigen::Index M, SEXP weighted, SEXP rows, SEXP pass,
+              sparsebayes::GaussianStatistics sums = sparsebayes::GaussianStatistics(), Eigen::VectorXd t = Eigen::VectorXd())
+      : M_(M), weighted_(weighted), rows_(rows), pass_(pass), sums_(std::move(sums)), t_(std::move(t)), n_(sums_.n) {}
+  Eigen::Index rows() const override { return n_; }
+  Eigen::Index cols() const override { return M_; }
+  bool has_targets() const override { return t_.size() > 0; }
+  const Eigen::VectorXd& targets() const override { return t_.size() ? t_ : Data::targets(); }
+  const sparsebayes::GaussianStatistics& sums() const override { return sums_.n ? sums_ : Data::sums(); }
+  bool reads_passes() const override { return true; }
   sparsebayes::GaussianStatistics weighted(const Eigen::VectorXd& w) override {
-    return as_statistics(weighted_(Rcpp::wrap(w)));
+    return as_statistics(function(weighted_, "weighted sums")(Rcpp::wrap(w)));
   }
-  void rows(const std::vector<Eigen::Index>& cols, const Eigen::VectorXd& coef, const Eigen::MatrixXd& R,
-            Eigen::VectorXd& resid, Eigen::VectorXd& q) override {
-    Rcpp::IntegerVector c(cols.size());
-    for (std::size_t k = 0; k < cols.size(); ++k) c[k] = static_cast<int>(cols[k]) + 1;
-    const Rcpp::List out = rows_(c, Rcpp::wrap(coef), Rcpp::wrap(R));
+  void residual_rows(const Columns& cols, const Eigen::VectorXd& coef, const Eigen::MatrixXd& R, Eigen::VectorXd& resid,
+                     Eigen::VectorXd& q) override {
+    const Rcpp::List out = function(rows_, "residual rows")(one_based(cols), Rcpp::wrap(coef), Rcpp::wrap(R));
     resid = Rcpp::as<Eigen::VectorXd>(out["resid"]);
     q = Rcpp::as<Eigen::VectorXd>(out["q"]);
   }
+  sparsebayes::PassSums laplace_pass(const sparsebayes::Likelihood&, const Columns& relevant, const Eigen::VectorXd& mu,
+                                     int pass) override {
+    const Rcpp::List out = function(pass_, "Laplace passes")(one_based(relevant), Rcpp::wrap(mu), pass);
+    sparsebayes::PassSums s;
+    s.statistics = as_statistics(out["statistics"]);
+    s.log_lik = Rcpp::as<double>(out["log_lik"]);
+    s.log_sat = Rcpp::as<double>(out["log_sat"]);
+    s.null_log_lik = Rcpp::as<double>(out["null_log_lik"]);
+    s.kept = Rcpp::as<double>(out["kept"]);
+    s.positive = Rcpp::as<double>(out["positive"]);
+    s.wrong = Rcpp::as<double>(out["wrong"]);
+    n_ = static_cast<Eigen::Index>(s.kept);
+    return s;
+  }
 
  private:
-  Rcpp::Function weighted_, rows_;
+  Rcpp::Function function(const Rcpp::RObject& f, const std::string& what) const {
+    if (f.isNULL()) missing(what);
+    return Rcpp::Function(Rcpp::as<Rcpp::Function>(f));
+  }
+  Eigen::Index M_;
+  Rcpp::RObject weighted_, rows_, pass_;
+  sparsebayes::GaussianStatistics sums_;
+  Eigen::VectorXd t_;
+  Eigen::Index n_;
 };
 
 // [[Rcpp::export(.sb_fit_passes)]]
 Rcpp::List sb_fit_passes(Rcpp::List statistics, Eigen::Map<Eigen::VectorXd> t, Rcpp::Function weighted,
                          Rcpp::Function rows, Rcpp::List problem, Rcpp::List control) {
   RInterruptScope interrupts;
-  const sparsebayes::GaussianStatistics s = as_statistics(statistics);
-  RRowPasses passes(weighted, rows);
+  sparsebayes::GaussianStatistics s = as_statistics(statistics);
+  const Eigen::Index M = s.cols();
+  ChunkPasses passes(M, weighted, rows, R_NilValue, std::move(s), t);
   const sparsebayes::SolverOptions opt = as_options(problem, control);
-  return as_list(sparsebayes::fit_passes(s, t, passes, opt, make_progress(control)));
+  return as_list(sparsebayes::fit_passes(passes, opt, make_progress(control)));
 }
 
 // A block of rows' share of a pass of a binomial or Poisson fit from chunks
@@ -284,39 +315,15 @@ Rcpp::List sb_laplace_pass_sums(Eigen::Map<Eigen::MatrixXd> Phi, Eigen::Map<Eige
                             Rcpp::Named("positive") = s.positive, Rcpp::Named("wrong") = s.wrong);
 }
 
-// The core's Laplace passes as calls of an R function pass(relevant, mu,
-// pass) (relevant 1-based) that reads the chunks and gives
-// .sb_laplace_pass_sums()'s list, added over the chunks. An R error or
-// interrupt in it unwinds the core as any other.
-class RLaplacePasses : public sparsebayes::LaplacePasses {
- public:
-  explicit RLaplacePasses(Rcpp::Function pass) : pass_(pass) {}
-  sparsebayes::PassSums pass(const std::vector<Eigen::Index>& relevant, const Eigen::VectorXd& mu, int pass) override {
-    const Rcpp::List out = pass_(one_based(relevant), Rcpp::wrap(mu), pass);
-    sparsebayes::PassSums s;
-    s.statistics = as_statistics(out["statistics"]);
-    s.log_lik = Rcpp::as<double>(out["log_lik"]);
-    s.log_sat = Rcpp::as<double>(out["log_sat"]);
-    s.null_log_lik = Rcpp::as<double>(out["null_log_lik"]);
-    s.kept = Rcpp::as<double>(out["kept"]);
-    s.positive = Rcpp::as<double>(out["positive"]);
-    s.wrong = Rcpp::as<double>(out["wrong"]);
-    return s;
-  }
-
- private:
-  Rcpp::Function pass_;
-};
-
 // A binomial or Poisson fit from chunks: the outer loop of
 // laplace_passes.hpp over the passes of `pass`, on a basis of M columns.
 // [[Rcpp::export(.sb_fit_laplace_passes)]]
 Rcpp::List sb_fit_laplace_passes(Rcpp::Function pass, int M, std::string likelihood, int max_passes,
                                  Rcpp::List problem, Rcpp::List control) {
   RInterruptScope interrupts;
-  RLaplacePasses passes(pass);
+  ChunkPasses passes(M, R_NilValue, R_NilValue, pass);
   const sparsebayes::PassesResult r = sparsebayes::LaplacePassesFit(
-      passes, M, likelihood, max_passes, as_options(problem, control), make_progress(control)).run();
+      passes, likelihood, max_passes, as_options(problem, control), make_progress(control)).run();
   Rcpp::List out = as_list(r.fit);
   out["lambda"] = NA_REAL;
   out["passes"] = r.passes;

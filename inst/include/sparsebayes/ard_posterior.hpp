@@ -14,8 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "likelihood.hpp"
-#include "statistics.hpp"
+#include "data.hpp"
 
 namespace sparsebayes {
 
@@ -33,34 +32,20 @@ inline Eigen::VectorXd row_norms_of_product(const Eigen::MatrixXd& A, const Eige
 
 }  // namespace ard_detail
 
-// Passes over rows held elsewhere (data_chunks(): R reads them chunk by
-// chunk), for per-sample noise fitted without the rows in memory: the rows'
-// statistics weighted by the current noise, and every row's residual and
-// x_i' Sigma x_i at the current posterior. Columns as given (not scaled).
-class RowPasses {
- public:
-  virtual ~RowPasses() = default;
-  // Phi' W Phi, Phi' W t and t' W t (gram, cross, tt) for W = diag(w).
-  virtual GaussianStatistics weighted(const Eigen::VectorXd& w) = 0;
-  // Per row i: t_i - phi_i' coef and |R phi_i|^2, phi_i over the columns `cols`.
-  virtual void rows(const std::vector<Eigen::Index>& cols, const Eigen::VectorXd& coef, const Eigen::MatrixXd& R,
-                    Eigen::VectorXd& resid, Eigen::VectorXd& q) = 0;
-};
-
 // The columns scaled to unit mean square, x_j = Phi_j x_scale_j, applied on
 // the fly: a copy of an n x d design costs more than the whole shared-noise
 // fit at n = 20000, d = 500. Only the active columns are copied, once per
 // change of the active set. Phi diag(inv_scale) has unit-norm columns (see
-// fit.hpp); with `stats`, Phi has no rows and the norms are the gram's.
+// fit.hpp); from a source not in memory the columns' norms are its sums',
+// and only the scales are read.
 class ScaledColumns {
  public:
   using Columns = std::vector<Eigen::Index>;
 
-  ScaledColumns(const Eigen::Ref<const Eigen::MatrixXd>& Phi, const Eigen::VectorXd& inv_scale, double root_n,
-                const GaussianStatistics* stats)
-      : Phi_(Phi), scale_(Eigen::VectorXd::Zero(stats ? stats->cols() : Phi.cols())) {
+  ScaledColumns(const Data& data, const Eigen::VectorXd& inv_scale, double root_n)
+      : data_(data), scale_(Eigen::VectorXd::Zero(data.cols())) {
     for (Eigen::Index j = 0; j < scale_.size(); ++j) {
-      if ((stats ? stats->gram(j, j) : Phi.col(j).squaredNorm()) > 0.0) {
+      if ((data.in_memory() ? data.basis().col(j).squaredNorm() : data.sums().gram(j, j)) > 0.0) {
         scale_(j) = inv_scale(j) * root_n;
         nonzero_.push_back(j);
       }  // else a zero column (scale 0) can never explain anything: pruned from the start
@@ -68,16 +53,16 @@ class ScaledColumns {
   }
 
   // Column j with unit mean square.
-  auto col(Eigen::Index j) const { return Phi_.col(j) * scale_(j); }
+  auto col(Eigen::Index j) const { return data_.basis().col(j) * scale_(j); }
   const Eigen::VectorXd& scale() const { return scale_; }
-  const Eigen::Ref<const Eigen::MatrixXd>& given() const { return Phi_; }
+  const Eigen::Ref<const Eigen::MatrixXd>& given() const { return data_.basis(); }
   const Columns& nonzero() const { return nonzero_; }
   bool usable(Eigen::Index j) const { return scale_(j) > 0.0; }
 
   // The active columns, copied once per change of the active set.
   const Eigen::MatrixXd& active(const Columns& cols) {
     if (active_cols_ != cols) {
-      Xa_.resize(Phi_.rows(), cols.size());
+      Xa_.resize(data_.rows(), cols.size());
       for_panels(Xa_.cols(), 256, [&](Eigen::Index j, Eigen::Index nb) {
         for (Eigen::Index k = j; k < j + nb; ++k) Xa_.col(k) = col(cols[k]);
       });
@@ -88,20 +73,21 @@ class ScaledColumns {
 
   // X_a v read from the active columns in place, four per pass over the result.
   const Eigen::VectorXd& times(const Columns& cols, const Eigen::VectorXd& v) {
+    const Eigen::Ref<const Eigen::MatrixXd>& Phi = data_.basis();
     Eigen::VectorXd& out = xv_;
-    out.setZero(Phi_.rows());
+    out.setZero(Phi.rows());
     const std::size_t S = cols.size();
     std::size_t k = 0;
     for (; k + 4 <= S; k += 4)
-      out += (v(k) * scale_(cols[k])) * Phi_.col(cols[k]) + (v(k + 1) * scale_(cols[k + 1])) * Phi_.col(cols[k + 1]) +
-             (v(k + 2) * scale_(cols[k + 2])) * Phi_.col(cols[k + 2]) +
-             (v(k + 3) * scale_(cols[k + 3])) * Phi_.col(cols[k + 3]);
-    for (; k < S; ++k) out += (v(k) * scale_(cols[k])) * Phi_.col(cols[k]);
+      out += (v(k) * scale_(cols[k])) * Phi.col(cols[k]) + (v(k + 1) * scale_(cols[k + 1])) * Phi.col(cols[k + 1]) +
+             (v(k + 2) * scale_(cols[k + 2])) * Phi.col(cols[k + 2]) +
+             (v(k + 3) * scale_(cols[k + 3])) * Phi.col(cols[k + 3]);
+    for (; k < S; ++k) out += (v(k) * scale_(cols[k])) * Phi.col(cols[k]);
     return out;
   }
 
  private:
-  Eigen::Ref<const Eigen::MatrixXd> Phi_;  // the caller's basis: it outlives the solver (see fit.hpp)
+  const Data& data_;  // the caller's: it outlives the solver (see fit.hpp)
   Eigen::VectorXd scale_;                  // 0 for a zero column
   Columns nonzero_;
   Eigen::MatrixXd Xa_;
@@ -117,23 +103,21 @@ class ArdPosterior {
   static constexpr int kColStats = 2;  // q_col: x_j' Pi_y x_j (and the full Sigma)
   static constexpr int kSigma = 4;     // the full Sigma (weight space)
 
-  // Phi diag(inv_scale) has unit-norm columns (see fit.hpp); Phi, problem, stats and passes outlive the posterior.
-  // With `stats` (shared noise; statistics.hpp), Phi and y have no rows; with
-  // `passes` too (per-sample noise), y has them and the rows are read by passes.
-  ArdPosterior(const Eigen::Ref<const Eigen::MatrixXd>& Phi, const Eigen::VectorXd& inv_scale, const Eigen::VectorXd& y,
-               const Likelihood& lik, const ProblemSpec& problem, const GaussianStatistics* stats = nullptr,
-               RowPasses* passes = nullptr)
-      : problem_(problem), lik_(lik), stats_(stats), passes_(passes), n_(stats ? stats->n : Phi.rows()),
-        d_(stats ? stats->cols() : Phi.cols()), y_(y),
+  // Phi diag(inv_scale) has unit-norm columns (see fit.hpp); the data and the problem outlive the posterior.
+  // From sums (shared noise) there are no rows; read by passes (per-sample
+  // noise), the targets are held and the rows are read at noise steps.
+  ArdPosterior(Data& data, const Eigen::VectorXd& inv_scale, const Likelihood& lik, const ProblemSpec& problem)
+      : problem_(problem), lik_(lik), data_(data), in_memory_(data.in_memory()), passes_(!in_memory_ && data.reads_passes()),
+        n_(data.rows()), d_(data.cols()), y_(data.has_targets() ? data.targets() : Eigen::VectorXd()),
         // Unit-norm columns times sqrt(N): unit mean square (over the replicated rows
         // when prior weights count copies), the units of alpha_min, alpha_max and init_alpha.
-        X_(Phi, inv_scale, std::sqrt(replicated_rows(problem, n_)), stats) {}
+        X_(data, inv_scale, std::sqrt(replicated_rows(problem, n_))) {}
 
   Eigen::Index rows() const { return n_; }
   Eigen::Index cols() const { return d_; }
   const Eigen::VectorXd& y() const { return y_; }
   // Whether the rows are in memory, so that the residuals follow every update.
-  bool has_rows() const { return stats_ == nullptr; }
+  bool has_rows() const { return in_memory_; }
   const Columns& nonzero_columns() const { return X_.nonzero(); }
   bool usable(Eigen::Index j) const { return X_.usable(j); }
 
@@ -142,10 +126,10 @@ class ArdPosterior {
   const Eigen::VectorXd& mu() const { return mu_; }
   const Eigen::VectorXd& diag_sigma() const { return diag_sigma_; }
   const Eigen::VectorXd& resid() const { return resid_; }  // y - X_a mu (the linear predictor's residual; none from stats)
-  double rss() const { return stats_ ? rss_ : resid_.squaredNorm(); }
+  double rss() const { return in_memory_ ? resid_.squaredNorm() : rss_; }
   // The residuals' variance that the noise bounds follow: their squared MAD, or
   // from the statistics alone their mean square.
-  double residual_variance() const { return stats_ && !passes_ ? rss_ / n_ : robust_residual_variance(resid_); }
+  double residual_variance() const { return !in_memory_ && !passes_ ? rss_ / n_ : robust_residual_variance(resid_); }
   const Eigen::VectorXd& q_row() const { return q_row_; }
   const Eigen::VectorXd& q_col() const { return q_col_; }
   int& jitter_events() { return jitter_events_; }
@@ -254,8 +238,8 @@ class ArdPosterior {
  private:
   const ProblemSpec& problem_;
   Likelihood lik_;
-  const GaussianStatistics* stats_;
-  RowPasses* passes_;
+  Data& data_;
+  const bool in_memory_, passes_;  // the rows in memory; else read by passes at noise steps, or only their sums
   Eigen::Index n_, d_;
   Eigen::VectorXd y_;
   ScaledColumns X_;
@@ -291,7 +275,7 @@ class ArdPosterior {
   bool mode_converged_ = true;
 
   bool use_sample_space(const Columns& active) const {
-    if (stats_) return false;
+    if (!in_memory_) return false;
     if (problem_.gradient_form == "primal") return true;
     if (problem_.gradient_form == "dual") return false;
     return static_cast<Eigen::Index>(active.size()) > n_;
@@ -312,7 +296,7 @@ class ArdPosterior {
     if (!problem_.per_sample && !lambda_changed_ && cache_cols_ == active) return;
     // X'X of all d columns is cached only when it is small next to the data (d x d
     // may not fit when d > n): otherwise the products are formed over the active columns.
-    if (!problem_.per_sample && !stats_ && d_ > std::max<Eigen::Index>(n_, 4096)) {
+    if (!problem_.per_sample && in_memory_ && d_ > std::max<Eigen::Index>(n_, 4096)) {
       const Eigen::MatrixXd& Xa = active_X(active);
       A_.noalias() = Xa.transpose() * Xa / lambda(0);
       b_.noalias() = Xa.transpose() * y_ / lambda(0);
@@ -323,7 +307,7 @@ class ArdPosterior {
       // noise with rows read by passes: X' L^-1 X and X' L^-1 y, read once per
       // noise step. The active block, over the shared noise.
       if (passes_ && weights_stale_) {
-        GaussianStatistics s = passes_->weighted(lambda.cwiseInverse());
+        GaussianStatistics s = data_.weighted(lambda.cwiseInverse());
         if (s.gram.rows() != d_ || s.gram.cols() != d_ || s.cross.size() != d_)
           throw std::invalid_argument("a pass over the rows gave statistics of the wrong size");
         if (!s.gram.allFinite() || !s.cross.allFinite() || !std::isfinite(s.tt))
@@ -333,8 +317,8 @@ class ArdPosterior {
         weights_stale_ = false;
       } else if (!passes_ && XtX_.size() == 0) {
         GaussianStatistics own;
-        if (!stats_) own.add_rows(X_.given(), y_);
-        scale_sums(stats_ ? stats_->gram : std::move(own.gram), stats_ ? stats_->cross : own.cross);
+        if (in_memory_) own.add_rows(X_.given(), y_);
+        scale_sums(in_memory_ ? std::move(own.gram) : data_.sums().gram, in_memory_ ? own.cross : data_.sums().cross);
       }
       const double noise = passes_ ? 1.0 : lambda(0);  // the weights are in the passes' sums
       A_.resize(S, S);
@@ -395,7 +379,7 @@ class ArdPosterior {
     // Shared noise needs no copy of the active columns (A_ comes from X'X).
     if (passes_) {  // the rows' residuals when a pass reads them (kRowStats)
     } else if (problem_.per_sample) resid_ = y_ - active_X(active) * mu_;
-    else if (stats_) rss_ = std::max(stats_->tt - lambda(0) * mu_.dot(2.0 * b_ - A_ * mu_), 0.0);  // its terms cancel near interpolation
+    else if (!in_memory_) rss_ = std::max(data_.sums().tt - lambda(0) * mu_.dot(2.0 * b_ - A_ * mu_), 0.0);  // its terms cancel near interpolation
     else resid_ = y_ - X_.times(active, mu_);
     const double log_det_H = 2.0 * llt.matrixLLT().diagonal().array().log().sum();
     // y' Sigma_y^-1 y = r' L^-1 r + mu' G mu: no cancellation when lambda is tiny.
@@ -410,7 +394,7 @@ class ArdPosterior {
       for (Eigen::Index k = 0; k < S; ++k) xs(k) = X_.scale()(active[k]);
       const Eigen::VectorXd coef = mu_.cwiseProduct(xs);
       const Eigen::MatrixXd R = Linv * xs.asDiagonal();
-      passes_->rows(active, coef, R, resid_, q_row_);
+      data_.residual_rows(active, coef, R, resid_, q_row_);
       if (resid_.size() != n_ || q_row_.size() != n_)
         throw std::invalid_argument("a pass over the rows gave the wrong number of rows");
     } else if (need & kRowStats) {

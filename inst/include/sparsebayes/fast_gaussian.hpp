@@ -18,10 +18,10 @@ class SharedNoisePath : public FastPath {
       : FastPath(st),
         fixed_(st.problem.noise_variance > 0.0),
         var_t_(target_variance(st.t, st.problem)),
-        tt_(st.stats ? st.stats->tt : st.t.squaredNorm()) {}
+        tt_(st.in_memory() ? st.t.squaredNorm() : st.data.sums().tt) {}
 
   void start() override {
-    st_.PhiT_t = (st_.stats ? st_.stats->cross : Eigen::VectorXd(st_.Phi.transpose() * st_.t)).cwiseProduct(st_.inv_scale);
+    st_.PhiT_t = (st_.in_memory() ? Eigen::VectorXd(st_.Phi().transpose() * st_.t) : st_.data.sums().cross).cwiseProduct(st_.inv_scale);
     if (st_.problem.start_alpha.size()) {  // a warm start: the model given
       st_.begin_model(st_.problem.start_alpha);
       full_statistics();
@@ -44,7 +44,7 @@ class SharedNoisePath : public FastPath {
     // residual from t't - 2 mu'Phi't + ..., which cancels with no rows to ask;
     // a Poisson fit from chunks at counts near 80 ended at -122149 against
     // -28155.)
-    const bool reversal = !st_.stats && reverses(ch);
+    const bool reversal = st_.in_memory() && reverses(ch);
     if (ch.changes_model() && (ch.column == changed_ || reversal)) {
       // The column changed last sits at its optimum given s_m and q_m, which
       // do not depend on its own alpha: in exact arithmetic no action on it
@@ -111,7 +111,7 @@ class SharedNoisePath : public FastPath {
       double rss = tt_;
       for (std::size_t k = 0; k < st_.used.size(); ++k)
         rss -= st_.mu(k) * (2.0 * st_.PhiT_t(st_.used[k]) - st_.PhiT_PhiU.row(st_.used[k]).dot(st_.mu));
-      if (rss > kCancellationLimit * tt_ || st_.stats) return std::max(rss, 0.0);  // no rows to ask
+      if (rss > kCancellationLimit * tt_ || !st_.in_memory()) return std::max(rss, 0.0);  // no rows to ask
     }
     return (st_.t - st_.fitted()).squaredNorm();
   }
@@ -181,9 +181,9 @@ class SampleNoisePath : public SharedNoisePath {
     const Eigen::Index S = st_.used.size();
     Eigen::MatrixXd BPhiU(st_.n, S);
     for (Eigen::Index k = 0; k < S; ++k)
-      BPhiU.col(k) = B.cwiseProduct(st_.Phi.col(st_.used[k])) * st_.inv_scale(st_.used[k]);
-    st_.PhiT_PhiU = st_.inv_scale.asDiagonal() * (st_.Phi.transpose() * BPhiU);
-    st_.PhiT_t = (st_.Phi.transpose() * B.cwiseProduct(st_.t)).cwiseProduct(st_.inv_scale);
+      BPhiU.col(k) = B.cwiseProduct(st_.Phi().col(st_.used[k])) * st_.inv_scale(st_.used[k]);
+    st_.PhiT_PhiU = st_.inv_scale.asDiagonal() * (st_.Phi().transpose() * BPhiU);
+    st_.PhiT_t = (st_.Phi().transpose() * B.cwiseProduct(st_.t)).cwiseProduct(st_.inv_scale);
     const Posterior p = st_.posterior_from_caches(1.0);
     const Eigen::VectorXd r = st_.t - st_.fitted();
     st_.log_ml = log_evidence(p.log_det_H, st_.alpha, st_.mu, -B.array().log().sum(), r.cwiseAbs2().dot(B), st_.n);

@@ -22,10 +22,10 @@ class LaplacePath : public FastPath {
     // its weight their least-squares fit.
     Eigen::VectorXd linear_t = lik_.linearised_targets(st_.t);
     if (st_.problem.offset.size()) linear_t -= st_.problem.offset;
-    const Eigen::VectorXd proj = (st_.Phi.transpose() * linear_t).cwiseProduct(st_.inv_scale);
+    const Eigen::VectorXd proj = (st_.Phi().transpose() * linear_t).cwiseProduct(st_.inv_scale);
     Eigen::Index first;
     proj.cwiseAbs().maxCoeff(&first);
-    const double w0 = st_.inv_scale(first) * st_.Phi.col(first).dot(linear_t);
+    const double w0 = st_.inv_scale(first) * st_.Phi().col(first).dot(linear_t);
     st_.B = Eigen::VectorXd::Ones(st_.n);  // until the first mode
     st_.begin(first, 1.0 / (w0 * w0), w0);
     full_statistics();
@@ -80,7 +80,7 @@ class LaplacePath : public FastPath {
     const LaplacePosterior& lp = mode_->lp;
     st_.B = lp.irls_weights;
     const Eigen::MatrixXd BPhiU = lp.irls_weights.asDiagonal() * mode_->PhiU;
-    st_.PhiT_PhiU = st_.inv_scale.asDiagonal() * (st_.Phi.transpose() * BPhiU);
+    st_.PhiT_PhiU = st_.inv_scale.asDiagonal() * (st_.Phi().transpose() * BPhiU);
     st_.weighted_sparsity();
     retarget(lp);
   }
@@ -90,7 +90,7 @@ class LaplacePath : public FastPath {
   // Q_m = phi_m' (t - y), the mode's own Q, for every column (the mode makes
   // the linearised targets drop out). O(n M).
   void retarget(const LaplacePosterior& lp) {
-    st_.Q_in = (st_.Phi.transpose() * lp.score).cwiseProduct(st_.inv_scale);
+    st_.Q_in = (st_.Phi().transpose() * lp.score).cwiseProduct(st_.inv_scale);
     st_.PhiT_t = st_.PhiT_PhiU * st_.mu + st_.Q_in;
   }
 

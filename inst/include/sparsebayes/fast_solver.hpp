@@ -20,11 +20,10 @@ namespace sparsebayes {
 
 class FastSolver {
  public:
-  FastSolver(const Eigen::Ref<const Eigen::MatrixXd>& Phi, const Eigen::VectorXd& inv_scale,
-             const Eigen::VectorXd& t, const Likelihood& lik, const ProblemSpec& problem, const LoopControl& loop,
-             const NoiseControl& noise, const FastControl& fast, const GaussianStatistics* stats = nullptr,
+  FastSolver(const Data& data, const Eigen::VectorXd& inv_scale, const Likelihood& lik, const ProblemSpec& problem,
+             const LoopControl& loop, const NoiseControl& noise, const FastControl& fast,
              std::shared_ptr<ColumnProducts> products = nullptr)
-      : st_(Phi, inv_scale, t, problem, loop, noise, fast, stats, std::move(products)), path_(make_path(st_, lik)) {}
+      : st_(data, inv_scale, problem, loop, noise, fast, std::move(products)), path_(make_path(st_, lik)) {}
   // The path holds a reference to st_.
   FastSolver(const FastSolver&) = delete;
   FastSolver& operator=(const FastSolver&) = delete;
@@ -57,7 +56,7 @@ class FastSolver {
     for (std::size_t k = 0; k < st_.used.size(); ++k) res.alpha(st_.used[k]) = st_.alpha(k);
     path_->report(res);
     res.log_posterior = st_.log_posterior;
-    res.fitted = st_.fitted();
+    if (st_.in_memory()) res.fitted = st_.fitted();  // none from the sums
     res.mode_converged = st_.mode_converged;
     res.iterations = it;
     res.converged = converged;

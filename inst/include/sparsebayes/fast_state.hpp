@@ -15,7 +15,7 @@
 
 #include "model.hpp"
 #include "smoothness.hpp"
-#include "statistics.hpp"
+#include "data.hpp"
 
 namespace sparsebayes {
 
@@ -110,24 +110,22 @@ struct FastUndoable {
 
 // A plain struct: the loop and the likelihood paths all work on this state.
 struct FastState : FastUndoable {
-  FastState(const Eigen::Ref<const Eigen::MatrixXd>& Phi_, const Eigen::VectorXd& inv_scale_,
-            const Eigen::VectorXd& t_, const ProblemSpec& problem_, const LoopControl& loop_,
-            const NoiseControl& noise_, const FastControl& fast_, const GaussianStatistics* stats_ = nullptr,
-            std::shared_ptr<ColumnProducts> products_ = nullptr)
-      : Phi(Phi_), inv_scale(inv_scale_), t(t_), stats(stats_), problem(problem_), loop(loop_), noise(noise_),
-        fast(fast_), products(products_ ? std::move(products_) : std::make_shared<ColumnProducts>()),
-        n(stats_ ? stats_->n : Phi_.rows()), M(stats_ ? stats_->cols() : Phi_.cols()),
+  FastState(const Data& data_, const Eigen::VectorXd& inv_scale_, const ProblemSpec& problem_, const LoopControl& loop_,
+            const NoiseControl& noise_, const FastControl& fast_, std::shared_ptr<ColumnProducts> products_ = nullptr)
+      : data(data_), inv_scale(inv_scale_), t(data_.in_memory() ? data_.targets() : Eigen::VectorXd()),
+        problem(problem_), loop(loop_), noise(noise_), fast(fast_),
+        products(products_ ? std::move(products_) : std::make_shared<ColumnProducts>()), n(data_.rows()),
+        M(data_.cols()),
         beta(1.0 / (problem_.noise_variance > 0.0 ? problem_.noise_variance
-                                                  : initial_noise_variance(t_, problem_, noise_))) {
+                                                  : initial_noise_variance(t, problem_, noise_))) {
     aligned_out.assign(M, 0);
     barred.assign(M, 0);
   }
 
-  Eigen::Ref<const Eigen::MatrixXd> Phi;  // the caller's basis, not copied (see fit.hpp)
-  Eigen::VectorXd inv_scale;              // 1 / column norms of Phi
-  Eigen::VectorXd t;
-  // Shared noise from the statistics alone (statistics.hpp): Phi and t have no rows.
-  const GaussianStatistics* stats;
+  // The rows in memory, or the sums of rows not held (data.hpp): the caller's, not copied (see fit.hpp).
+  const Data& data;
+  Eigen::VectorXd inv_scale;  // 1 / column norms of Phi
+  Eigen::VectorXd t;          // the targets (none from the sums)
   ProblemSpec problem;  // the parts of SolverOptions the fast solver reads
   LoopControl loop;
   NoiseControl noise;
@@ -143,9 +141,12 @@ struct FastState : FastUndoable {
   void restore(const Snapshot& s) { FastUndoable::operator=(s); }
 
   bool weighted() const { return B.size() > 0; }
+  bool in_memory() const { return data.in_memory(); }
+  const Eigen::Ref<const Eigen::MatrixXd>& Phi() const { return data.basis(); }
 
-  // Phi mu (empty from the statistics alone).
+  // Phi mu (rows in memory).
   Eigen::VectorXd fitted() const {
+    const Eigen::Ref<const Eigen::MatrixXd>& Phi = this->Phi();
     Eigen::VectorXd y = Eigen::VectorXd::Zero(Phi.rows());
     for (std::size_t k = 0; k < used.size(); ++k) y += (mu(k) * inv_scale(used[k])) * Phi.col(used[k]);
     return y;
@@ -153,6 +154,7 @@ struct FastState : FastUndoable {
 
   // The relevant columns at unit norm, n x S.
   Eigen::MatrixXd unit_columns() const {
+    const Eigen::Ref<const Eigen::MatrixXd>& Phi = this->Phi();
     const Eigen::Index S = used.size();
     Eigen::MatrixXd PhiU(Phi.rows(), S);
     for (Eigen::Index k = 0; k < S; ++k) PhiU.col(k) = Phi.col(used[k]) * inv_scale(used[k]);
@@ -162,15 +164,16 @@ struct FastState : FastUndoable {
   // B-weighted inner products of every unit-norm column with unit-norm column m: O(n M)
   // from the rows, O(M) from the statistics.
   Eigen::VectorXd cross(Eigen::Index m) const {
-    if (stats) return stats->gram.col(m).cwiseProduct(inv_scale) * inv_scale(m);
+    if (!in_memory()) return data.sums().gram.col(m).cwiseProduct(inv_scale) * inv_scale(m);
+    const Eigen::Ref<const Eigen::MatrixXd>& Phi = this->Phi();
     if (weighted()) return (Phi.transpose() * B.cwiseProduct(Phi.col(m))).cwiseProduct(inv_scale) * inv_scale(m);
     return products->of(Phi, m).cwiseProduct(inv_scale) * inv_scale(m);
   }
 
   // Cosine of unit-norm columns m and k (the alignment test).
   double cosine(Eigen::Index m, Eigen::Index k) const {
-    if (stats) return stats->gram(m, k) * inv_scale(m) * inv_scale(k);
-    return Phi.col(m).dot(Phi.col(k)) * inv_scale(m) * inv_scale(k);
+    if (!in_memory()) return data.sums().gram(m, k) * inv_scale(m) * inv_scale(k);
+    return Phi().col(m).dot(Phi().col(k)) * inv_scale(m) * inv_scale(k);
   }
 
   Eigen::Index position_in_used(Eigen::Index m) const { return std::find(used.begin(), used.end(), m) - used.begin(); }
@@ -217,6 +220,7 @@ struct FastState : FastUndoable {
   // S_m = phi' B phi - phi' B Phi_u Sigma Phi_u' B phi of every column, from the weighted cache.
   void weighted_sparsity() {
     Eigen::VectorXd phi_B_phi(M);
+    const Eigen::Ref<const Eigen::MatrixXd>& Phi = this->Phi();
     for (Eigen::Index m = 0; m < M; ++m) phi_B_phi(m) = Phi.col(m).cwiseAbs2().dot(B) * inv_scale(m) * inv_scale(m);
     const Eigen::MatrixXd CS = PhiT_PhiU * Sigma;
     S_in = phi_B_phi - (CS.array() * PhiT_PhiU.array()).rowwise().sum().matrix();

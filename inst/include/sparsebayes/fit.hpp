@@ -100,10 +100,11 @@ inline FitResult fit_model(const Eigen::Ref<const Eigen::MatrixXd>& Phi, const E
   const Eigen::VectorXd scale = column_scale(norms);
   const Eigen::VectorXd inv_scale = scale.cwiseInverse();
 
+  RowsInMemory rows(Phi, t);
   FitResult r = method_named(opt.problem.method).rule == Rule::fast
-                    ? FastSolver(Phi, inv_scale, t, lik, detail::in_unit_columns(opt.problem, scale), opt.loop, opt.noise,
-                                 opt.fast, nullptr, std::move(products)).run(progress)
-                    : fit_joint_ard(Phi, inv_scale, t, lik, opt.problem, opt.loop, opt.noise, opt.batch, progress);
+                    ? FastSolver(rows, inv_scale, lik, detail::in_unit_columns(opt.problem, scale), opt.loop, opt.noise,
+                                 opt.fast, std::move(products)).run(progress)
+                    : fit_joint_ard(rows, inv_scale, lik, opt.problem, opt.loop, opt.noise, opt.batch, progress);
   detail::to_caller_columns(r, scale);
   return r;
 }
@@ -127,28 +128,27 @@ inline FitResult fit_statistics(const GaussianStatistics& stats, const SolverOpt
   const Eigen::VectorXd scale = detail::statistics_scale(stats);
   ProblemSpec problem = detail::in_unit_columns(p, scale);
   if (!(problem.target_variance > 0.0)) problem.target_variance = stats.target_variance();
-  const Eigen::MatrixXd no_rows(0, stats.cols());
+  SumsOfRows sums(stats);
   const Likelihood lik = Likelihood::from_name("gaussian");
-  const Eigen::VectorXd no_t, inv_scale = scale.cwiseInverse();
-  FitResult r = fast ? FastSolver(no_rows, inv_scale, no_t, lik, problem, opt.loop, opt.noise, opt.fast, &stats).run(progress)
-                     : JointArd(no_rows, inv_scale, no_t, lik, problem, opt.loop, opt.noise, opt.batch, &stats).run(progress);
+  const Eigen::VectorXd inv_scale = scale.cwiseInverse();
+  FitResult r = fast ? FastSolver(sums, inv_scale, lik, problem, opt.loop, opt.noise, opt.fast).run(progress)
+                     : JointArd(sums, inv_scale, lik, problem, opt.loop, opt.noise, opt.batch).run(progress);
   detail::to_caller_columns(r, scale);
   return r;
 }
 
 // A gaussian fit with per-sample (or Student-t) noise from rows read by
-// passes (data_chunks()): `stats` are the rows' sums in standard units
-// (statistics.hpp: the column scales and the count), `t` the targets, held
-// here because the noise step reads every row's (the Student-t floor's
-// robust scale, the outlier class's range); `passes` read the rows again at
-// each noise step, twice: their residuals and x_i' Sigma x_i at the current
-// posterior, then their statistics weighted by the new noise. The batch
-// solver from its plain start only (the high-breakdown start reads the rows
-// in memory), with the rules that read no row statistics between noise
-// steps: the same fit as fit_model() on those rows with start "plain", up
-// to rounding, without fitted values.
-inline FitResult fit_passes(const GaussianStatistics& stats, const Eigen::VectorXd& t, RowPasses& passes,
-                            const SolverOptions& opt, const Progress& progress = nullptr) {
+// passes (data.hpp; data_chunks()): the source gives the rows' sums in
+// standard units (statistics.hpp: the column scales and the count) and
+// their targets, held because the noise step reads every row's (the
+// Student-t floor's robust scale, the outlier class's range), and reads
+// the rows again at each noise step, twice: their residuals and
+// x_i' Sigma x_i at the current posterior, then their sums weighted by the
+// new noise. The batch solver from its plain start only (the
+// high-breakdown start reads the rows in memory), with the rules that read
+// no row statistics between noise steps: the same fit as fit_model() on
+// those rows with start "plain", up to rounding, without fitted values.
+inline FitResult fit_passes(Data& data, const SolverOptions& opt, const Progress& progress = nullptr) {
   const ProblemSpec& p = opt.problem;
   if (!p.per_sample) throw std::invalid_argument("a fit from passes over rows is for per-sample noise");
   if (!method_named(p.method).passes)
@@ -156,12 +156,15 @@ inline FitResult fit_passes(const GaussianStatistics& stats, const Eigen::Vector
                                 methods_supporting(&Method::passes));
   if (p.gradient_form == "primal") throw std::invalid_argument("a fit from passes has no sample space (gradient form 'primal')");
   if (opt.batch.studentized) throw std::invalid_argument("the studentized noise update reads the rows at every step");
-  const Eigen::VectorXd scale = detail::statistics_scale(stats);
-  if (t.size() != stats.n || !t.allFinite()) throw std::invalid_argument("the targets must be one finite value per row of the statistics");
-  const Eigen::MatrixXd no_rows(0, stats.cols());
+  if (data.in_memory() || !data.reads_passes() || !data.has_targets())
+    throw std::invalid_argument("a fit from passes needs a source read by passes, with its targets");
+  const Eigen::VectorXd scale = detail::statistics_scale(data.sums());
+  const Eigen::VectorXd& t = data.targets();
+  if (t.size() != data.sums().n || !t.allFinite())
+    throw std::invalid_argument("the targets must be one finite value per row of the statistics");
   const Likelihood lik = Likelihood::from_name("gaussian");
   const Eigen::VectorXd inv_scale = scale.cwiseInverse();
-  FitResult r = JointArd(no_rows, inv_scale, t, lik, p, opt.loop, opt.noise, opt.batch, &stats, &passes).run(progress);
+  FitResult r = JointArd(data, inv_scale, lik, p, opt.loop, opt.noise, opt.batch).run(progress);
   detail::to_caller_columns(r, scale);
   return r;
 }

@@ -71,19 +71,18 @@ struct PathRecorder {
 
 class JointArd {
  public:
-  // Phi diag(inv_scale) has unit-norm columns (see fit.hpp); with `stats`
-  // (shared noise, statistics.hpp) Phi and y have no rows; with `passes` too
-  // (per-sample noise), y has them and the rows are read by passes.
-  JointArd(const Eigen::Ref<const Eigen::MatrixXd>& Phi, const Eigen::VectorXd& inv_scale, const Eigen::VectorXd& y,
-           const Likelihood& lik, const ProblemSpec& problem, const LoopControl& loop, const NoiseControl& noise,
-           const BatchControl& batch, const GaussianStatistics* stats = nullptr, RowPasses* passes = nullptr)
+  // Phi diag(inv_scale) has unit-norm columns (see fit.hpp); the data
+  // (data.hpp) are the rows in memory, their sums (shared noise), or sums
+  // and targets with passes over the rows (per-sample noise).
+  JointArd(Data& data, const Eigen::VectorXd& inv_scale, const Likelihood& lik, const ProblemSpec& problem,
+           const LoopControl& loop, const NoiseControl& noise, const BatchControl& batch)
       : problem_(problem),
         loop_(loop),
         noise_control_(noise),
         batch_(batch),
         rule_(make_ard_rule(problem_, batch_)),
-        noise_(problem_, noise_control_, batch_, lik, y),
-        post_(Phi, inv_scale, y, lik, problem_, stats, passes) {
+        noise_(problem_, noise_control_, batch_, lik, data.has_targets() ? data.targets() : Eigen::VectorXd()),
+        post_(data, inv_scale, lik, problem_) {
     if (problem_.gradient_form != "auto" && problem_.gradient_form != "primal" && problem_.gradient_form != "dual")
       throw std::invalid_argument("unknown gradient form '" + problem_.gradient_form + "'");
     if (!(batch_.alpha_min > 0.0 && batch_.alpha_min < batch_.alpha_max && noise_control_.lambda_min > 0.0 &&
@@ -91,7 +90,7 @@ class JointArd {
       throw std::invalid_argument("the clipping bounds must satisfy 0 < min < max");
     if (batch_.schedule != "converge" && batch_.schedule != "paper")
       throw std::invalid_argument("unknown schedule '" + batch_.schedule + "'");
-    if (lik.gaussian() && !((stats ? stats->target_variance() : sample_variance(y)) > 0.0))
+    if (lik.gaussian() && !((data.in_memory() ? sample_variance(data.targets()) : data.sums().target_variance()) > 0.0))
       throw std::invalid_argument("the response is constant; nothing to fit");
     active_ = post_.nonzero_columns();
     if (active_.empty()) throw std::invalid_argument("every feature column is zero");
@@ -360,13 +359,14 @@ class JointArd {
 // test uses the reweighted LTS fit and its scale (robust_start.hpp), as
 // efficient as least squares on clean data. The optimum not returned is
 // kept in `other`, so that R can say how the two explain the data.
-inline FitResult fit_joint_ard(const Eigen::Ref<const Eigen::MatrixXd>& Phi, const Eigen::VectorXd& inv_scale,
-                               const Eigen::VectorXd& y, const Likelihood& lik, const ProblemSpec& problem,
-                               const LoopControl& loop, const NoiseControl& noise, const BatchControl& batch,
-                               const Progress& progress) {
+inline FitResult fit_joint_ard(RowsInMemory& data, const Eigen::VectorXd& inv_scale, const Likelihood& lik,
+                               const ProblemSpec& problem, const LoopControl& loop, const NoiseControl& noise,
+                               const BatchControl& batch, const Progress& progress) {
+  const Eigen::Ref<const Eigen::MatrixXd>& Phi = data.basis();
+  const Eigen::VectorXd& y = data.targets();
   if (batch.start != "plain" && batch.start != "best" && batch.start != "robust")
     throw std::invalid_argument("unknown start '" + batch.start + "'");
-  FitResult plain = JointArd(Phi, inv_scale, y, lik, problem, loop, noise, batch).run(progress);
+  FitResult plain = JointArd(data, inv_scale, lik, problem, loop, noise, batch).run(progress);
   // The paper's schedule stops early by design: an estimator of its own, from its own start.
   if (batch.start == "plain" || !problem.per_sample || problem.noise_variance > 0.0 || batch.schedule == "paper")
     return plain;
@@ -382,7 +382,7 @@ inline FitResult fit_joint_ard(const Eigen::Ref<const Eigen::MatrixXd>& Phi, con
   }
   ProblemSpec robust_start = problem;
   robust_start.init_noise = r.cwiseAbs2().cwiseMax(s2);
-  FitResult robust = JointArd(Phi, inv_scale, y, lik, robust_start, loop, noise, batch).run(progress);
+  FitResult robust = JointArd(data, inv_scale, lik, robust_start, loop, noise, batch).run(progress);
   const bool keep_robust = batch.start == "robust" || robust.log_evidence > plain.log_evidence;
   FitResult& kept = keep_robust ? robust : plain;
   FitResult& other = keep_robust ? plain : robust;

@@ -6,7 +6,7 @@
 // weights, times the case weights) with the linearised targets
 // z = Phi mu + (t - E t) / B. The same fixed point is reached by IRLS: a
 // pass at the current mu gives the statistics of sqrt(B) Phi and sqrt(B) z
-// and the log-likelihood (laplace_pass_sums()); the fast solver fits the
+// and the log-likelihood (Data::laplace_pass(), data.hpp); the fast solver fits the
 // Gaussian model on those sums with the noise variance fixed at 1, and its
 // posterior mean is a Newton step towards the mode at its alphas.
 // Pure C++17 + Eigen: no R headers.
@@ -20,73 +20,6 @@
 #include "fit.hpp"
 
 namespace sparsebayes {
-
-// What a pass over the rows gives at a linear predictor: the statistics of
-// sqrt(b) Phi and sqrt(b) z (b = w v the curvature of a row with case
-// weight w, z its linearised target), the log-likelihood, that of the
-// saturated model and that at f = offset (`null_log_lik`, first pass only),
-// the rows (`kept`), the sum of the targets (`positive`) and the rows on
-// the wrong side of 1/2 (classes only). Sums of blocks of rows add.
-struct PassSums {
-  GaussianStatistics statistics;
-  double log_lik = 0.0, log_sat = 0.0, null_log_lik = 0.0;
-  double kept = 0.0, positive = 0.0, wrong = 0.0;
-
-  bool finite() const {
-    return statistics.gram.allFinite() && statistics.cross.allFinite() && std::isfinite(statistics.tt) &&
-           std::isfinite(statistics.sum_t) && std::isfinite(log_lik);
-  }
-};
-
-// A block of rows' share of a pass (Phi: the block's basis, every column;
-// t, w, offset: its targets, case weights and offset) at the weights mu of
-// the columns `relevant` (0-based, in order). The first pass of a
-// likelihood that starts at its targets (Poisson) is at their own linear
-// predictor, not at mu, and gives the log-likelihood at f = offset too.
-inline PassSums laplace_pass_sums(const Likelihood& lik, const Eigen::Ref<const Eigen::MatrixXd>& Phi,
-                                  const Eigen::VectorXd& t, const Eigen::VectorXd& w, const Eigen::VectorXd& offset,
-                                  const std::vector<Eigen::Index>& relevant, const Eigen::VectorXd& mu,
-                                  bool first_pass) {
-  const Eigen::Index n = Phi.rows();
-  if (t.size() != n || w.size() != n || offset.size() != n || mu.size() != static_cast<Eigen::Index>(relevant.size()))
-    throw std::invalid_argument("a block of a pass needs one target, weight and offset per row, one weight per column");
-  Eigen::VectorXd eta0 = Eigen::VectorXd::Zero(n);  // the linear predictor less the offset
-  if (first_pass && lik.starts_at_targets()) {
-    eta0 = lik.linearised_targets(t) - offset;
-  } else {
-    for (std::size_t k = 0; k < relevant.size(); ++k) {
-      if (relevant[k] < 0 || relevant[k] >= Phi.cols()) throw std::invalid_argument("a relevant column is out of range");
-      eta0 += mu(k) * Phi.col(relevant[k]);
-    }
-  }
-  const Eigen::VectorXd eta = eta0 + offset;
-  Eigen::VectorXd sb(n), z(n);  // sqrt(b) and sqrt(b) z
-  for (Eigen::Index i = 0; i < n; ++i) {
-    double root = 0.0, resid = 0.0;
-    lik.irls_row(eta(i), t(i), root, resid);
-    const double sw = std::sqrt(w(i));
-    sb(i) = sw * root;
-    z(i) = sb(i) * eta0(i) + sw * resid;
-  }
-  PassSums s;
-  s.statistics.add_rows(sb.asDiagonal() * Phi, z);
-  s.log_lik = lik.log_likelihood(t, eta, w);
-  s.log_sat = lik.saturated_log_likelihood(t, w);
-  if (first_pass) s.null_log_lik = lik.log_likelihood(t, offset, w);
-  s.kept = static_cast<double>(n);
-  s.positive = t.sum();
-  if (lik.classes())
-    for (Eigen::Index i = 0; i < n; ++i) s.wrong += (eta(i) > 0.0) != (t(i) == 1.0);
-  return s;
-}
-
-// The passes of a fit: the sums at the weights mu of the columns
-// `relevant` (0-based, in order, columns as given); `pass` counts from 1.
-class LaplacePasses {
- public:
-  virtual ~LaplacePasses() = default;
-  virtual PassSums pass(const std::vector<Eigen::Index>& relevant, const Eigen::VectorXd& mu, int pass) = 0;
-};
 
 // The fit, with what its passes did.
 struct PassesResult {
@@ -201,9 +134,9 @@ class LaplacePassesFit {
  public:
   using Columns = std::vector<Eigen::Index>;
 
-  LaplacePassesFit(LaplacePasses& passes, Eigen::Index M, const std::string& likelihood, int max_passes,
-                   SolverOptions opt, Progress progress = nullptr)
-      : passes_(passes), M_(M), lik_(Likelihood::from_name(likelihood)), max_passes_(max_passes),
+  LaplacePassesFit(Data& data, const std::string& likelihood, int max_passes, SolverOptions opt,
+                   Progress progress = nullptr)
+      : data_(data), M_(data.cols()), lik_(Likelihood::from_name(likelihood)), max_passes_(max_passes),
         opt_(std::move(opt)), progress_(std::move(progress)), tolerance_(std::max(opt_.loop.tolerance, 1e-7)) {
     if (lik_.gaussian()) throw std::invalid_argument("a fit from Laplace passes needs the binomial or poisson family");
     if (M_ < 1 || max_passes_ < 1) throw std::invalid_argument("a fit from passes needs a basis column and a pass");
@@ -246,7 +179,7 @@ class LaplacePassesFit {
     return a;
   }
 
-  LaplacePasses& passes_;
+  Data& data_;
   Eigen::Index M_;
   Likelihood lik_;
   int max_passes_;
@@ -409,7 +342,7 @@ inline PassesResult LaplacePassesFit::run() {
   int pass = 1;
   for (;; ++pass) {
     check_interrupt();
-    sums = passes_.pass(relevant_, mu_, pass);
+    sums = data_.laplace_pass(lik_, relevant_, mu_, pass);
     if (pass == 1) null_log_lik_ = sums.null_log_lik;
     const int n_relevant = static_cast<int>(relevant_.size());
     if (!searching && step_failed(sums, have_previous ? &previous : nullptr)) {

@@ -270,8 +270,10 @@ class MultinomialSolver {
     problem.noise_variance = 1.0;  // the classes' Gaussian models carry their curvature in B
     FastControl own = fast;
     own.alignment_test = false;  // tested here, in the case-weighted inner product (aligned())
-    for (Eigen::Index k = 0; k < K_; ++k)
-      st_.push_back(std::make_unique<FastState>(Phi, inv_scale, T.col(k), problem, loop, NoiseControl{}, own));
+    for (Eigen::Index k = 0; k < K_; ++k) {
+      rows_.push_back(std::make_unique<RowsInMemory>(Phi, T.col(k)));
+      st_.push_back(std::make_unique<FastState>(*rows_.back(), inv_scale, problem, loop, NoiseControl{}, own));
+    }
   }
 
   MultinomialResult run(const Progress& progress) {
@@ -324,7 +326,8 @@ class MultinomialSolver {
   LoopControl loop_;
   FastControl fast_;
   Eigen::Index M_, K_;
-  std::vector<std::unique_ptr<FastState>> st_;  // class k's Gaussian model at its curvature
+  std::vector<std::unique_ptr<RowsInMemory>> rows_;  // class k's rows: the basis and its indicators
+  std::vector<std::unique_ptr<FastState>> st_;       // class k's Gaussian model at its curvature
   MultinomialMode mode_;                        // the mode of the current model, when at_mode_
   double log_ev_ = 0.0;                         // the joint Laplace evidence (predicted within a batch)
   bool at_mode_ = false;
