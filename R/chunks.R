@@ -43,8 +43,10 @@
 #' current weights, with the linearised targets, and the fast solver fits
 #' the Gaussian model on them (warm-started from the last pass), until the
 #' relevant set stands and the weights and `log(alpha)` move by less than
-#' `tolerance` ([rvm_control()]): typically 6 to 10 passes, at most 100 (a
-#' warning), counted in `fit$chunks$passes`. A Poisson [rvm()]
+#' `tolerance` ([rvm_control()]), then once more at the weights returned:
+#' typically 6 to 10 passes, at most 100 (a warning), counted in
+#' `fit$chunks$passes`. A fit of the rows in memory runs the same passes
+#' (on the weighted rows themselves), so the two agree to rounding. A Poisson [rvm()]
 #' (`family = poisson()`) reads them once for the sums and a sample, then
 #' once per outer iteration in the same way, with the curvature
 #' `w exp(eta)`, its first pass at the counts' own `log(t + 1/2)` (6 to 30
@@ -61,13 +63,14 @@
 #' `rvm_control(temperature = 1)` is the one it equals. A two-class fit's passes are full Newton steps
 #' at newly re-estimated alphas while each raises the penalised log
 #' posterior. Where one does not (the classes nearly separate: as many
-#' centres as rows, say), the fit continues as the in-memory solver works:
-#' it searches the mode at fixed alphas by damped Newton steps (one pass a
-#' trial, the step halved until the log posterior rises), re-estimates the
-#' alphas only at a mode, and keeps the former alphas and mode if the new
-#' mode's evidence is lower. That takes more passes (47 on `mlbench::Sonar`
+#' centres as rows, say), or the steps cycle between two sets of columns or
+#' stop raising the evidence, the fit continues otherwise: it searches the
+#' mode at fixed alphas by damped Newton steps (one pass a trial, the step
+#' halved until the log posterior rises), re-estimates the alphas only at a
+#' mode, and keeps the former alphas and mode if the new mode's evidence is
+#' lower or cannot be found. That takes more passes (42 on `mlbench::Sonar`
 #' with a centre on each of its 208 rows), marked `"mode search"` and
-#' `"rejected"` in `fit$trace$action`; where even damped steps make no
+#' `"rejected"` in `fit$trace$action`; where even the first search makes no
 #' progress, the fit stops with an error (Poisson fits alike). More than two classes are refused: fit one class
 #' against the rest, `I(y == "a") ~ ...`. The chunks of a pass are processed through
 #' [future.apply::future_lapply()], so `future::plan()` decides where:
@@ -585,18 +588,6 @@ check_chunk_part <- function(part, i) {
   if (!is.null(part$offset) && any(!is.finite(part$offset))) stop_arg("offset", sprintf("must be finite (%s).", where))
 }
 
-# The first constant non-zero column of the scaled design, as
-# constant_column() finds it in the rows: c(column, value), c(0, 0) if none.
-# Judged by the column's sd against its largest magnitude, as the sums
-# allow (they keep no row to compare with the first), so a column constant
-# to 1e-9 here need not be in the rows: one rule for both would move the
-# fits of near-constant columns, from rows or from chunks.
-chunk_constant_column <- function(m, scaling) {
-  value <- if (is.null(scaling)) m$center else (m$center - scaling$center) / scaling$scale
-  j <- which(sqrt(m$M2 / m$W) <= 1e-9 * m$size & m$size > 0 & value != 0)[1L]
-  if (is.na(j)) c(0, 0) else c(j, value[j])
-}
-
 # Standard units (standard_units()) from the sums pass: exact copies are
 # pooled as in memory (mom$copies, chunk_copies()), so the weights are
 # rescaled to sum to the distinct rows of positive weight.
@@ -703,7 +694,9 @@ chunk_ard_rows <- function(a) {
   list(x = matrix(0, 0L, length(names), dimnames = list(NULL, names)), y = NULL, wo = list(), n_rows = mom$kept,
        moments = mom$x, chunks = design, start = if (sample_noise) chunk_start(a$control$start),
        statistics = function(scaling) {
-         const <- chunk_constant_column(mom$x, scaling)
+         m <- mom$x  # the inputs' moments; the scaled design's constant column
+         const <- constant_column(list(size = m$size, sd = sqrt(m$M2 / m$W), center = if (is.null(scaling)) m$center
+                                       else (m$center - scaling$center) / scaling$scale))
          st <- if (sample_noise) chunk_robust_units(design, scaling, const) else chunk_standard_units(mom, const)
          st$statistics <- chunk_design_statistics(mom, design$spec, scaling, st)
          st$pass_count <- if (sample_noise) 2L else 1L  # the sums pass, and the response's

@@ -234,15 +234,16 @@
 #'   \item{trace}{data frame per iteration: `log_posterior` (what the solver
 #'     maximised, as `log_posterior` above; `logLik`, its former name, is
 #'     kept as a copy for one release), `relevant`, `noise`
-#'     (variance) and `action` (`"rejected"`: a binomial or poisson step of
-#'     `"fast"`, or a binomial batch of steps at fixed curvature, undone
-#'     because the evidence at the new posterior mode fell; `"mode search"`:
-#'     a binomial fit of `"fast"` re-finding the mode after such a batch).
-#'     A two-class fit from [data_chunks()] has one row per pass over the
-#'     chunks: `"re-estimate"` (new alphas from the pass's sums, and the
-#'     Newton step at them), `"mode search"` (a damped Newton step at fixed
-#'     alphas that raised the log posterior), `"rejected"` (a step that did
-#'     not, or new alphas whose mode had lower evidence).}
+#'     (variance) and `action`. A binomial or poisson fit of `"fast"`, in
+#'     memory or from [data_chunks()], has one row per pass over the rows:
+#'     `"re-estimate"` (new alphas at the pass's curvature, and the Newton
+#'     step at them), `"mode search"` (a damped Newton step at fixed alphas
+#'     that raised the log posterior), `"rejected"` (a step that did not,
+#'     or new alphas whose mode had lower evidence) and `"terminate"` (the
+#'     pass at the weights returned, where Sigma and the evidence are
+#'     taken); a multiclass fit marks `"rejected"` its batches of steps at
+#'     fixed curvature undone because the evidence at the new posterior mode
+#'     fell, and `"mode search"` the steps that re-find the mode.}
 #'   \item{converged, iterations}{whether the solver met its convergence
 #'     rule, and how many iterations it took.}
 #'   \item{jitter_events}{Cholesky factorisations that needed jitter.}

@@ -29,14 +29,13 @@ check_weights_offset <- function(weights, offset, n) {
   list(weights = check_weights(weights, n), offset = check_offset(offset, n))
 }
 
-# Index of the first constant non-zero column of Phi (0 if none).
-constant_column <- function(Phi) {
-  if (is.null(Phi) || nrow(Phi) < 2L) return(0L)
-  for (j in seq_len(ncol(Phi))) {
-    v <- Phi[1L, j]
-    if (is.finite(v) && v != 0 && all(abs(Phi[, j] - v) <= 1e-9 * abs(v))) return(j)
-  }
-  0L
+# The first constant non-zero column, c(column, value) (c(0, 0) if none),
+# from the columns' moments (size, center, sd: column_moments() of the rows
+# in memory, or a chunk source's sums pass): its sd at most 1e-9 of its
+# largest magnitude, one rule for both, as the sums keep no row to compare.
+constant_column <- function(m) {
+  j <- which(m$sd <= 1e-9 * m$size & m$size > 0 & is.finite(m$center) & m$center != 0)[1L]
+  if (is.na(j)) c(0, 0) else c(j, m$center[j])
 }
 
 # An overflow-safe, positive scale of r (never 0): robust, the MAD (the sd
@@ -75,10 +74,7 @@ standard_units <- function(Phi, y, weights = NULL, offset = NULL, const = NULL, 
   pooled <- if (robust) list(weights = weights, unit = 1, log_weights = 0) else relative_weights(rows, z, weights)
   weights <- pooled$weights
   w <- if (is.null(weights)) rep(1, n) else weights
-  if (is.null(const)) {
-    j <- constant_column(Phi)
-    const <- if (j > 0L) c(j, Phi[1L, j]) else c(0, 0)
-  }
+  if (is.null(const)) const <- if (is.null(Phi) || nrow(Phi) < 2L) c(0, 0) else constant_column(column_moments(Phi))
   shift <- 0
   if (const[1L] > 0) {
     size <- max(abs(z[keep]))

@@ -1,12 +1,9 @@
 # Binomial rvm() from data_chunks(): one pass over the chunks per outer
 # (IRLS) iteration, the fast solver on the curvature-weighted sums,
-# warm-started from the last pass. It reaches the in-memory fit's fixed
-# point (the Laplace mode, alphas stationary at its curvature) where the
-# in-memory solver's steps all stood: on these data it rejected none
-# (asserted below), and the fits agree to 1e-6. That is what both reach:
-# the in-memory mode search stops at a gradient of 1e-6 per weight, and
-# the fast solver's alphas move by rounding below ~1e-7 (tight tolerances
-# for both: min_delta_log_alpha = 1e-10, tolerance = 1e-7).
+# warm-started from the last pass (laplace_passes.hpp). A fit of rows in
+# memory runs the same passes on the rows themselves, so the two agree to
+# rounding wherever the passes go (the tests' 1e-6 is the issue's bar;
+# tight tolerances: min_delta_log_alpha = 1e-10, tolerance = 1e-7).
 
 binomial_chunk_data <- function(n = 6000, seed = 1) {
   set.seed(seed)
@@ -26,7 +23,6 @@ test_that("a binomial rvm() from chunks is the fit from the rows, to 1e-6", {
   k <- kernel_gaussian(1)
   a <- rvm(Class ~ x1 + x2, data = d, kernel = k, centres = centres, control = tight)
   b <- rvm(Class ~ x1 + x2, data = data_chunks(d, chunk_size = 3000), kernel = k, centres = centres, control = tight)
-  expect_false(any(a$trace$action == "rejected"))  # the premise: the in-memory steps all stood
   expect_identical(b$relevant, a$relevant)
   expect_identical(b$levels, a$levels)
   expect_equal(coef(b), coef(a), tolerance = 1e-6)
@@ -54,9 +50,26 @@ test_that("a binomial rvm() from chunks is the fit from the rows, to 1e-6", {
   expect_error(fitted(b), "does not keep")
 })
 
+test_that("two classes from chunks are the fit of the rows in memory, over seeds and widths", {
+  # issue 58's reproducer: on 18 settings none agreed to 1e-6 when memory and
+  # chunks took different paths (probabilities up to 0.36 apart, log evidence 10 nats)
+  for (seed in 1:3) for (width in c(0.5, 1, 2)) {
+    set.seed(seed)
+    n <- 1200
+    d <- data.frame(x1 = runif(n, -3, 3), x2 = runif(n, -3, 3))
+    d$cls <- factor(ifelse(runif(n) < plogis(2 * sin(2 * d$x1) + d$x2), "yes", "no"))
+    centres <- as.matrix(d[seq(1, n, length.out = 30), c("x1", "x2")])
+    k <- kernel_gaussian(width)
+    ctl <- rvm_control(temperature = 1)
+    a <- rvm(cls ~ x1 + x2, data = d, kernel = k, centres = centres, control = ctl)
+    b <- rvm(cls ~ x1 + x2, data = data_chunks(d, chunk_size = 500), kernel = k, centres = centres, control = ctl)
+    expect_identical(b$relevant, a$relevant)
+    expect_equal(as.numeric(logLik(b)), as.numeric(logLik(a)), tolerance = 1e-6)
+    expect_equal(predict(b, d, type = "prob"), predict(a, d, type = "prob"), tolerance = 1e-6)
+  }
+})
+
 test_that("a binomial rvm() from chunks takes weights, offsets, and logical or 0/1 responses", {
-  # data on which the in-memory solver rejected no step (seeds 1 and 5 of the weighted fit, where it
-  # did or where the two ended on different optima, are in the report of the change)
   d <- binomial_chunk_data(4000, seed = 2)
   new <- binomial_chunk_data(200, seed = 5)
   new$o <- 0.1
@@ -65,7 +78,6 @@ test_that("a binomial rvm() from chunks takes weights, offsets, and logical or 0
   k <- kernel_gaussian(1.2)
   a <- rvm(Class ~ x1 + x2, data = d, weights = w, kernel = k, centres = centres, control = tight)
   b <- rvm(Class ~ x1 + x2, data = chunks, weights = w, kernel = k, centres = centres, control = tight)
-  expect_false(any(a$trace$action == "rejected"))
   expect_identical(b$relevant, a$relevant)
   expect_equal(coef(b), coef(a), tolerance = 1e-6)
   expect_equal(as.numeric(logLik(b)), as.numeric(logLik(a)), tolerance = 1e-6)
@@ -77,7 +89,6 @@ test_that("a binomial rvm() from chunks takes weights, offsets, and logical or 0
   chunks <- data_chunks(d, chunk_size = 1500)
   a <- rvm(Class ~ x1 + x2 + offset(o), data = d, kernel = k, centres = centres, control = tight)
   b <- rvm(Class ~ x1 + x2 + offset(o), data = chunks, kernel = k, centres = centres, control = tight)
-  expect_false(any(a$trace$action == "rejected"))
   expect_equal(coef(b), coef(a), tolerance = 1e-6)
   expect_equal(predict(b, new, type = "response"), predict(a, new, type = "response"), tolerance = 1e-6)
   # the same classes as a logical, a character and a 0/1 response with family = binomial

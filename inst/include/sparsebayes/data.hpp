@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cmath>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -29,12 +30,36 @@ namespace sparsebayes {
 // the wrong side of 1/2 (classes only). Sums of blocks of rows add.
 struct PassSums {
   GaussianStatistics statistics;
+  // From rows in memory, the weighted rows themselves instead of their sums:
+  // sqrt(b) Phi (shared by the copies a fit keeps of a pass) and sqrt(b) z
+  // (statistics then holds only tt, sum_t and n).
+  std::shared_ptr<const Eigen::MatrixXd> rows;
+  Eigen::VectorXd z;
   double log_lik = 0.0, log_sat = 0.0, null_log_lik = 0.0;
   double kept = 0.0, positive = 0.0, wrong = 0.0;
 
+  bool has_rows() const { return rows != nullptr; }
   bool finite() const {
-    return statistics.gram.allFinite() && statistics.cross.allFinite() && std::isfinite(statistics.tt) &&
-           std::isfinite(statistics.sum_t) && std::isfinite(log_lik);
+    const bool sums = has_rows() ? rows->allFinite() && z.allFinite()
+                                 : statistics.gram.allFinite() && statistics.cross.allFinite();
+    return sums && std::isfinite(statistics.tt) && std::isfinite(statistics.sum_t) && std::isfinite(log_lik);
+  }
+  // The block G[r, c] of G = Phi' B Phi, and (Phi' B z)[r].
+  Eigen::MatrixXd gram(const std::vector<Eigen::Index>& r, const std::vector<Eigen::Index>& c) const {
+    Eigen::MatrixXd G(r.size(), c.size());
+    if (has_rows()) {
+      for (std::size_t j = 0; j < c.size(); ++j)
+        for (std::size_t i = 0; i < r.size(); ++i) G(i, j) = rows->col(r[i]).dot(rows->col(c[j]));
+    } else {
+      for (std::size_t j = 0; j < c.size(); ++j)
+        for (std::size_t i = 0; i < r.size(); ++i) G(i, j) = statistics.gram(r[i], c[j]);
+    }
+    return G;
+  }
+  Eigen::VectorXd cross(const std::vector<Eigen::Index>& r) const {
+    Eigen::VectorXd c(r.size());
+    for (std::size_t i = 0; i < r.size(); ++i) c(i) = has_rows() ? rows->col(r[i]).dot(z) : statistics.cross(r[i]);
+    return c;
   }
 };
 
@@ -46,7 +71,7 @@ struct PassSums {
 inline PassSums laplace_pass_sums(const Likelihood& lik, const Eigen::Ref<const Eigen::MatrixXd>& Phi,
                                   const Eigen::VectorXd& t, const Eigen::VectorXd& w, const Eigen::VectorXd& offset,
                                   const std::vector<Eigen::Index>& relevant, const Eigen::VectorXd& mu,
-                                  bool first_pass) {
+                                  bool first_pass, bool keep_rows = false) {
   const Eigen::Index n = Phi.rows();
   if (t.size() != n || w.size() != n || offset.size() != n || mu.size() != static_cast<Eigen::Index>(relevant.size()))
     throw std::invalid_argument("a block of a pass needs one target, weight and offset per row, one weight per column");
@@ -69,7 +94,15 @@ inline PassSums laplace_pass_sums(const Likelihood& lik, const Eigen::Ref<const 
     z(i) = sb(i) * eta0(i) + sw * resid;
   }
   PassSums s;
-  s.statistics.add_rows(sb.asDiagonal() * Phi, z);
+  if (keep_rows) {
+    s.rows = std::make_shared<const Eigen::MatrixXd>(sb.asDiagonal() * Phi);
+    s.z = z;
+    s.statistics.tt = z.squaredNorm();
+    s.statistics.sum_t = z.sum();
+    s.statistics.n = n;
+  } else {
+    s.statistics.add_rows(sb.asDiagonal() * Phi, z);
+  }
   s.log_lik = lik.log_likelihood(t, eta, w);
   s.log_sat = lik.saturated_log_likelihood(t, w);
   if (first_pass) s.null_log_lik = lik.log_likelihood(t, offset, w);
@@ -154,7 +187,7 @@ class RowsInMemory : public Data {
     q = (X * R.transpose()).rowwise().squaredNorm();
   }
   PassSums laplace_pass(const Likelihood& lik, const Columns& relevant, const Eigen::VectorXd& mu, int pass) override {
-    return laplace_pass_sums(lik, Phi_, t_, w_, offset_, relevant, mu, pass == 1);
+    return laplace_pass_sums(lik, Phi_, t_, w_, offset_, relevant, mu, pass == 1, true);
   }
 
  private:

@@ -44,7 +44,7 @@ class SharedNoisePath : public FastPath {
     // residual from t't - 2 mu'Phi't + ..., which cancels with no rows to ask;
     // a Poisson fit from chunks at counts near 80 ended at -122149 against
     // -28155.)
-    const bool reversal = st_.in_memory() && reverses(ch);
+    const bool reversal = st_.in_memory() && st_.fast.exact_on_reversal && reverses(ch);
     if (ch.changes_model() && (ch.column == changed_ || reversal)) {
       // The column changed last sits at its optimum given s_m and q_m, which
       // do not depend on its own alpha: in exact arithmetic no action on it

@@ -1,11 +1,11 @@
 // The fast sequential marginal-likelihood solver (Tipping & Faul 2003,
 // SparseBayes v2): one basis function is added, re-estimated or deleted per
 // iteration, chosen by the largest increase of the log posterior. The loop is
-// written once; the state and the updates every likelihood shares are in
-// fast_state.hpp, and what differs (the posterior, S and Q, the noise, how an
-// action is carried out and checked) in the path chosen at construction:
-// fast_gaussian.hpp (shared or per-sample noise) or fast_laplace.hpp
-// (Bernoulli, Poisson).
+// written once; the state and the updates are in fast_state.hpp, and what
+// differs between shared and per-sample noise in the path chosen at
+// construction (fast_gaussian.hpp). Gaussian targets only: binomial and
+// Poisson fits run it on each pass's weighted rows or sums
+// (laplace_passes.hpp), as do multinomial ones per class (multinomial.hpp).
 #pragma once
 
 #include <algorithm>
@@ -14,16 +14,14 @@
 #include <vector>
 
 #include "fast_gaussian.hpp"
-#include "fast_laplace.hpp"
 
 namespace sparsebayes {
 
 class FastSolver {
  public:
-  FastSolver(const Data& data, const Eigen::VectorXd& inv_scale, const Likelihood& lik, const ProblemSpec& problem,
-             const LoopControl& loop, const NoiseControl& noise, const FastControl& fast,
-             std::shared_ptr<ColumnProducts> products = nullptr)
-      : st_(data, inv_scale, problem, loop, noise, fast, std::move(products)), path_(make_path(st_, lik)) {}
+  FastSolver(const Data& data, const Eigen::VectorXd& inv_scale, const ProblemSpec& problem, const LoopControl& loop,
+             const NoiseControl& noise, const FastControl& fast, std::shared_ptr<ColumnProducts> products = nullptr)
+      : st_(data, inv_scale, problem, loop, noise, fast, std::move(products)), path_(make_path(st_)) {}
   // The path holds a reference to st_.
   FastSolver(const FastSolver&) = delete;
   FastSolver& operator=(const FastSolver&) = delete;
@@ -87,9 +85,7 @@ class FastSolver {
     return trace[n - 1].log_posterior - low < kStallGain;
   }
 
-  static std::unique_ptr<FastPath> make_path(FastState& st, const Likelihood& lik) {
-    if (lik.bounded_curvature()) return std::make_unique<BernoulliPath>(st, lik);
-    if (!lik.gaussian()) return std::make_unique<PoissonPath>(st, lik);
+  static std::unique_ptr<FastPath> make_path(FastState& st) {
     if (st.problem.per_sample) return std::make_unique<SampleNoisePath>(st);
     return std::make_unique<SharedNoisePath>(st);
   }

@@ -87,6 +87,10 @@ inline void check_problem(const Eigen::Ref<const Eigen::MatrixXd>& Phi, const Ei
 
 }  // namespace detail
 
+// Binomial and Poisson fits of rows in memory (laplace_passes.hpp, included below).
+inline FitResult fit_laplace_rows(const Eigen::Ref<const Eigen::MatrixXd>& Phi, const Eigen::VectorXd& t,
+                                  const std::string& likelihood, const SolverOptions& opt, const Progress& progress);
+
 // `products`: the kept Phi' phi_m of this basis (fast_state.hpp), shared by
 // several fits of one basis; none: the fit keeps its own.
 inline FitResult fit_model(const Eigen::Ref<const Eigen::MatrixXd>& Phi, const Eigen::Ref<const Eigen::VectorXd>& t_in,
@@ -95,14 +99,15 @@ inline FitResult fit_model(const Eigen::Ref<const Eigen::MatrixXd>& Phi, const E
   const Likelihood lik = Likelihood::from_name(likelihood);
   detail::check_problem(Phi, t_in, lik, opt);
   const Eigen::VectorXd t = t_in;
+  const bool fast = method_named(opt.problem.method).rule == Rule::fast;
+  if (fast && !lik.gaussian()) return fit_laplace_rows(Phi, t, likelihood, opt, progress);
   const Eigen::VectorXd norms = Phi.colwise().norm().transpose();
   if (!norms.allFinite()) throw std::invalid_argument("basis column norms overflow; rescale the inputs");
   const Eigen::VectorXd scale = column_scale(norms);
   const Eigen::VectorXd inv_scale = scale.cwiseInverse();
 
   RowsInMemory rows(Phi, t);
-  FitResult r = method_named(opt.problem.method).rule == Rule::fast
-                    ? FastSolver(rows, inv_scale, lik, detail::in_unit_columns(opt.problem, scale), opt.loop, opt.noise,
+  FitResult r = fast ? FastSolver(rows, inv_scale, detail::in_unit_columns(opt.problem, scale), opt.loop, opt.noise,
                                  opt.fast, std::move(products)).run(progress)
                     : fit_joint_ard(rows, inv_scale, lik, opt.problem, opt.loop, opt.noise, opt.batch, progress);
   detail::to_caller_columns(r, scale);
@@ -131,7 +136,7 @@ inline FitResult fit_statistics(const GaussianStatistics& stats, const SolverOpt
   SumsOfRows sums(stats);
   const Likelihood lik = Likelihood::from_name("gaussian");
   const Eigen::VectorXd inv_scale = scale.cwiseInverse();
-  FitResult r = fast ? FastSolver(sums, inv_scale, lik, problem, opt.loop, opt.noise, opt.fast).run(progress)
+  FitResult r = fast ? FastSolver(sums, inv_scale, problem, opt.loop, opt.noise, opt.fast).run(progress)
                      : JointArd(sums, inv_scale, lik, problem, opt.loop, opt.noise, opt.batch).run(progress);
   detail::to_caller_columns(r, scale);
   return r;
@@ -271,3 +276,5 @@ inline WaveletFit fit_wavelet(const Eigen::Ref<const Eigen::VectorXd>& t, const 
 }
 
 }  // namespace sparsebayes
+
+#include "laplace_passes.hpp"  // fit_laplace_rows()

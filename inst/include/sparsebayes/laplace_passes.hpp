@@ -1,14 +1,16 @@
-// A binomial (two classes) or Poisson fit from passes over rows held
-// elsewhere (data_chunks()), one pass per outer (IRLS) iteration, as
-// biglm::bigglm fits a GLM. The in-memory fast solver (fast_laplace.hpp)
-// stops where the weights mu are the Laplace mode and the precisions alpha
-// are stationary for the Gaussian model at the mode's curvature B (the IRLS
-// weights, times the case weights) with the linearised targets
-// z = Phi mu + (t - E t) / B. The same fixed point is reached by IRLS: a
-// pass at the current mu gives the statistics of sqrt(B) Phi and sqrt(B) z
-// and the log-likelihood (Data::laplace_pass(), data.hpp); the fast solver fits the
-// Gaussian model on those sums with the noise variance fixed at 1, and its
-// posterior mean is a Newton step towards the mode at its alphas.
+// Binomial (two classes) and Poisson fits, from any source of rows
+// (data.hpp): one pass over the rows per outer (IRLS) iteration, as
+// biglm::bigglm fits a GLM. A pass at the current weights mu gives the
+// curvature-weighted rows sqrt(B) Phi and linearised targets sqrt(B) z
+// (B the IRLS weights times the case weights, z = Phi mu + (t - E t) / B),
+// held as those rows in memory or as their sums from chunks, and the
+// log-likelihood (Data::laplace_pass()); the fast solver fits the Gaussian
+// model on them with the noise variance fixed at 1, and its posterior mean
+// is a Newton step towards the mode at its alphas. The fixed point is the
+// Laplace approximation at the mode with alphas stationary for the
+// Gaussian model at the mode's curvature. Rows in memory and chunks run the
+// same steps and differ by rounding only (the fast solver's rule that
+// recomputes S and Q before a reversal, which reads rows, is off for both).
 // Pure C++17 + Eigen: no R headers.
 #pragma once
 
@@ -40,19 +42,17 @@ inline double penalised(double log_lik, const Eigen::VectorXd& mu, const Eigen::
 }
 
 // G[r, r] + diag(alpha): the Hessian of the penalised log posterior of the columns r at a pass's curvature.
-inline Eigen::MatrixXd penalised_gram(const Eigen::MatrixXd& gram, const Columns& r, const Eigen::VectorXd& alpha) {
-  Eigen::MatrixXd H(r.size(), r.size());
-  for (std::size_t i = 0; i < r.size(); ++i)
-    for (std::size_t j = 0; j < r.size(); ++j) H(i, j) = gram(r[i], r[j]);
+inline Eigen::MatrixXd penalised_gram(const PassSums& sums, const Columns& r, const Eigen::VectorXd& alpha) {
+  Eigen::MatrixXd H = sums.gram(r, r);
   H.diagonal() += alpha;
   return H;
 }
 
 [[noreturn]] inline void stuck(int pass) {
   throw std::runtime_error(
-      "the fit from data_chunks() could not make progress at outer pass " + std::to_string(pass) +
+      "the Laplace fit could not make progress at outer pass " + std::to_string(pass) +
       ": even damped Newton steps at fixed alphas did not raise the log posterior (or its sums were not finite). "
-      "Fit these rows in memory, or give fewer `centres` or a wider kernel.");
+      "Give fewer `centres` or a wider kernel.");
 }
 
 }  // namespace laplace_passes_detail
@@ -87,6 +87,7 @@ struct ModeSearch {
   double decrement = 0.0, log_evidence = 0.0, step = 1.0;
   Eigen::VectorXd mu;       // the point to pass next
   bool accepted = false, at_mode = false;
+  bool failed = false;      // no mode found: the start's sums were not finite, or no damped step ascended
   bool has_last = false;    // the mode of the previous alphas, kept if the new alphas' evidence is lower
   PassesPoint last_fit;
   PassSums last_sums;
@@ -98,7 +99,7 @@ struct ModeSearch {
 
   void start(const Columns& from_relevant, const Eigen::VectorXd& from_mu, const PassSums& from_sums, bool failed);
   void set_base(const Eigen::VectorXd& at, const PassSums& sums);
-  void pass(const PassSums& sums, int pass);
+  void pass(const PassSums& sums);
   void next_trial(double to) {
     step = to;
     mu = base_mu + to * (target - base_mu);
@@ -110,16 +111,15 @@ struct ModeSearch {
 // The outer loop. The first pass is at mu = 0 (Poisson: at the counts'
 // linear predictor), fitted from the fast solver's usual start; each later
 // pass warm-starts it from the model of the last, so that the passes follow
-// one path, as the in-memory solver's steps do, rather than each choosing
-// anew among the local optima of the evidence (from scratch, one data set
-// ended 9.9 nats below the in-memory fit).
+// one path rather than each choosing anew among the local optima of the
+// evidence (from scratch, one data set ended 9.9 nats lower).
 // Those full steps at newly re-estimated alphas can overshoot without bound
 // where the classes nearly separate (Sonar, 208 centres: weights from 91 to
 // 3e7 in two passes), and halving them while still re-estimating the alphas
 // every pass cycled: the alphas were re-estimated at a curvature far from
 // any mode. So a step is checked at the next pass (step_failed()), and once
-// one fails the fit takes the in-memory solver's structure for the rest of
-// the passes: a damped Newton search of the mode at fixed alphas, one pass
+// one fails (or the steps cycle, or stall: see run()) the fit takes another
+// structure for the rest of the passes: a damped Newton search of the mode at fixed alphas, one pass
 // per trial, then the fast solver once at the mode's sums to re-estimate the
 // alphas, whose new mode must not lower the Laplace evidence (else the
 // previous mode and alphas are kept and the fit ends). Fits whose steps all
@@ -130,6 +130,9 @@ struct ModeSearch {
 // rounding), or after max_passes (converged = false). The log evidence is
 // laplace_log_evidence()'s, at the last pass's mu and curvature with the new
 // alphas.
+// The cap on the passes of a fit from rows in memory (from chunks: R's chunk_max_passes()).
+constexpr int kMaxPasses = 100;
+
 class LaplacePassesFit {
  public:
   using Columns = std::vector<Eigen::Index>;
@@ -142,6 +145,8 @@ class LaplacePassesFit {
     if (M_ < 1 || max_passes_ < 1) throw std::invalid_argument("a fit from passes needs a basis column and a pass");
     opt_.problem.method = "fast";
     opt_.problem.noise_variance = 1.0;
+    opt_.problem.case_weights.resize(0);  // in the passes' rows
+    opt_.problem.offset.resize(0);
   }
 
   PassesResult run();
@@ -187,6 +192,13 @@ class LaplacePassesFit {
   Progress progress_;
   double tolerance_;
   std::vector<TraceRow> trace_;
+  // The interleaved steps: the sets of columns they left, their best
+  // evidence, and the passes since it last rose (kStalledPasses end them; a
+  // converging path raises it, however little, at every pass).
+  static constexpr int kStalledPasses = 5;
+  std::vector<Columns> seen_;
+  double best_evidence_ = -kInf;
+  int stalled_ = 0;
   Columns relevant_;  // the current point: columns, weights, precisions
   Eigen::VectorXd mu_, alpha_;
   double null_log_lik_ = 0.0;
@@ -199,7 +211,11 @@ inline PassesPoint LaplacePassesFit::refit(const PassSums& sums, const Columns& 
                                                         const Eigen::VectorXd& alpha) {
   SolverOptions opt = opt_;
   opt.problem.start_alpha = relevant.empty() ? Eigen::VectorXd() : all_alpha(M_, relevant, alpha);
-  const FitResult r = fit_statistics(sums.statistics, opt, progress_);
+  // (the weighted rows in memory, else their sums: one path, the rule that
+  // recomputes S and Q on a reversal being off for the rows as for sums)
+  opt.fast.exact_on_reversal = false;
+  const FitResult r = sums.has_rows() ? fit_model(*sums.rows, sums.z, "gaussian", opt, progress_)
+                                      : fit_statistics(sums.statistics, opt, progress_);
   iterations_ += r.iterations;
   inner_converged_ = inner_converged_ && r.converged;
   jitter_ += r.jitter_events;
@@ -262,11 +278,8 @@ inline void ModeSearch::start(const Columns& from_relevant, const Eigen::VectorX
     else start(at - relevant.begin()) = from_mu(k);
   }
   if (!inside) {
-    const Eigen::MatrixXd& G = from_sums.statistics.gram;
-    Eigen::MatrixXd cross(relevant.size(), from_relevant.size());
-    for (std::size_t i = 0; i < relevant.size(); ++i)
-      for (std::size_t j = 0; j < from_relevant.size(); ++j) cross(i, j) = G(relevant[i], from_relevant[j]);
-    mu = laplace_passes_detail::penalised_gram(G, relevant, alpha).partialPivLu().solve(cross * from_mu);  // to pass
+    const Eigen::MatrixXd cross = from_sums.gram(relevant, from_relevant);
+    mu = laplace_passes_detail::penalised_gram(from_sums, relevant, alpha).partialPivLu().solve(cross * from_mu);  // to pass
     return;
   }
   set_base(start, from_sums);
@@ -279,11 +292,10 @@ inline void ModeSearch::start(const Columns& from_relevant, const Eigen::VectorX
 // columns, the Hessian is H = G + diag(alpha) and the Newton step goes to
 // H^-1 c.
 inline void ModeSearch::set_base(const Eigen::VectorXd& at, const PassSums& sums) {
-  const Eigen::MatrixXd H = laplace_passes_detail::penalised_gram(sums.statistics.gram, relevant, alpha);
+  const Eigen::MatrixXd H = laplace_passes_detail::penalised_gram(sums, relevant, alpha);
   const Eigen::LLT<Eigen::MatrixXd> llt(H);
-  if (llt.info() != Eigen::Success) throw std::runtime_error("the Hessian of a mode search from chunks is not positive definite");
-  Eigen::VectorXd c(relevant.size());
-  for (std::size_t k = 0; k < relevant.size(); ++k) c(k) = sums.statistics.cross(relevant[k]);
+  if (llt.info() != Eigen::Success) throw std::runtime_error("the Hessian of a mode search is not positive definite");
+  const Eigen::VectorXd c = sums.cross(relevant);
   has_base = true;
   base_mu = at;
   base_sums = sums;
@@ -301,11 +313,15 @@ inline void ModeSearch::set_base(const Eigen::VectorXd& at, const PassSums& sums
 // moves mu by less than the tolerance (relative, as the passes' rule) or the
 // Newton decrement is at round-off; where no step down to 1/256 ascends, the
 // base is the mode if the decrement is at the rounding level of the log
-// posterior, and otherwise the fit cannot make progress: an error.
-inline void ModeSearch::pass(const PassSums& sums, int pass) {
+// posterior, and otherwise the search has failed (as where the start's sums
+// are not finite): the passes decide what follows.
+inline void ModeSearch::pass(const PassSums& sums) {
   const bool finite = sums.finite();
   if (!has_base) {  // the pass of the search's starting point
-    if (!finite) laplace_passes_detail::stuck(pass);
+    if (!finite) {
+      failed = true;
+      return;
+    }
     set_base(mu, sums);
     accepted = true;
   } else if (finite && laplace_passes_detail::penalised(sums.log_lik, mu, alpha) > base_log_posterior) {
@@ -315,7 +331,10 @@ inline void ModeSearch::pass(const PassSums& sums, int pass) {
     next_trial(step / 2.0);
     return;
   } else {
-    if (decrement >= 1e-8 * (1.0 + std::abs(base_log_posterior))) laplace_passes_detail::stuck(pass);
+    if (decrement >= 1e-8 * (1.0 + std::abs(base_log_posterior))) {
+      failed = true;
+      return;
+    }
     at_mode = true;
     accepted = false;
     return;
@@ -336,7 +355,7 @@ inline PassesResult LaplacePassesFit::run() {
   PassesPoint fit;
   PassSums sums;
   double log_evidence = nan;
-  bool converged = false, have_previous = false, searching = false;
+  bool converged = false, have_previous = false, searching = false, ended_at_refit = false;
   Previous previous;
   ModeSearch search;
   int pass = 1;
@@ -354,7 +373,21 @@ inline PassesResult LaplacePassesFit::run() {
       record(pass, nan, n_relevant, kRejected);
       mu_ = search.mu;
     } else if (searching) {
-      search.pass(sums, pass);
+      search.pass(sums);
+      if (search.failed) {
+        // No mode for these alphas. After a re-estimation, keep the previous
+        // mode and its alphas and end, as when the new mode's evidence is
+        // lower: on separable classes the new alphas' columns can start where
+        // rows are misclassified at near certainty, with infinite linearised
+        // targets (crabs, 4 columns replaced at once: log-likelihood -15 to -49430).
+        if (!search.has_last) laplace_passes_detail::stuck(pass);
+        record(pass, nan, n_relevant, kRejected);
+        fit = search.last_fit;
+        sums = search.last_sums;
+        log_evidence = search.last_log_evidence;
+        converged = true;
+        break;
+      }
       if (!search.at_mode) {
         record(pass, search.log_evidence, n_relevant, search.accepted ? kModeSearch : kRejected);
         mu_ = search.mu;
@@ -374,7 +407,7 @@ inline PassesResult LaplacePassesFit::run() {
         log_evidence = search.log_evidence;
         record(pass, log_evidence, static_cast<int>(fit.relevant.size()), kReestimate);
         if (moved < tolerance_) {
-          converged = true;
+          converged = ended_at_refit = true;
           break;
         }
         ModeSearch next(fit.relevant, fit.alpha(), tolerance_);
@@ -394,6 +427,31 @@ inline PassesResult LaplacePassesFit::run() {
       // laplace_log_evidence() at this pass's mu (its data log-likelihood) and curvature (Sigma)
       log_evidence = fit.relevant == relevant_ ? laplace_log_evidence(sums.log_lik, mu_, new_alpha, -log_det_spd(fit.Sigma))
                                                : nan;
+      if (std::isfinite(log_evidence)) {
+        if (log_evidence > best_evidence_) {
+          best_evidence_ = log_evidence;
+          stalled_ = 0;
+        } else {
+          ++stalled_;
+        }
+      }
+      const bool cycles = fit.relevant != relevant_ && std::find(seen_.begin(), seen_.end(), fit.relevant) != seen_.end();
+      if (!relevant_.empty() && (cycles || stalled_ >= kStalledPasses)) {
+        // The interleaved steps cycle (a set of columns left returns; Sonar,
+        // a fold: two columns swapped every three passes, to the cap) or
+        // wander without raising the evidence (Ionosphere, a fold: the same
+        // columns, the evidence between -42.5 and -41.2 for 90 passes). From
+        // here the fit takes the structure of the mode searches, whose
+        // evidence checks end it: search the mode at these alphas.
+        search = ModeSearch(relevant_, alpha_, tolerance_);
+        search.start(relevant_, mu_, sums, false);
+        searching = true;
+        record(pass, nan, n_relevant, kModeSearch);
+        mu_ = search.mu;
+        if (pass == max_passes_) break;
+        continue;
+      }
+      seen_.push_back(relevant_);
       const double moved = change(fit, relevant_, alpha_, mu_);
       record(pass, log_evidence, static_cast<int>(fit.relevant.size()), kReestimate);  // new alphas, a full Newton step
       // (a first pass at the targets' own linear predictor is at no point of the model: the step from it is not checked)
@@ -403,11 +461,27 @@ inline PassesResult LaplacePassesFit::run() {
       mu_ = fit.mu;
       alpha_ = new_alpha;
       if (moved < tolerance_) {
-        converged = true;
+        converged = ended_at_refit = true;
         break;
       }
     }
     if (pass == max_passes_) break;
+  }
+  if (converged && ended_at_refit) {
+    // The fit ends at the fast solver's weights, a Newton step from the last
+    // pass's point, with that pass's curvature: one more pass at them gives
+    // the Laplace covariance and evidence at the weights returned, consistent
+    // to rounding (hat values and leverage read them with the weights).
+    ++pass;
+    const PassSums at = data_.laplace_pass(lik_, fit.relevant, fit.mu, pass);
+    const Eigen::VectorXd alpha = fit.alpha();
+    const Eigen::LLT<Eigen::MatrixXd> llt(laplace_passes_detail::penalised_gram(at, fit.relevant, alpha));
+    if (at.finite() && llt.info() == Eigen::Success) {
+      sums = at;
+      fit.Sigma = llt.solve(Eigen::MatrixXd::Identity(alpha.size(), alpha.size()));
+      log_evidence = laplace_log_evidence(at.log_lik, fit.mu, alpha, 2.0 * llt.matrixLLT().diagonal().array().log().sum());
+    }
+    record(pass, log_evidence, static_cast<int>(fit.relevant.size()), kTerminate);
   }
   if (!converged && searching && search.has_base) {
     // Out of passes while searching: the last point that stood, at the alphas being searched.
@@ -430,6 +504,19 @@ inline PassesResult LaplacePassesFit::run() {
   out.deviance = 2.0 * (sums.log_sat - sums.log_lik);
   if (lik_.classes()) out.error = sums.wrong / sums.kept;
   return out;
+}
+
+// A binomial or Poisson fit of rows in memory by the passes (fit_model()'s
+// fast solver for these likelihoods): the algorithm of a fit from chunks,
+// each pass reading the rows in place, its inner fits on the weighted rows.
+inline FitResult fit_laplace_rows(const Eigen::Ref<const Eigen::MatrixXd>& Phi, const Eigen::VectorXd& t,
+                                  const std::string& likelihood, const SolverOptions& opt, const Progress& progress) {
+  RowsInMemory rows(Phi, t, opt.problem.case_weights, opt.problem.offset);
+  PassesResult pr = LaplacePassesFit(rows, likelihood, kMaxPasses, opt, progress).run();
+  FitResult r = std::move(pr.fit);
+  r.fitted = Eigen::VectorXd::Zero(Phi.rows());
+  for (std::size_t k = 0; k < r.relevant.size(); ++k) r.fitted += r.mu(k) * Phi.col(r.relevant[k]);
+  return r;
 }
 
 }  // namespace sparsebayes

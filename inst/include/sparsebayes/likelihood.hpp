@@ -26,10 +26,6 @@ struct LikelihoodInfo {
   bool canonical;          // the family's canonical link: the score is t - E[t | f]
   const char* targets;     // "real", "classes" (0/1: a classifier) or "counts"
   const char* title;       // of a fit's print-out
-  // The curvature is bounded (Bernoulli: at most 1/4), so that steps at a
-  // fixed curvature between mode searches pay (fast_solver.hpp); Poisson's
-  // exp(f) moves too much with the mode.
-  bool bounded_curvature;
   // Does an IRLS fit over passes start from the targets' own linear
   // predictor (linearised_targets()), as glm() does? Poisson: from f = 0 the
   // first step overshoots by the counts' size. Bernoulli starts at f = offset.
@@ -38,11 +34,11 @@ struct LikelihoodInfo {
 };
 
 inline constexpr LikelihoodInfo kLikelihoods[] = {
-    {"gaussian", "gaussian", "identity", true, true, "real", "Relevance vector machine", false, false,
+    {"gaussian", "gaussian", "identity", true, true, "real", "Relevance vector machine", false,
      LikelihoodKind::gaussian},
-    {"binomial", "binomial", "logit", false, true, "classes", "Relevance vector machine classifier", true, false,
+    {"binomial", "binomial", "logit", false, true, "classes", "Relevance vector machine classifier", false,
      LikelihoodKind::binomial},
-    {"poisson", "poisson", "log", false, true, "counts", "Relevance vector machine, Poisson counts", false, true,
+    {"poisson", "poisson", "log", false, true, "counts", "Relevance vector machine, Poisson counts", true,
      LikelihoodKind::poisson},
 };
 
@@ -60,7 +56,6 @@ class Likelihood {
   }
 
   bool gaussian() const { return info_->noise; }
-  bool bounded_curvature() const { return info_->bounded_curvature; }
   bool starts_at_targets() const { return info_->starts_at_targets; }
   // Are the targets the indicators of a class (0/1), so that a fit counts its misclassified rows?
   bool classes() const { return std::string(info_->targets) == "classes"; }

@@ -72,6 +72,7 @@ struct FastControl {
   double alignment_max;
   double zero_factor;          // q^2 - s must exceed this to count as positive
   double noise_shape, noise_scale;  // inverse-gamma prior on the noise with the smoothness prior
+  bool exact_on_reversal = true;    // rows: S and Q recomputed before a reversal (fast_gaussian.hpp)
 };
 
 // The batch solvers (joint ARD, App. D.1 of Timans et al.; MacKay).

@@ -10,9 +10,9 @@
 // chosen by the fast sequential rule (Tipping & Faul) on the K Gaussian
 // models that the mode linearises to, class k at the curvature
 // B_k = c p_k (1 - p_k) (the Hessian's diagonal blocks): for a shared alpha
-// the classes' marginal likelihoods add. As for two classes
-// (fast_laplace.hpp), steps are taken in batches at a fixed curvature and
-// the joint Laplace evidence at the new mode decides whether a batch stands.
+// the classes' marginal likelihoods add. Steps are taken in batches at a
+// fixed curvature and the joint Laplace evidence at the new mode decides
+// whether a batch stands.
 #pragma once
 
 #include <algorithm>
@@ -312,9 +312,8 @@ class MultinomialSolver {
   static constexpr double kMinGain = 1e-6;
   // Relative l1 change of the curvatures since the caches were computed
   // above which a new mode recomputes S and Q of every column (O(n M N));
-  // below it, only Q and the means move to the new mode (O(n M K)), as the
-  // two-class path does (fast_laplace.hpp). Convergence is declared only on
-  // statistics fresh at a mode.
+  // below it, only Q and the means move to the new mode (O(n M K)).
+  // Convergence is declared only on statistics fresh at a mode.
   static constexpr double kCurvatureChange = 0.1;
   bool fresh_ = false;  // S and Q of every column at the curvature of the current mode
   Eigen::Ref<const Eigen::MatrixXd> Phi_;
