@@ -108,6 +108,9 @@ struct ModeSearch {
   }
 };
 
+// The cap on the passes of a fit from rows in memory (from chunks: R's chunk_max_passes()).
+constexpr int kMaxPasses = 100;
+
 // The outer loop. The first pass is at mu = 0 (Poisson: at the counts'
 // linear predictor), fitted from the fast solver's usual start; each later
 // pass warm-starts it from the model of the last, so that the passes follow
@@ -119,20 +122,17 @@ struct ModeSearch {
 // every pass cycled: the alphas were re-estimated at a curvature far from
 // any mode. So a step is checked at the next pass (step_failed()), and once
 // one fails (or the steps cycle, or stall: see run()) the fit takes another
-// structure for the rest of the passes: a damped Newton search of the mode at fixed alphas, one pass
-// per trial, then the fast solver once at the mode's sums to re-estimate the
-// alphas, whose new mode must not lower the Laplace evidence (else the
-// previous mode and alphas are kept and the fit ends). Fits whose steps all
-// improve keep the interleaved path and its passes.
+// structure for the rest of the passes: a damped Newton search of the mode
+// at fixed alphas, one pass per trial, then the fast solver once at the
+// mode's sums to re-estimate the alphas, whose new mode must not lower the
+// Laplace evidence (else the previous mode and alphas are kept and the fit
+// ends). Fits whose steps all improve keep the interleaved path.
 // The passes end when the relevant set is unchanged and mu and log(alpha)
 // change by less than the tolerance (relative l-infinity, as the batch
 // solvers; at least 1e-7, below which the fast solver's alphas move by
 // rounding), or after max_passes (converged = false). The log evidence is
-// laplace_log_evidence()'s, at the last pass's mu and curvature with the new
-// alphas.
-// The cap on the passes of a fit from rows in memory (from chunks: R's chunk_max_passes()).
-constexpr int kMaxPasses = 100;
-
+// laplace_log_evidence()'s at the weights returned, from one more pass there
+// (or, ending at a kept mode, from that mode's pass).
 class LaplacePassesFit {
  public:
   using Columns = std::vector<Eigen::Index>;
