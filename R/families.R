@@ -11,11 +11,13 @@
 #' | --- | --- | --- |
 #' | `gaussian()` | real | `m` |
 #' | `binomial()` (logit) | two classes | MacKay's moderated output `plogis(m / sqrt(1 + pi v / 8))` |
+#' | `binomial(link = "probit")` | two classes | exactly `pnorm(m / sqrt(1 + v))` |
 #' | `poisson()` (log) | counts | the log-normal mean `exp(m + v / 2)` |
 #'
 #' Non-Gaussian likelihoods are fitted by a Laplace approximation at the
 #' posterior mode, found by penalised IRLS with glm()'s working weights
-#' (the curvature, with a canonical link). A factor with more than two
+#' (the curvature, with a canonical link; Fisher's information with the
+#' probit). A factor with more than two
 #' levels is fitted by the multinomial (softmax) model or one binomial model
 #' per class (`multiclass` of [rvm()]).
 #' @name sparsebayes_families

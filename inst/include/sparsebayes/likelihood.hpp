@@ -1,5 +1,5 @@
-// Non-Gaussian likelihoods (Bernoulli with the logit link, Poisson with the
-// log link) and the Laplace approximation of the weight posterior at its
+// Non-Gaussian likelihoods (Bernoulli with the logit or probit link, Poisson
+// with the log link) and the Laplace approximation of the weight posterior at its
 // mode, found by penalised IRLS (Newton) as in SparseBayes v2.
 #pragma once
 
@@ -11,7 +11,42 @@
 
 namespace sparsebayes {
 
-enum class LikelihoodKind { gaussian, binomial, poisson };
+namespace detail {
+// The standard normal's log cdf and inverse Mills ratio phi(f) / Phi(f), the
+// probit likelihood's pieces, accurate in both tails: erfc() of the upper
+// tail (no cancellation in 1 - Phi) and, below f = -30, where Phi(f) nears
+// the smallest double, the Mills ratio's asymptotic series
+// Phi(-x) x / phi(x) = 1 + s, s = -1/x^2 + 3/x^4 - ... (8 terms: below 1e-17
+// relative there).
+inline double mills_series_tail(double x) {
+  const double r = 1.0 / (x * x);
+  double term = 1.0, s = 0.0;
+  for (int k = 1; k < 8; ++k) s += (term *= -(2.0 * k - 1.0) * r);
+  return s;
+}
+inline double normal_cdf(double f) { return 0.5 * std::erfc(-f / std::sqrt(2.0)); }
+inline double log_normal_cdf(double f) {
+  if (f >= 0.0) return std::log1p(-normal_cdf(-f));
+  if (f > -30.0) return std::log(normal_cdf(f));
+  return -0.5 * f * f - std::log(-f) - 0.5 * std::log(2.0 * M_PI) + std::log1p(mills_series_tail(-f));
+}
+inline double inverse_mills(double f) {
+  if (f > -30.0) return std::exp(-0.5 * f * f) / std::sqrt(2.0 * M_PI) / normal_cdf(f);
+  return -f / (1.0 + mills_series_tail(-f));
+}
+// The probit row's score t lambda(f) - (1 - t) lambda(-f) and Fisher
+// information lambda(f) lambda(-f), glm()'s weights (t-free, so that R's
+// diagnostics have them from the family). The information is taken at f
+// clamped to +-35, where Phi is 1e-268 from 0 or 1: beyond, it underflows
+// and a misfit row's scaled residual would overflow.
+inline void probit_row(double f, double t, double& score, double& weight) {
+  score = t * inverse_mills(f) - (1.0 - t) * inverse_mills(-f);
+  const double g = std::min(std::max(f, -35.0), 35.0);
+  weight = inverse_mills(g) * inverse_mills(-g);
+}
+}  // namespace detail
+
+enum class LikelihoodKind { gaussian, binomial, poisson, probit };
 
 // The one table of likelihoods: what R knows of each (read through
 // .sb_likelihoods(): R's family object is its family and link, and R checks,
@@ -40,6 +75,9 @@ inline constexpr LikelihoodInfo kLikelihoods[] = {
      LikelihoodKind::binomial},
     {"poisson", "poisson", "log", false, true, "counts", "Relevance vector machine, Poisson counts", true,
      LikelihoodKind::poisson},
+    // Fisher's information is at most 2 / pi.
+    {"probit", "binomial", "probit", false, false, "classes", "Relevance vector machine probit classifier", true, false,
+     LikelihoodKind::probit},
 };
 
 // A likelihood of the targets given the linear predictor f: everything a
@@ -75,6 +113,7 @@ class Likelihood {
     switch (kind()) {
       case LikelihoodKind::binomial: return (1.0 / (1.0 + (-f.array()).exp())).matrix();
       case LikelihoodKind::poisson: return f.array().min(700.0).exp().matrix();
+      case LikelihoodKind::probit: return f.unaryExpr([](double x) { return detail::normal_cdf(x); });
       default: return f;
     }
   }
@@ -86,16 +125,23 @@ class Likelihood {
       // accounts for the uncertainty of the weights.
       case LikelihoodKind::binomial: return 1.0 / (1.0 + std::exp(-(eta / std::sqrt(1.0 + M_PI * v / 8.0))));
       case LikelihoodKind::poisson: return std::exp(eta + v / 2.0);  // the log-normal mean
+      case LikelihoodKind::probit: return detail::normal_cdf(eta / std::sqrt(1.0 + v));  // exact
       default: return eta;
     }
   }
 
   // d log p(t | f) / df and the IRLS weights at f, whose mean is m, for a
   // unit case weight. With a canonical link they are t - m and the
-  // curvature -d^2 log p(t | f) / df^2, a function of m.
+  // curvature -d^2 log p(t | f) / df^2, a function of m; otherwise (probit)
+  // Fisher's information, glm()'s weights.
   void derivatives(const Eigen::VectorXd& t, const Eigen::VectorXd& f, const Eigen::VectorXd& m,
                    Eigen::VectorXd& score, Eigen::VectorXd& weights) const {
-    (void)f;  // read by a link that is not canonical
+    if (kind() == LikelihoodKind::probit) {
+      score.resize(t.size());
+      weights.resize(t.size());
+      for (Eigen::Index i = 0; i < t.size(); ++i) detail::probit_row(f(i), t(i), score(i), weights(i));
+      return;
+    }
     score = t - m;
     switch (kind()) {
       case LikelihoodKind::binomial: weights = (m.array() * (1.0 - m.array())).matrix(); break;
@@ -123,6 +169,10 @@ class Likelihood {
           ll += cw * (t(i) * log_p + (1.0 - t(i)) * (log_p - f(i)));
           break;
         }
+        case LikelihoodKind::probit:
+          if (t(i) > 0.0) ll += cw * t(i) * detail::log_normal_cdf(f(i));
+          if (t(i) < 1.0) ll += cw * (1.0 - t(i)) * detail::log_normal_cdf(-f(i));
+          break;
         default:
           ll += cw * (t(i) * f(i) - std::exp(std::min(f(i), 700.0)) -
                       (without_constants ? 0.0 : std::lgamma(t(i) + 1.0)));
@@ -148,6 +198,13 @@ class Likelihood {
         scaled_residual = t * std::exp(-g / 2.0) - root_curvature;
         break;
       }
+      case LikelihoodKind::probit: {
+        double score = 0.0, weight = 0.0;
+        detail::probit_row(f, t, score, weight);
+        root_curvature = std::sqrt(weight);
+        scaled_residual = score / root_curvature;
+        break;
+      }
       default:
         root_curvature = 1.0;
         scaled_residual = t - f;
@@ -168,12 +225,16 @@ class Likelihood {
   }
 
   // Targets on the scale of f, for least-squares starts: log(t + 1/2) for
-  // Poisson; for Bernoulli SparseBayes's logit((0.9 (2t - 1) + 1) / 2).
+  // Poisson; for Bernoulli SparseBayes's logit((0.9 (2t - 1) + 1) / 2), for
+  // the probit that divided by 1.7 (the logistic's scale against the
+  // normal's: a start, not a fit).
   Eigen::VectorXd linearised_targets(const Eigen::VectorXd& t) const {
     switch (kind()) {
       case LikelihoodKind::poisson: return (t.array() + 0.5).log().matrix();
       case LikelihoodKind::binomial:
         return ((0.9 * (2.0 * t.array() - 1.0) + 1.0) / 2.0).unaryExpr([](double p) { return std::log(p / (1.0 - p)); });
+      case LikelihoodKind::probit:
+        return ((0.9 * (2.0 * t.array() - 1.0) + 1.0) / 2.0).unaryExpr([](double p) { return std::log(p / (1.0 - p)) / 1.7; });
       default: return t;
     }
   }
