@@ -75,8 +75,7 @@ inline constexpr LikelihoodInfo kLikelihoods[] = {
      LikelihoodKind::binomial},
     {"poisson", "poisson", "log", false, true, "counts", "Relevance vector machine, Poisson counts", true,
      LikelihoodKind::poisson},
-    // Fisher's information is at most 2 / pi.
-    {"probit", "binomial", "probit", false, false, "classes", "Relevance vector machine probit classifier", true, false,
+    {"probit", "binomial", "probit", false, false, "classes", "Relevance vector machine probit classifier", false,
      LikelihoodKind::probit},
 };
 
