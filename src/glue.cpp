@@ -276,7 +276,7 @@ class ChunkPasses : public sparsebayes::Data {
  private:
   Rcpp::Function function(const Rcpp::RObject& f, const std::string& what) const {
     if (f.isNULL()) missing(what);
-    return Rcpp::Function(Rcpp::as<Rcpp::Function>(f));
+    return Rcpp::as<Rcpp::Function>(f);
   }
   Eigen::Index M_;
   Rcpp::RObject weighted_, rows_, pass_;

@@ -1,9 +1,8 @@
-// What differs between the likelihood paths of the fast solver, behind one
-// interface: how the posterior, S and Q come from the rows (B = beta I,
-// B = diag(1 / lambda_i), or the IRLS weights at the Laplace mode), the noise
-// update, and how a chosen action is carried out (at once, or checked by a
-// mode search and undone if the realised evidence fell). FastSolver picks a
-// path once, at construction, and runs the one add/re-estimate/delete loop.
+// What differs between the Gaussian paths of the fast solver, behind one
+// interface: how the posterior, S and Q come from the rows (B = beta I or
+// B = diag(1 / lambda_i)), the noise update, and how a chosen action is
+// carried out. FastSolver picks a path once, at construction, and runs the
+// one add/re-estimate/delete loop.
 #pragma once
 
 #include <cmath>

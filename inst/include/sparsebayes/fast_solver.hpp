@@ -55,7 +55,6 @@ class FastSolver {
     path_->report(res);
     res.log_posterior = st_.log_posterior;
     if (st_.in_memory()) res.fitted = st_.fitted();  // none from the sums
-    res.mode_converged = st_.mode_converged;
     res.iterations = it;
     res.converged = converged;
     res.jitter_events = st_.jitter_events;
@@ -73,7 +72,7 @@ class FastSolver {
   // log alpha and log beta, for 10000 iterations that gain 4e-4 nats in all.
   // Nats, not a fraction of the log posterior: its offset is arbitrary. The
   // rise is counted from the window's lowest point, so that a drop (summed
-  // gains replaced by exact statistics, a Laplace batch undone) followed by
+  // gains replaced by exact statistics) followed by
   // progress is not a stall.
   static constexpr std::size_t kStallWindow = 500;
   static constexpr double kStallGain = 1e-4;

@@ -5,7 +5,8 @@
 // the fly so a large basis is never copied; see fit.hpp. The caches hold
 // Phi' Phi_u and Phi' t, B = beta I being applied by the updates (shared
 // noise), or Phi' B Phi_u and Phi' B t for a weight vector B (per-sample
-// noise, or the IRLS weights of a mode): one set of updates serves every path.
+// noise, or a class's IRLS weights in multinomial.hpp): one set of updates
+// serves every path.
 #pragma once
 
 #include <algorithm>
@@ -104,8 +105,7 @@ struct FastUndoable {
   Eigen::VectorXd S_in, Q_in;      // S_m, Q_m of every column
   std::vector<char> aligned_out;   // columns barred from addition by the alignment test
   std::vector<std::pair<Eigen::Index, Eigen::Index>> aligned_pairs;  // (barred, relevant twin)
-  std::vector<char> barred;        // columns whose last action lowered the realised evidence (non-Gaussian)
-  bool mode_converged = true;      // non-Gaussian: the last posterior-mode search converged
+  std::vector<char> barred;        // columns barred from the model (multinomial.hpp: its own alignment test)
 };
 
 // A plain struct: the loop and the likelihood paths all work on this state.
@@ -350,30 +350,6 @@ struct FastState : FastUndoable {
       S_in.array() += jPm.array().square() / s_kk;
       Q_in += jPm * (mu_k / s_kk);
       detail::remove_row_and_column(Sigma, k);
-      detail::remove_entry(mu, k);
-      remove_column(k);
-    }
-  }
-
-  // The model only (used, alpha; mu as the next mode search's warm start):
-  // the caller recomputes the posterior.
-  void change_alpha(const FastChoice& ch) {
-    const Eigen::Index m = ch.column;
-    if (ch.action == kReestimate) {
-      alpha(position_in_used(m)) = ch.alpha;
-    } else if (ch.action == kAdd) {
-      const Eigen::Index S = used.size();
-      mu.conservativeResize(S + 1);
-      mu(S) = 0.0;
-      append_column(m, ch.alpha, cross(m));
-    } else if (ch.action == kDelete) {
-      // The mode search starts from the posterior mean given w_k = 0 at the
-      // current curvature, not from mu less w_k: on counts near 80, nearby
-      // centres carry cancelling weights of 1e2-1e3, and dropping one left a
-      // point the search never recovered from (log posterior -27446 ->
-      // -4.3e6, kept as a first deletion).
-      const Eigen::Index k = position_in_used(m);
-      mu -= Sigma.col(k) * (mu(k) / Sigma(k, k));
       detail::remove_entry(mu, k);
       remove_column(k);
     }

@@ -48,6 +48,17 @@ inline Eigen::MatrixXd penalised_gram(const PassSums& sums, const Columns& r, co
   return H;
 }
 
+// From the factor of that Hessian H at weights mu: Sigma = H^-1 and the
+// Laplace log evidence there.
+inline Eigen::MatrixXd covariance(const Eigen::LLT<Eigen::MatrixXd>& llt) {
+  const Eigen::Index S = llt.matrixLLT().rows();
+  return llt.solve(Eigen::MatrixXd::Identity(S, S));
+}
+inline double evidence_at(double log_lik, const Eigen::VectorXd& mu, const Eigen::VectorXd& alpha,
+                        const Eigen::LLT<Eigen::MatrixXd>& llt) {
+  return laplace_log_evidence(log_lik, mu, alpha, 2.0 * llt.matrixLLT().diagonal().array().log().sum());
+}
+
 [[noreturn]] inline void stuck(int pass) {
   throw std::runtime_error(
       "the Laplace fit could not make progress at outer pass " + std::to_string(pass) +
@@ -301,9 +312,9 @@ inline void ModeSearch::set_base(const Eigen::VectorXd& at, const PassSums& sums
   base_sums = sums;
   base_log_posterior = laplace_passes_detail::penalised(sums.log_lik, at, alpha);
   target = llt.solve(c);
-  Sigma = llt.solve(Eigen::MatrixXd::Identity(H.rows(), H.cols()));
+  Sigma = laplace_passes_detail::covariance(llt);
   decrement = (c - H * at).dot(target - at);  // g' H^-1 g, g = c - H mu the gradient
-  log_evidence = laplace_log_evidence(sums.log_lik, at, alpha, 2.0 * llt.matrixLLT().diagonal().array().log().sum());
+  log_evidence = laplace_passes_detail::evidence_at(sums.log_lik, at, alpha, llt);
 }
 
 // One pass of the mode search: `sums` at its trial point s.mu. The trial
@@ -374,14 +385,15 @@ inline PassesResult LaplacePassesFit::run() {
       mu_ = search.mu;
     } else if (searching) {
       search.pass(sums);
-      if (search.failed) {
-        // No mode for these alphas. After a re-estimation, keep the previous
-        // mode and its alphas and end, as when the new mode's evidence is
-        // lower: on separable classes the new alphas' columns can start where
-        // rows are misclassified at near certainty, with infinite linearised
-        // targets (crabs, 4 columns replaced at once: log-likelihood -15 to -49430).
-        if (!search.has_last) laplace_passes_detail::stuck(pass);
-        record(pass, nan, n_relevant, kRejected);
+      if (search.failed && !search.has_last) laplace_passes_detail::stuck(pass);
+      if (search.failed || (search.at_mode && search.has_last &&
+                            evidence_fell(search.log_evidence, search.last_log_evidence))) {
+        // The new alphas have no mode, or one of lower evidence: keep the
+        // previous mode and its alphas and end. (No mode: on separable
+        // classes the new alphas' columns can start where rows are
+        // misclassified at near certainty, with infinite linearised targets;
+        // crabs, 4 columns replaced at once: log-likelihood -15 to -49430.)
+        record(pass, search.failed ? nan : search.log_evidence, n_relevant, kRejected);
         fit = search.last_fit;
         sums = search.last_sums;
         log_evidence = search.last_log_evidence;
@@ -391,14 +403,6 @@ inline PassesResult LaplacePassesFit::run() {
       if (!search.at_mode) {
         record(pass, search.log_evidence, n_relevant, search.accepted ? kModeSearch : kRejected);
         mu_ = search.mu;
-      } else if (search.has_last && evidence_fell(search.log_evidence, search.last_log_evidence)) {
-        // The new alphas' mode has lower evidence: keep the previous mode and its alphas.
-        record(pass, search.log_evidence, n_relevant, kRejected);
-        fit = search.last_fit;
-        sums = search.last_sums;
-        log_evidence = search.last_log_evidence;
-        converged = true;
-        break;
       } else {
         // At the mode of these alphas: re-estimate them on its sums (one solver call, no pass).
         fit = refit(search.base_sums, relevant_, alpha_);
@@ -478,8 +482,8 @@ inline PassesResult LaplacePassesFit::run() {
     const Eigen::LLT<Eigen::MatrixXd> llt(laplace_passes_detail::penalised_gram(at, fit.relevant, alpha));
     if (at.finite() && llt.info() == Eigen::Success) {
       sums = at;
-      fit.Sigma = llt.solve(Eigen::MatrixXd::Identity(alpha.size(), alpha.size()));
-      log_evidence = laplace_log_evidence(at.log_lik, fit.mu, alpha, 2.0 * llt.matrixLLT().diagonal().array().log().sum());
+      fit.Sigma = laplace_passes_detail::covariance(llt);
+      log_evidence = laplace_passes_detail::evidence_at(at.log_lik, fit.mu, alpha, llt);
     }
     record(pass, log_evidence, static_cast<int>(fit.relevant.size()), kTerminate);
   }
