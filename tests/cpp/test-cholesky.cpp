@@ -97,7 +97,7 @@ context("Cholesky helpers") {
       expect_true(sbtest::relative_difference(Fl, Linv) <= 1e-12);
       expect_true(sbtest::relative_difference(Fl * L, Eigen::MatrixXd::Identity(size, size)) <= 1e-12);
       // L^-T L^-1 = A^-1
-      sparsebayes::detail::lower_gram_in_place(F);
+      sparsebayes::lower_gram_in_place(F);
       const Eigen::MatrixXd G = F.selfadjointView<Eigen::Lower>();
       expect_true(sbtest::relative_difference(G, A.inverse()) <= 1e-10);
     }

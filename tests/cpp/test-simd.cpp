@@ -1,6 +1,7 @@
-// The AVX2 + FMA paths of simd.hpp: the Gram product equals Eigen's to
-// rounding, and its sums do not depend on where the matrix sits in memory
-// nor on the number of threads; exp() is within an ulp or two of std::exp.
+// The AVX2 + FMA paths of simd.hpp: the Gram, cross and broadcast products
+// equal Eigen's to rounding, and their sums do not depend on where the
+// matrix sits in memory nor on the number of threads; exp() is within an
+// ulp or two of std::exp.
 #include <testthat.h>
 
 #include <cmath>
@@ -111,26 +112,48 @@ context("simd: the cross product") {
   }
 }
 
-context("simd: the rank-k update of a Cholesky") {
-  test_that("each path the CPU has equals Eigen's C - A A' to rounding in the lower triangle, upper untouched") {
+context("simd: the product C += s A B") {
+  test_that("each path the CPU has equals Eigen's product to rounding, for every shape, and writes only its part of C") {
 #ifdef SPARSEBAYES_X86_DISPATCH
-    const Eigen::Index sizes[][2] = {{1, 1}, {3, 2}, {7, 5}, {17, 32}, {100, 16}, {301, 37}, {803, 96}};
+    using sparsebayes::simd::Shape;
+    const Eigen::Index sizes[][3] = {{1, 1, 1}, {3, 2, 5}, {7, 5, 7}, {17, 32, 17}, {100, 16, 100}, {301, 37, 301},
+                                     {40, 9, 600}, {600, 13, 40}};
+    std::vector<double> pack(4 * sparsebayes::simd::detail::kMultiplyDepth);
     for (int path = 0; path < 2; ++path) {
       if (path == 0 && !sparsebayes::simd::cpu_has_avx2()) continue;
       if (path == 1 && !sparsebayes::simd::cpu_has_avx512()) continue;
-      for (const auto& s : sizes) {
-        const Eigen::MatrixXd A = Eigen::MatrixXd::Random(s[0], s[1]), C0 = Eigen::MatrixXd::Random(s[0], s[0]);
-        Eigen::MatrixXd C = C0;
-        std::vector<double> pack(4 * s[1]);
-        if (path == 0) sparsebayes::simd::detail::rank_update_avx2(A.data(), A.rows(), A.rows(), A.cols(), C.data(),
-                                                                   C.rows(), pack.data());
-        else sparsebayes::simd::detail::rank_update_avx512(A.data(), A.rows(), A.rows(), A.cols(), C.data(), C.rows(),
-                                                             pack.data());
-        const Eigen::MatrixXd E = C0 - A * A.transpose();
-        const Eigen::MatrixXd D = (C - E).triangularView<Eigen::Lower>();
-        expect_true(D.cwiseAbs().maxCoeff() <= 1e-13 * (1.0 + E.cwiseAbs().maxCoeff()));
-        const Eigen::MatrixXd U = (C - C0).triangularView<Eigen::StrictlyUpper>();
-        expect_true(U.isZero(0.0));
+      for (const auto& sz : sizes) {
+        const Eigen::Index m = sz[0], n = sz[1], k = sz[2];
+        for (Shape shape : {Shape::full, Shape::lower, Shape::upper}) {
+          for (Eigen::Index diag : {Eigen::Index(0), Eigen::Index(3)}) {
+            for (int transposed = 0; transposed < 2; ++transposed) {
+              for (int lower_c = -1; lower_c < 2; ++lower_c) {
+                if (lower_c >= 0 && m != n) continue;
+                const Eigen::MatrixXd A = Eigen::MatrixXd::Random(m, k), B = Eigen::MatrixXd::Random(k, n),
+                                      Bt = B.transpose(), C0 = Eigen::MatrixXd::Random(m, n);
+                Eigen::MatrixXd Aref = A;  // the triangle of A read
+                for (Eigen::Index i = 0; i < m; ++i)
+                  for (Eigen::Index p = 0; p < k; ++p)
+                    if ((shape == Shape::lower && p > i + diag) || (shape == Shape::upper && p < i + diag))
+                      Aref(i, p) = 0.0;
+                Eigen::MatrixXd E = C0 - 0.5 * Aref * B;
+                Eigen::MatrixXd C = C0;
+                const Eigen::MatrixXd& Bs = transposed ? Bt : B;
+                const sparsebayes::simd::detail::Multiply o{A.data(), m, Bs.data(), transposed ? n : 1,
+                                                            transposed ? 1 : k, C.data(), m, m, n, k, -0.5, shape,
+                                                            diag, lower_c};
+                if (path == 0) sparsebayes::simd::detail::multiply_avx2(o, pack.data());
+                else sparsebayes::simd::detail::multiply_avx512(o, pack.data());
+                for (Eigen::Index j = 0; j < n; ++j)
+                  for (Eigen::Index i = 0; i < m; ++i) {
+                    const bool written = lower_c < 0 || i >= j + lower_c;
+                    if (written) expect_true(std::abs(C(i, j) - E(i, j)) <= 1e-13 * (1.0 + std::abs(E(i, j))));
+                    else expect_true(C(i, j) == C0(i, j));
+                  }
+              }
+            }
+          }
+        }
       }
     }
 #endif
@@ -158,6 +181,44 @@ context("simd: the rank-k update of a Cholesky") {
       const Eigen::MatrixXd E = Eigen::LLT<Eigen::MatrixXd>(S).matrixL();
       const Eigen::MatrixXd D = L.triangularView<Eigen::Lower>().toDenseMatrix() - E;
       expect_true(D.cwiseAbs().maxCoeff() <= 1e-12 * (1.0 + E.cwiseAbs().maxCoeff()));
+    }
+  }
+  test_that("invert_lower(), lower_gram_in_place() and cholesky_inverse() equal Eigen's solves on every path") {
+    for (int simd = 0; simd < 2; ++simd) {
+      sparsebayes::simd::set_enabled(simd == 1);
+      for (Eigen::Index n : {1, 5, 63, 64, 65, 171, 300}) {
+        const Eigen::MatrixXd X = Eigen::MatrixXd::Random(n, n);
+        Eigen::MatrixXd S = X * X.transpose();
+        S.diagonal().array() += static_cast<double>(n);
+        const Eigen::LLT<Eigen::MatrixXd> llt(S);
+        const Eigen::MatrixXd L = llt.matrixL();
+        const Eigen::MatrixXd Li = L.triangularView<Eigen::Lower>().solve(Eigen::MatrixXd::Identity(n, n));
+        Eigen::MatrixXd W = L;
+        W.triangularView<Eigen::StrictlyUpper>().setConstant(7.0);  // left as it was
+        sparsebayes::invert_lower(W);
+        const Eigen::MatrixXd WL = W.triangularView<Eigen::Lower>();
+        expect_true((WL - Li).cwiseAbs().maxCoeff() <= 1e-13 * Li.cwiseAbs().maxCoeff());
+        expect_true((n == 1 || W(0, n - 1) == 7.0));
+        sparsebayes::lower_gram_in_place(W);
+        const Eigen::MatrixXd G = Li.transpose() * Li;
+        const Eigen::MatrixXd GL = W.triangularView<Eigen::Lower>(), GE = G.triangularView<Eigen::Lower>();
+        expect_true((GL - GE).cwiseAbs().maxCoeff() <= 1e-13 * G.cwiseAbs().maxCoeff());
+        const Eigen::MatrixXd inv = sparsebayes::cholesky_inverse(llt);
+        expect_true((inv - G).cwiseAbs().maxCoeff() <= 1e-13 * G.cwiseAbs().maxCoeff());
+        expect_true(inv == inv.transpose());
+      }
+    }
+    sparsebayes::simd::set_enabled(true);
+  }
+  test_that("product() equals Eigen's A B to rounding, at any alignment") {
+    const Eigen::MatrixXd A = Eigen::MatrixXd::Random(143, 57), B = Eigen::MatrixXd::Random(57, 57);
+    const Eigen::MatrixXd P = sparsebayes::product(A, B), E = A * B;
+    expect_true((P - E).cwiseAbs().maxCoeff() <= 1e-13 * (1.0 + E.cwiseAbs().maxCoeff()));
+    for (Eigen::Index shift = 1; shift < 4; ++shift) {
+      std::vector<double> a(A.size() + shift);
+      Eigen::Map<Eigen::MatrixXd> As(a.data() + shift, 143, 57);
+      As = A;
+      expect_true(sparsebayes::product(As, B) == P);
     }
   }
 }

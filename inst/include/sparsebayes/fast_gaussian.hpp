@@ -89,7 +89,7 @@ class SharedNoisePath : public FastPath {
     const double rss = residual_ss();
     st_.log_ml = log_evidence(p.log_det_H, st_.alpha, st_.mu, -static_cast<double>(st_.n) * std::log(beta),
                               beta * rss, st_.n);
-    const Eigen::MatrixXd CS = st_.PhiT_PhiU * st_.Sigma;
+    const Eigen::MatrixXd CS = product(st_.PhiT_PhiU, st_.Sigma);
     st_.S_in = (beta - beta * beta * (CS.array() * st_.PhiT_PhiU.array()).rowwise().sum()).matrix();
     st_.Q_in = beta * (st_.PhiT_t - st_.PhiT_PhiU * st_.mu);
   }

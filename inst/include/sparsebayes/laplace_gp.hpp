@@ -125,7 +125,7 @@ inline LaplaceGPObjective laplace_gp_objective(const Kernel& k, const Eigen::Ref
   // solves against W^1/2 and forms C = L^-1 W^1/2 K, 3n^3.
   Eigen::MatrixXd Li = llt.matrixL();
   invert_lower(Li);
-  detail::lower_gram_in_place(Li);
+  lower_gram_in_place(Li);
   const Eigen::MatrixXd B_inv = Li.selfadjointView<Eigen::Lower>();
   const Eigen::MatrixXd R = sw.asDiagonal() * B_inv * sw.asDiagonal();
   // d log q / d f = -1/2 diag(Sigma) dW/df = +1/2 diag(Sigma) d3, Sigma = (K^-1 + W)^-1 (as GPML's

@@ -331,19 +331,9 @@ inline Eigen::MatrixXd cross_matrix(const Eigen::Ref<const Eigen::MatrixXd>& A,
   return C;
 }
 
-// H^-1 from the Cholesky factor of H, by column panels with an interrupt check between them.
-inline Eigen::MatrixXd cholesky_inverse(const Eigen::LLT<Eigen::MatrixXd>& llt) {
-  const Eigen::Index S = llt.rows();
-  Eigen::MatrixXd out(S, S);
-  for_panels(S, interrupt_panel(S, S), [&](Eigen::Index j, Eigen::Index nb) {
-    out.middleCols(j, nb) = llt.solve(Eigen::MatrixXd::Identity(S, S).middleCols(j, nb));
-  });
-  return out;
-}
-
-// Blocks of the in-place triangular routines: invert_lower() here and
-// lower_gram_in_place() (sparse_gp.hpp), in matrix-matrix products as
-// LAPACK's trtri and lauum.
+// Blocks of the in-place triangular routines invert_lower() and
+// lower_gram_in_place(), in matrix-matrix products as LAPACK's trtri and
+// lauum.
 constexpr Eigen::Index kTriangularBlock = 64;
 
 // L (lower triangular) becomes L^-1 in its lower triangle (the strict upper
@@ -352,21 +342,107 @@ constexpr Eigen::Index kTriangularBlock = 64;
 inline void invert_lower(Eigen::Ref<Eigen::MatrixXd> L) {
   const Eigen::Index n = L.rows();
   const Eigen::Index last = ((n - 1) / kTriangularBlock) * kTriangularBlock;
+  Eigen::MatrixXd work(std::max<Eigen::Index>(n - kTriangularBlock, 0), kTriangularBlock);  // touched once
   for (Eigen::Index j = last; j >= 0; j -= kTriangularBlock) {
     check_interrupt();
     const Eigen::Index jb = std::min(kTriangularBlock, n - j), rest = n - j - jb;
     auto diag = L.block(j, j, jb, jb);
+    Eigen::MatrixXd inv = Eigen::MatrixXd::Identity(jb, jb);
+    diag.triangularView<Eigen::Lower>().solveInPlace(inv);
     if (rest > 0) {
       // below the diagonal block: -L22^-1 L21 L11^-1, L22^-1 already in place
       auto below = L.block(j + jb, j, rest, jb);
-      const Eigen::MatrixXd t = L.block(j + jb, j + jb, rest, rest).triangularView<Eigen::Lower>() * below;
-      below = -t;
-      diag.triangularView<Eigen::Lower>().solveInPlace<Eigen::OnTheRight>(below);
+      const auto L22 = L.block(j + jb, j + jb, rest, rest);
+      auto t = work.topLeftCorner(rest, jb);
+      t.setZero();
+      if (simd::multiply_add(L22, below, t, -1.0, false, simd::Shape::lower)) {
+        below.setZero();
+        simd::multiply_add(t, inv, below, 1.0, false, simd::Shape::full);
+      } else {
+        below = -(L22.triangularView<Eigen::Lower>() * below);
+        diag.triangularView<Eigen::Lower>().solveInPlace<Eigen::OnTheRight>(below);
+      }
     }
-    Eigen::MatrixXd inv = Eigen::MatrixXd::Identity(jb, jb);
-    diag.triangularView<Eigen::Lower>().solveInPlace(inv);
     diag.triangularView<Eigen::Lower>() = inv;
   }
+}
+
+// Li (lower triangular) becomes the lower triangle of Li' Li, as LAPACK's
+// lauum: n^3/3 flops. By the SIMD product where the CPU has one: Li is
+// mirrored into its strict upper triangle, which with the diagonal holds
+// U = Li', and U U' fills the strict lower triangle by column panels (an
+// interrupt check between them; no n x n buffer, whose first touch cost as
+// much as the product at n = 300); the diagonal, the columns' sums of
+// squares, is taken first. Else by blocks of Eigen's products.
+inline void lower_gram_in_place(Eigen::Ref<Eigen::MatrixXd> Li) {
+  const Eigen::Index n = Li.rows();
+  if (simd::avx2() && Li.innerStride() == 1) {
+    Eigen::VectorXd d(n);
+    for (Eigen::Index i = 0; i < n; ++i) {  // in order: its bits do not depend on the address
+      double sum = 0.0;
+      for (Eigen::Index p = i; p < n; ++p) sum += Li(p, i) * Li(p, i);
+      d(i) = sum;
+    }
+    Li.triangularView<Eigen::StrictlyUpper>() = Li.transpose();
+    Li.triangularView<Eigen::StrictlyLower>().setZero();
+    // G(i, j) = sum_p U(i, p) U(j, p) for i > j, U = Li' (U(i, p) = 0 for p < i)
+    for_panels(n, interrupt_panel(n, n), [&](Eigen::Index j, Eigen::Index nb) {
+      simd::multiply_add(Li.middleRows(j, n - j), Li.middleRows(j, nb), Li.block(j, j, n - j, nb), 1.0, true,
+                         simd::Shape::upper, j, 1);
+    });
+    Li.diagonal() = d;
+    return;
+  }
+  for (Eigen::Index i = 0; i < n; i += kTriangularBlock) {
+    check_interrupt();
+    const Eigen::Index ib = std::min(kTriangularBlock, n - i), rest = n - i - ib;
+    auto diag = Li.block(i, i, ib, ib);
+    auto left = Li.block(i, 0, ib, i);  // the block row left of the diagonal block
+    const Eigen::MatrixXd d = diag.triangularView<Eigen::Lower>();
+    left = d.transpose() * left;
+    diag.triangularView<Eigen::Lower>() = d.transpose() * d;
+    if (rest > 0) {
+      const auto below = Li.block(i + ib, i, rest, ib);
+      left.noalias() += below.transpose() * Li.block(i + ib, 0, rest, i);
+      diag.selfadjointView<Eigen::Lower>().rankUpdate(below.transpose());
+    }
+  }
+}
+
+// H^-1 = L^-T L^-1 from the Cholesky factor L of H, as LAPACK's potri
+// (invert_lower(), then lower_gram_in_place()): 2 S^3 / 3 flops, where
+// solving against the identity takes 2 S^3.
+inline Eigen::MatrixXd cholesky_inverse(const Eigen::LLT<Eigen::MatrixXd>& llt) {
+  Eigen::MatrixXd out = llt.matrixLLT();
+  invert_lower(out);
+  lower_gram_in_place(out);
+  out.triangularView<Eigen::StrictlyUpper>() = out.transpose();
+  return out;
+}
+
+// B becomes L^-1 B (L: m x m lower triangular), by blocks of rows: each
+// block takes the product of the rows solved above it through the SIMD
+// product (simd.hpp) and is then solved by its diagonal block; else
+// Eigen's triangular solve.
+inline void solve_lower_in_place(const Eigen::Ref<const Eigen::MatrixXd>& L, Eigen::Ref<Eigen::MatrixXd> B) {
+  const Eigen::Index m = L.rows();
+  if (!simd::avx2() || m <= kTriangularBlock || B.innerStride() != 1) {
+    L.triangularView<Eigen::Lower>().solveInPlace(B);
+    return;
+  }
+  for (Eigen::Index i = 0; i < m; i += kTriangularBlock) {
+    const Eigen::Index ib = std::min(kTriangularBlock, m - i);
+    auto rows = B.middleRows(i, ib);
+    if (i > 0) simd::multiply_add(L.block(i, 0, ib, i), B.topRows(i), rows, -1.0);
+    L.block(i, i, ib, ib).triangularView<Eigen::Lower>().solveInPlace(rows);
+  }
+}
+
+// A B: the SIMD product where the CPU has one (simd.hpp), else Eigen's.
+inline Eigen::MatrixXd product(const Eigen::Ref<const Eigen::MatrixXd>& A, const Eigen::Ref<const Eigen::MatrixXd>& B) {
+  Eigen::MatrixXd C = Eigen::MatrixXd::Zero(A.rows(), B.cols());
+  if (!simd::multiply_add(A, B, C, 1.0)) C.noalias() = A * B;
+  return C;
 }
 
 // Posterior of the weights on columns `used` of Phi, given their precisions

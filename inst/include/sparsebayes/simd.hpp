@@ -54,6 +54,11 @@ inline bool cpu_has_avx512() {
 inline bool avx2() { return enabled_flag() && cpu_has_avx2(); }
 inline bool avx512() { return enabled_flag() && cpu_has_avx512(); }
 
+// The nonzero part of a factor of multiply_add(): all of it, or the
+// triangle on and below (lower: A(i, p) = 0 for p > i + diag) or on and
+// above (upper: p < i + diag) a diagonal p = i + diag.
+enum class Shape { full, lower, upper };
+
 #ifdef SPARSEBAYES_X86_DISPATCH
 namespace detail {
 
@@ -203,107 +208,203 @@ __attribute__((target("avx512f"))) inline void product_panel_avx512(const Operan
 #ifdef SPARSEBAYES_X86_DISPATCH
 namespace detail {
 
-// The rank-k update of a blocked Cholesky, C(i, j) -= a_i' a_j for i >= j
-// (a_i: row i of A, m x k with k short), in the broadcast form that a short
-// inner dimension needs (the Gram kernels sum over long columns): tiles of
-// 16 rows (AVX-512) or 8 (AVX2) by 4 columns. The 4 rows of A a column
-// block uses are packed (4 x k, contiguous) and broadcast; the tile's rows
-// are loaded as vectors, masked past m. Each entry is one FMA chain over p
-// in order, so its bits depend on its two rows alone.
-// Rows [j0, j0 + jn) of A (jn <= 4) into pack, 4 x k with p outermost; a
-// column block at the edge repeats its last row, as the Gram kernels
-// repeat their last column.
-__attribute__((always_inline)) inline void pack_rows(const double* A, Eigen::Index lda, Eigen::Index k,
-                                                     Eigen::Index j0, Eigen::Index jn, double* pack) {
-  for (Eigen::Index p = 0; p < k; ++p)
-    for (int c = 0; c < 4; ++c) pack[4 * p + c] = A[p * lda + j0 + std::min<Eigen::Index>(c, jn - 1)];
+// C += s A B in the broadcast form (the Gram kernels take dot products
+// down long columns; here the inner dimension may be short): tiles of 16
+// rows (AVX-512) or 8 (AVX2) by 4 columns, the tile's rows of a column of A
+// loaded as vectors (masked past m), B's 4 columns packed (4 x k,
+// contiguous) and broadcast. A may be triangular (`shape`, about a diagonal
+// p = i + diag): its other triangle is neither read nor multiplied, and a
+// tile's p run is cut to the triangle. `lower_c` >= 0: only C(i, j) with
+// i >= j + lower_c is written. The inner dimension runs in blocks of kMultiplyDepth (4
+// columns of B packed once per block, A's rows streamed from the level-2
+// cache); an entry is one FMA chain over the p of a block, in order, added
+// into C as C + s acc, so its bits depend on the sizes and its own row and
+// column alone.
+struct Multiply {
+  const double* A;
+  Eigen::Index lda;
+  const double* B;
+  Eigen::Index b_row, b_col;  // B(p, j) = B[p * b_row + j * b_col]
+  double* C;
+  Eigen::Index ldc, m, n, k;
+  double s;
+  Shape shape;
+  Eigen::Index diag;  // A's diagonal: p = i + diag
+  int lower_c;        // -1: all of C; else only C(i, j) with i >= j + lower_c
+};
+
+constexpr Eigen::Index kMultiplyDepth = 256;  // at least a Cholesky block (128): its update is one chain
+
+// Columns [j0, j0 + jn) (jn <= 4) of B's rows [k0, k1) into pack, 4 per p;
+// a block at the edge repeats its last column, as the Gram kernels do.
+__attribute__((always_inline)) inline void pack_columns(const Multiply& o, Eigen::Index k0, Eigen::Index k1,
+                                                        Eigen::Index j0, Eigen::Index jn, double* pack) {
+  for (Eigen::Index p = k0; p < k1; ++p)
+    for (int c = 0; c < 4; ++c) pack[4 * (p - k0) + c] = o.B[p * o.b_row + (j0 + std::min<Eigen::Index>(c, jn - 1)) * o.b_col];
 }
 
-__attribute__((target("avx512f"))) inline void rank_update_avx512(const double* A, Eigen::Index lda, Eigen::Index m,
-                                                                    Eigen::Index k, double* C, Eigen::Index ldc,
-                                                                    double* pack) {
-  for (Eigen::Index j0 = 0; j0 < m; j0 += 4) {
-    const Eigen::Index jn = std::min<Eigen::Index>(4, m - j0);
-    pack_rows(A, lda, k, j0, jn, pack);
-    for (Eigen::Index i0 = j0 - j0 % 8; i0 < m; i0 += 16) {
-      const Eigen::Index rem = m - i0;
-      const __mmask8 m0 = rem >= 8 ? 0xFF : static_cast<__mmask8>((1u << rem) - 1);
-      const __mmask8 m1 = rem >= 16 ? 0xFF : rem > 8 ? static_cast<__mmask8>((1u << (rem - 8)) - 1) : 0;
-      // written out: the 8 accumulators must stay in registers
-      __m512d c00 = _mm512_setzero_pd(), c01 = c00, c02 = c00, c03 = c00, c10 = c00, c11 = c00, c12 = c00, c13 = c00;
-      for (Eigen::Index p = 0; p < k; ++p) {
-        const double* a = A + p * lda + i0;
-        const __m512d x0 = _mm512_maskz_loadu_pd(m0, a), x1 = _mm512_maskz_loadu_pd(m1, a + 8);
-        const double* b = pack + 4 * p;
-        __m512d y = _mm512_set1_pd(b[0]);
-        c00 = _mm512_fmadd_pd(x0, y, c00);
-        c10 = _mm512_fmadd_pd(x1, y, c10);
-        y = _mm512_set1_pd(b[1]);
-        c01 = _mm512_fmadd_pd(x0, y, c01);
-        c11 = _mm512_fmadd_pd(x1, y, c11);
-        y = _mm512_set1_pd(b[2]);
-        c02 = _mm512_fmadd_pd(x0, y, c02);
-        c12 = _mm512_fmadd_pd(x1, y, c12);
-        y = _mm512_set1_pd(b[3]);
-        c03 = _mm512_fmadd_pd(x0, y, c03);
-        c13 = _mm512_fmadd_pd(x1, y, c13);
-      }
-      const __m512d c0[4] = {c00, c01, c02, c03}, c1[4] = {c10, c11, c12, c13};
-      for (int c = 0; c < jn; ++c) {
-        const Eigen::Index j = j0 + c;
-        for (int h = 0; h < 2; ++h) {
-          const Eigen::Index base = i0 + 8 * h;
-          __mmask8 keep = h ? m1 : m0;  // rows below m and at or below the diagonal
-          if (base < j) keep = j - base >= 8 ? 0 : static_cast<__mmask8>(keep & ~((1u << (j - base)) - 1));
-          if (!keep) continue;
-          double* dst = C + j * ldc + base;
-          _mm512_mask_storeu_pd(dst, keep, _mm512_sub_pd(_mm512_maskz_loadu_pd(keep, dst), h ? c1[c] : c0[c]));
+// The p run [p0, p1) of a tile of rows [i0, i0 + rows) within [k0, k1), cut
+// to A's triangle, and for one p the rows [lo, hi) of the tile it multiplies.
+__attribute__((always_inline)) inline void tile_depth(const Multiply& o, Eigen::Index i0, Eigen::Index rows,
+                                                      Eigen::Index k0, Eigen::Index k1, Eigen::Index& p0,
+                                                      Eigen::Index& p1) {
+  p0 = o.shape == Shape::upper ? std::max(k0, i0 + o.diag) : k0;
+  p1 = o.shape == Shape::lower ? std::min(k1, i0 + rows + o.diag) : k1;
+}
+__attribute__((always_inline)) inline void tile_rows(const Multiply& o, Eigen::Index i0, Eigen::Index p,
+                                                     Eigen::Index rem, Eigen::Index& lo, Eigen::Index& hi) {
+  const Eigen::Index r = p - o.diag - i0;  // the tile's row on A's diagonal at p
+  lo = o.shape == Shape::lower ? std::clamp<Eigen::Index>(r, 0, rem) : 0;
+  hi = o.shape == Shape::upper ? std::clamp<Eigen::Index>(r + 1, 0, rem) : rem;
+}
+
+// The p of [p0, p1) whose rows need a mask of their own: [e0, e1), where
+// A's triangle crosses the tile (empty for a full A).
+__attribute__((always_inline)) inline void tile_edge(const Multiply& o, Eigen::Index i0, Eigen::Index rows,
+                                                     Eigen::Index p0, Eigen::Index p1, Eigen::Index& e0,
+                                                     Eigen::Index& e1) {
+  const Eigen::Index d = i0 + o.diag;  // p on the diagonal at the tile's first row
+  if (o.shape == Shape::lower) e0 = std::clamp(d + 1, p0, p1), e1 = p1;  // rows below p - diag
+  else if (o.shape == Shape::upper) e0 = p0, e1 = std::clamp(d + rows - 1, p0, p1);  // rows above
+  else e0 = e1 = p0;
+}
+
+// acc[c] += A(tile rows, p) B(p, c) for `count` p from a (A's column p0,
+// the tile's first row) and b (the pack at p0), rows by the masks.
+__attribute__((target("avx512f"), always_inline)) inline void fma_run_avx512(const double* a, Eigen::Index lda,
+                                                                           const double* b, Eigen::Index count,
+                                                                           unsigned rows, __m512d (&acc)[4][2]) {
+  const __mmask8 m0 = static_cast<__mmask8>(rows), m1 = static_cast<__mmask8>(rows >> 8);
+  // written out: the 8 accumulators must stay in registers
+  __m512d c00 = acc[0][0], c10 = acc[0][1], c01 = acc[1][0], c11 = acc[1][1], c02 = acc[2][0], c12 = acc[2][1],
+          c03 = acc[3][0], c13 = acc[3][1];
+  for (Eigen::Index q = 0; q < count; ++q, a += lda, b += 4) {
+    const __m512d x0 = _mm512_maskz_loadu_pd(m0, a), x1 = _mm512_maskz_loadu_pd(m1, a + 8);
+    __m512d y = _mm512_set1_pd(b[0]);
+    c00 = _mm512_fmadd_pd(x0, y, c00);
+    c10 = _mm512_fmadd_pd(x1, y, c10);
+    y = _mm512_set1_pd(b[1]);
+    c01 = _mm512_fmadd_pd(x0, y, c01);
+    c11 = _mm512_fmadd_pd(x1, y, c11);
+    y = _mm512_set1_pd(b[2]);
+    c02 = _mm512_fmadd_pd(x0, y, c02);
+    c12 = _mm512_fmadd_pd(x1, y, c12);
+    y = _mm512_set1_pd(b[3]);
+    c03 = _mm512_fmadd_pd(x0, y, c03);
+    c13 = _mm512_fmadd_pd(x1, y, c13);
+  }
+  acc[0][0] = c00, acc[0][1] = c10, acc[1][0] = c01, acc[1][1] = c11, acc[2][0] = c02, acc[2][1] = c12,
+  acc[3][0] = c03, acc[3][1] = c13;
+}
+
+__attribute__((target("avx512f"))) inline void multiply_avx512(const Multiply& o, double* pack) {
+  constexpr Eigen::Index T = 16;
+  for (Eigen::Index k0 = 0; k0 < o.k; k0 += kMultiplyDepth) {
+    const Eigen::Index k1 = std::min(o.k, k0 + kMultiplyDepth);
+    for (Eigen::Index j0 = 0; j0 < o.n; j0 += 4) {  // the rest of the block row is above the diagonal
+      const Eigen::Index jn = std::min<Eigen::Index>(4, o.n - j0);
+      pack_columns(o, k0, k1, j0, jn, pack);
+      for (Eigen::Index i0 = o.lower_c >= 0 ? j0 - j0 % T : 0; i0 < o.m; i0 += T) {
+        const Eigen::Index rem = std::min(T, o.m - i0);
+        Eigen::Index p0, p1;
+        tile_depth(o, i0, rem, k0, k1, p0, p1);
+        if (p0 >= p1) continue;
+        __m512d acc[4][2];
+        for (auto& a : acc) a[0] = a[1] = _mm512_setzero_pd();
+        // the p run with a row mask of its own (A's triangle crossing the tile), then the rest
+        Eigen::Index e0, e1;
+        tile_edge(o, i0, rem, p0, p1, e0, e1);
+        const unsigned all = (1u << rem) - 1u;
+        fma_run_avx512(o.A + p0 * o.lda + i0, o.lda, pack + 4 * (p0 - k0), e0 - p0, all, acc);
+        for (Eigen::Index p = e0; p < e1; ++p) {
+          Eigen::Index lo, hi;
+          tile_rows(o, i0, p, rem, lo, hi);
+          fma_run_avx512(o.A + p * o.lda + i0, o.lda, pack + 4 * (p - k0), 1, ((1u << hi) - 1u) & ~((1u << lo) - 1u), acc);
+        }
+        fma_run_avx512(o.A + e1 * o.lda + i0, o.lda, pack + 4 * (e1 - k0), p1 - e1, all, acc);
+        const __m512d s = _mm512_set1_pd(o.s);
+        for (int c = 0; c < jn; ++c) {
+          const Eigen::Index j = j0 + c;
+          const Eigen::Index first = o.lower_c >= 0 ? std::clamp<Eigen::Index>(j + o.lower_c - i0, 0, rem) : 0;
+          const unsigned keep = ((1u << rem) - 1u) & ~((1u << first) - 1u);
+          for (int h = 0; h < 2; ++h) {
+            const __mmask8 mk = static_cast<__mmask8>(keep >> (8 * h));
+            if (!mk) continue;
+            double* dst = o.C + j * o.ldc + i0 + 8 * h;
+            _mm512_mask_storeu_pd(dst, mk, _mm512_fmadd_pd(s, acc[c][h], _mm512_maskz_loadu_pd(mk, dst)));
+          }
         }
       }
     }
   }
 }
 
-__attribute__((target("avx2,fma"))) inline void rank_update_avx2(const double* A, Eigen::Index lda, Eigen::Index m,
-                                                                   Eigen::Index k, double* C, Eigen::Index ldc,
-                                                                   double* pack) {
-  const __m256i lane = _mm256_set_epi64x(3, 2, 1, 0);  // a mask of lanes [0, r): r > lane
-  for (Eigen::Index j0 = 0; j0 < m; j0 += 4) {
-    const Eigen::Index jn = std::min<Eigen::Index>(4, m - j0);
-    pack_rows(A, lda, k, j0, jn, pack);
-    for (Eigen::Index i0 = j0; i0 < m; i0 += 8) {
-      const Eigen::Index rem = m - i0;
-      const __m256i m0 = _mm256_cmpgt_epi64(_mm256_set1_epi64x(std::min<Eigen::Index>(rem, 4)), lane),
-                    m1 = _mm256_cmpgt_epi64(_mm256_set1_epi64x(rem - 4), lane);
-      // written out: the 8 accumulators must stay in registers
-      __m256d c00 = _mm256_setzero_pd(), c01 = c00, c02 = c00, c03 = c00, c10 = c00, c11 = c00, c12 = c00, c13 = c00;
-      for (Eigen::Index p = 0; p < k; ++p) {
-        const double* a = A + p * lda + i0;
-        const __m256d x0 = _mm256_maskload_pd(a, m0), x1 = _mm256_maskload_pd(a + 4, m1);
-        const double* b = pack + 4 * p;
-        __m256d y = _mm256_broadcast_sd(b);
-        c00 = _mm256_fmadd_pd(x0, y, c00);
-        c10 = _mm256_fmadd_pd(x1, y, c10);
-        y = _mm256_broadcast_sd(b + 1);
-        c01 = _mm256_fmadd_pd(x0, y, c01);
-        c11 = _mm256_fmadd_pd(x1, y, c11);
-        y = _mm256_broadcast_sd(b + 2);
-        c02 = _mm256_fmadd_pd(x0, y, c02);
-        c12 = _mm256_fmadd_pd(x1, y, c12);
-        y = _mm256_broadcast_sd(b + 3);
-        c03 = _mm256_fmadd_pd(x0, y, c03);
-        c13 = _mm256_fmadd_pd(x1, y, c13);
-      }
-      alignas(32) double out[4][8];
-      const __m256d acc[4][2] = {{c00, c10}, {c01, c11}, {c02, c12}, {c03, c13}};
-      for (int c = 0; c < 4; ++c) {
-        _mm256_store_pd(out[c], acc[c][0]);
-        _mm256_store_pd(out[c] + 4, acc[c][1]);
-      }
-      for (int c = 0; c < jn; ++c) {
-        const Eigen::Index j = j0 + c;
-        for (Eigen::Index r = std::max<Eigen::Index>(0, j - i0); r < std::min<Eigen::Index>(8, rem); ++r)
-          C[j * ldc + i0 + r] -= out[c][r];
+// The lanes with lo <= lane < hi.
+__attribute__((target("avx2"))) inline __m256i lanes_between(__m256i lane, Eigen::Index lo, Eigen::Index hi) {
+  return _mm256_andnot_si256(_mm256_cmpgt_epi64(_mm256_set1_epi64x(lo), lane),
+                             _mm256_cmpgt_epi64(_mm256_set1_epi64x(hi), lane));
+}
+
+__attribute__((target("avx2,fma"), always_inline)) inline void fma_run_avx2(const double* a, Eigen::Index lda,
+                                                                          const double* b, Eigen::Index count,
+                                                                          __m256i m0, __m256i m1,
+                                                                          __m256d (&acc)[4][2]) {
+  __m256d c00 = acc[0][0], c10 = acc[0][1], c01 = acc[1][0], c11 = acc[1][1], c02 = acc[2][0], c12 = acc[2][1],
+          c03 = acc[3][0], c13 = acc[3][1];
+  for (Eigen::Index q = 0; q < count; ++q, a += lda, b += 4) {
+    const __m256d x0 = _mm256_maskload_pd(a, m0), x1 = _mm256_maskload_pd(a + 4, m1);
+    __m256d y = _mm256_broadcast_sd(b);
+    c00 = _mm256_fmadd_pd(x0, y, c00);
+    c10 = _mm256_fmadd_pd(x1, y, c10);
+    y = _mm256_broadcast_sd(b + 1);
+    c01 = _mm256_fmadd_pd(x0, y, c01);
+    c11 = _mm256_fmadd_pd(x1, y, c11);
+    y = _mm256_broadcast_sd(b + 2);
+    c02 = _mm256_fmadd_pd(x0, y, c02);
+    c12 = _mm256_fmadd_pd(x1, y, c12);
+    y = _mm256_broadcast_sd(b + 3);
+    c03 = _mm256_fmadd_pd(x0, y, c03);
+    c13 = _mm256_fmadd_pd(x1, y, c13);
+  }
+  acc[0][0] = c00, acc[0][1] = c10, acc[1][0] = c01, acc[1][1] = c11, acc[2][0] = c02, acc[2][1] = c12,
+  acc[3][0] = c03, acc[3][1] = c13;
+}
+
+__attribute__((target("avx2,fma"))) inline void multiply_avx2(const Multiply& o, double* pack) {
+  constexpr Eigen::Index T = 8;
+  const __m256i lane0 = _mm256_set_epi64x(3, 2, 1, 0), lane1 = _mm256_set_epi64x(7, 6, 5, 4);
+  for (Eigen::Index k0 = 0; k0 < o.k; k0 += kMultiplyDepth) {
+    const Eigen::Index k1 = std::min(o.k, k0 + kMultiplyDepth);
+    for (Eigen::Index j0 = 0; j0 < o.n; j0 += 4) {
+      const Eigen::Index jn = std::min<Eigen::Index>(4, o.n - j0);
+      pack_columns(o, k0, k1, j0, jn, pack);
+      for (Eigen::Index i0 = o.lower_c >= 0 ? j0 - j0 % T : 0; i0 < o.m; i0 += T) {
+        const Eigen::Index rem = std::min(T, o.m - i0);
+        Eigen::Index p0, p1;
+        tile_depth(o, i0, rem, k0, k1, p0, p1);
+        if (p0 >= p1) continue;
+        __m256d acc[4][2];
+        for (auto& a : acc) a[0] = a[1] = _mm256_setzero_pd();
+        Eigen::Index e0, e1;
+        tile_edge(o, i0, rem, p0, p1, e0, e1);
+        const __m256i all0 = lanes_between(lane0, 0, rem), all1 = lanes_between(lane1, 0, rem);
+        fma_run_avx2(o.A + p0 * o.lda + i0, o.lda, pack + 4 * (p0 - k0), e0 - p0, all0, all1, acc);
+        for (Eigen::Index p = e0; p < e1; ++p) {
+          Eigen::Index lo, hi;
+          tile_rows(o, i0, p, rem, lo, hi);
+          fma_run_avx2(o.A + p * o.lda + i0, o.lda, pack + 4 * (p - k0), 1, lanes_between(lane0, lo, hi),
+                       lanes_between(lane1, lo, hi), acc);
+        }
+        fma_run_avx2(o.A + e1 * o.lda + i0, o.lda, pack + 4 * (e1 - k0), p1 - e1, all0, all1, acc);
+        const __m256d s = _mm256_set1_pd(o.s);
+        for (int c = 0; c < jn; ++c) {
+          const Eigen::Index j = j0 + c;
+          const Eigen::Index first = o.lower_c >= 0 ? std::clamp<Eigen::Index>(j + o.lower_c - i0, 0, rem) : 0;
+          double* dst = o.C + j * o.ldc + i0;
+          const __m256i k0m = lanes_between(lane0, first, rem), k1m = lanes_between(lane1, first, rem);
+          _mm256_maskstore_pd(dst, k0m, _mm256_fmadd_pd(s, acc[c][0], _mm256_maskload_pd(dst, k0m)));
+          _mm256_maskstore_pd(dst + 4, k1m, _mm256_fmadd_pd(s, acc[c][1], _mm256_maskload_pd(dst + 4, k1m)));
+        }
       }
     }
   }
@@ -505,21 +606,40 @@ inline bool add_outer_lower(const Eigen::Ref<const Eigen::MatrixXd>& A, Eigen::R
 #endif
 }
 
-// C -= A A' in the lower triangle (A: m x k, C: m x m), the trailing update
-// of a blocked Cholesky, by detail::rank_update_avx512/avx2; false (C
-// untouched) where no SIMD path runs.
-inline bool rank_update_lower(const Eigen::Ref<const Eigen::MatrixXd>& A, Eigen::Ref<Eigen::MatrixXd> C) {
+// C += s A B (A: m x k, B: k x n, C: m x n), or s A Bt' with `transposed`
+// (Bt: n x k), by detail::multiply_avx512/avx2: `shape` and `diag` say
+// which triangle of A is read (the rest counts as zero), `lower_c` >= 0
+// that only C(i, j) with i >= j + lower_c is written (0: the lower
+// triangle; -1: all of C). False (C untouched) where no SIMD
+// path runs.
+inline bool multiply_add(const Eigen::Ref<const Eigen::MatrixXd>& A, const Eigen::Ref<const Eigen::MatrixXd>& B,
+                         Eigen::Ref<Eigen::MatrixXd> C, double s, bool transposed = false, Shape shape = Shape::full,
+                         Eigen::Index diag = 0, int lower_c = -1) {
 #ifdef SPARSEBAYES_X86_DISPATCH
-  if (!avx2() || A.innerStride() != 1 || C.innerStride() != 1) return false;
-  std::vector<double> pack(4 * static_cast<std::size_t>(A.cols()));
-  (avx512() ? detail::rank_update_avx512 : detail::rank_update_avx2)(A.data(), A.outerStride(), A.rows(), A.cols(),
-                                                                     C.data(), C.outerStride(), pack.data());
+  if (!avx2() || A.innerStride() != 1 || B.innerStride() != 1 || C.innerStride() != 1) return false;
+  const detail::Multiply o{A.data(), A.outerStride(), B.data(), transposed ? B.outerStride() : 1,
+                           transposed ? 1 : B.outerStride(), C.data(), C.outerStride(), A.rows(),
+                           transposed ? B.rows() : B.cols(), A.cols(), s, shape, diag, lower_c};
+  std::vector<double> pack(4 * static_cast<std::size_t>(detail::kMultiplyDepth));
+  (avx512() ? detail::multiply_avx512 : detail::multiply_avx2)(o, pack.data());
   return true;
 #else
   (void)A;
+  (void)B;
   (void)C;
+  (void)s;
+  (void)transposed;
+  (void)shape;
+  (void)diag;
+  (void)lower_c;
   return false;
 #endif
+}
+
+// C -= A A' in the lower triangle (A: m x k, C: m x m), the trailing update
+// of a blocked Cholesky; false (C untouched) where no SIMD path runs.
+inline bool rank_update_lower(const Eigen::Ref<const Eigen::MatrixXd>& A, Eigen::Ref<Eigen::MatrixXd> C) {
+  return multiply_add(A, A, C, -1.0, true, Shape::full, 0, 0);
 }
 
 // K = exp(s K), column by column: by the AVX-512 path, else the AVX2 one,

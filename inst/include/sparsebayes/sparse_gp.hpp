@@ -25,7 +25,7 @@
 // alone: with a = L^-1 k_u(x*), the latent mean is k_u(x*)' weights and the
 // variance (k** - |a|^2) + |LB^-1 a|^2 (VFE, FITC; the exact GP: k** -
 // |L^-1 k*|^2 with L the factor of the n x n covariance). No inverse is
-// formed; the one exception is documented at detail::lower_gram_in_place.
+// formed; the one exception is documented at lower_gram_in_place.
 // Pure C++17 + Eigen: no R headers.
 #pragma once
 
@@ -296,7 +296,7 @@ inline Eigen::MatrixXd block_A(const Kernel& k, const Eigen::Ref<const Eigen::Ma
                                const Eigen::Ref<const Eigen::MatrixXd>& x, const Eigen::MatrixXd& L,
                                Eigen::Index start, Eigen::Index nb) {
   Eigen::MatrixXd Ab = kernel_matrix(k, z, x.middleRows(start, nb));
-  L.triangularView<Eigen::Lower>().solveInPlace(Ab);
+  solve_lower_in_place(L, Ab);
   return Ab;
 }
 
@@ -483,27 +483,8 @@ inline double exact_value(const ExactFactors& f, double noise, const Eigen::Ref<
 // a right-hand side yields: diag(Sigma^-1) = column sums of squares of L^-1
 // (leverages and LOO residuals, R&W eq. 5.12) and the gradient's
 // W = Sigma^-1 - a a', whose every element meets dK elementwise (R&W
-// Algorithm 5.1). Both steps work in place on the lower triangle, n^3/3
-// flops each in matrix-matrix products, against n^3 for solving L X = I:
-// invert_lower() (model.hpp, shared with joint ARD) and lower_gram_in_place():
-// Li (lower triangular) becomes the lower triangle of Li' Li.
-inline void lower_gram_in_place(Eigen::Ref<Eigen::MatrixXd> Li) {
-  const Eigen::Index n = Li.rows();
-  for (Eigen::Index i = 0; i < n; i += kTriangularBlock) {
-    check_interrupt();
-    const Eigen::Index ib = std::min(kTriangularBlock, n - i), rest = n - i - ib;
-    auto diag = Li.block(i, i, ib, ib);
-    auto left = Li.block(i, 0, ib, i);  // the block row left of the diagonal block
-    const Eigen::MatrixXd d = diag.triangularView<Eigen::Lower>();
-    left = d.transpose() * left;
-    diag.triangularView<Eigen::Lower>() = d.transpose() * d;
-    if (rest > 0) {
-      const auto below = Li.block(i + ib, i, rest, ib);
-      left.noalias() += below.transpose() * Li.block(i + ib, 0, rest, i);
-      diag.selfadjointView<Eigen::Lower>().rankUpdate(below.transpose());
-    }
-  }
-}
+// Algorithm 5.1). Both come from invert_lower() and lower_gram_in_place()
+// (model.hpp), in place on the lower triangle.
 
 // What the VFE and FITC gradients share, with Sigma_u = K_uu + K_uf Lam^-1
 // K_fu = L B L': mu = Sigma_u^-1 K_uf Lam^-1 r = L^-T LB^-T c, B^-1 E and
@@ -550,7 +531,7 @@ inline void vfe_gradient(const Kernel& k, double noise, const Eigen::Ref<const E
     const auto xb = x.middleRows(start, nb);
     const auto db = f.lam_inv.segment(start, nb);
     const Eigen::MatrixXd Kb = kernel_matrix(k, z, xb);
-    Eigen::MatrixXd G = g.M * (Kb * db.asDiagonal());
+    Eigen::MatrixXd G = product(g.M, Kb * db.asDiagonal());
     G.noalias() -= mu * r.segment(start, nb).cwiseProduct(db).transpose();
     slopes[lane].chain(k, z, xb, Kb, G, 1.0);
   });
@@ -675,7 +656,7 @@ inline GPObjective sparse_gp_objective(const Kernel& k, double noise, const Eige
       // W = Sigma^-1 - a a' = L^-T L^-1 - a a', in L's storage
       Eigen::MatrixXd& W = f.L;
       invert_lower(W);
-      detail::lower_gram_in_place(W);
+      lower_gram_in_place(W);
       W.triangularView<Eigen::StrictlyUpper>() = W.transpose();
       W.noalias() -= f.a * f.a.transpose();
       out.d_log_noise = 0.5 * W.diagonal().dot(f.noise_i) + detail::replication_slope(wt);
