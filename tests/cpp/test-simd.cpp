@@ -183,7 +183,7 @@ context("simd: the product C += s A B") {
       expect_true(D.cwiseAbs().maxCoeff() <= 1e-12 * (1.0 + E.cwiseAbs().maxCoeff()));
     }
   }
-  test_that("invert_lower(), lower_gram_in_place() and cholesky_inverse() equal Eigen's solves on every path") {
+  test_that("invert_lower(), lower_gram_in_place(), cholesky_inverse() and solve_lower_in_place() equal Eigen's solves on every path") {
     for (int simd = 0; simd < 2; ++simd) {
       sparsebayes::simd::set_enabled(simd == 1);
       for (Eigen::Index n : {1, 5, 63, 64, 65, 171, 300}) {
@@ -206,6 +206,10 @@ context("simd: the product C += s A B") {
         const Eigen::MatrixXd inv = sparsebayes::cholesky_inverse(llt);
         expect_true((inv - G).cwiseAbs().maxCoeff() <= 1e-13 * G.cwiseAbs().maxCoeff());
         expect_true(inv == inv.transpose());
+        const Eigen::MatrixXd R = Eigen::MatrixXd::Random(n, 37), LiR = Li * R;
+        Eigen::MatrixXd Y = R;
+        sparsebayes::solve_lower_in_place(L, Y);
+        expect_true((Y - LiR).cwiseAbs().maxCoeff() <= 1e-13 * (1.0 + LiR.cwiseAbs().maxCoeff()));
       }
     }
     sparsebayes::simd::set_enabled(true);

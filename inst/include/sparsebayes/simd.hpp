@@ -589,23 +589,6 @@ inline bool cross_panel(const Eigen::Ref<const Eigen::MatrixXd>& A, const Eigen:
 #endif
 }
 
-// The lower triangle of A A' added into G (A: S x rows, as the sparse GP
-// holds a block of its rows; G: S x S), by the Gram product's paths on A'
-// (a copy, O(S rows) against the product's O(S^2 rows)); false (G
-// untouched) where no SIMD path runs.
-inline bool add_outer_lower(const Eigen::Ref<const Eigen::MatrixXd>& A, Eigen::Ref<Eigen::MatrixXd> G) {
-#ifdef SPARSEBAYES_X86_DISPATCH
-  if (!avx2() || G.innerStride() != 1) return false;
-  const Eigen::MatrixXd T = A.transpose();
-  detail::add_gram_panel(T, 0, T.cols(), G.data(), G.outerStride(), 1);
-  return true;
-#else
-  (void)A;
-  (void)G;
-  return false;
-#endif
-}
-
 // C += s A B (A: m x k, B: k x n, C: m x n), or s A Bt' with `transposed`
 // (Bt: n x k), by detail::multiply_avx512/avx2: `shape` and `diag` say
 // which triangle of A is read (the rest counts as zero), `lower_c` >= 0
@@ -640,6 +623,21 @@ inline bool multiply_add(const Eigen::Ref<const Eigen::MatrixXd>& A, const Eigen
 // of a blocked Cholesky; false (C untouched) where no SIMD path runs.
 inline bool rank_update_lower(const Eigen::Ref<const Eigen::MatrixXd>& A, Eigen::Ref<Eigen::MatrixXd> C) {
   return multiply_add(A, A, C, -1.0, true, Shape::full, 0, 0);
+}
+
+// G += A A' in the lower triangle (A: S x rows, as the sparse GP holds a
+// block of its rows; G: S x S); false (G untouched) where no SIMD path runs.
+inline bool add_outer_lower(const Eigen::Ref<const Eigen::MatrixXd>& A, Eigen::Ref<Eigen::MatrixXd> G) {
+#ifdef SPARSEBAYES_X86_DISPATCH
+  if (!avx2() || G.innerStride() != 1) return false;
+  const Eigen::MatrixXd T = A.transpose();
+  detail::add_gram_panel(T, 0, T.cols(), G.data(), G.outerStride(), 1);
+  return true;
+#else
+  (void)A;
+  (void)G;
+  return false;
+#endif
 }
 
 // K = exp(s K), column by column: by the AVX-512 path, else the AVX2 one,
