@@ -269,6 +269,33 @@ __attribute__((always_inline)) inline void tile_edge(const Multiply& o, Eigen::I
   else e0 = e1 = p0;
 }
 
+// A tile of C: rows [i0, i0 + rem), columns [j0, j0 + jn), the p run
+// [p0, p1) of the depth block from k0 (tile_depth()), masked in [e0, e1).
+struct Tile {
+  Eigen::Index i0, rem, j0, jn, k0, p0, e0, e1, p1;
+};
+
+// One loop nest for both paths, inlined into each path's function: blocks
+// of the depth, 4 columns of B packed, then every tile of T rows in turn
+// (from the diagonal's block with lower_c).
+template <Eigen::Index T, typename TileKernel>
+__attribute__((always_inline)) inline void multiply_tiles(const Multiply& o, double* pack, TileKernel kernel) {
+  for (Eigen::Index k0 = 0; k0 < o.k; k0 += kMultiplyDepth) {
+    const Eigen::Index k1 = std::min(o.k, k0 + kMultiplyDepth);
+    for (Eigen::Index j0 = 0; j0 < o.n; j0 += 4) {
+      const Eigen::Index jn = std::min<Eigen::Index>(4, o.n - j0);
+      pack_columns(o, k0, k1, j0, jn, pack);
+      for (Eigen::Index i0 = o.lower_c >= 0 ? j0 - j0 % T : 0; i0 < o.m; i0 += T) {
+        Tile t{i0, std::min(T, o.m - i0), j0, jn, k0, 0, 0, 0, 0};
+        tile_depth(o, i0, t.rem, k0, k1, t.p0, t.p1);
+        if (t.p0 >= t.p1) continue;
+        tile_edge(o, i0, t.rem, t.p0, t.p1, t.e0, t.e1);
+        kernel(o, pack, t);
+      }
+    }
+  }
+}
+
 // acc[c] += A(tile rows, p) B(p, c) for `count` p from a (A's column p0,
 // the tile's first row) and b (the pack at p0), rows by the masks.
 __attribute__((target("avx512f"), always_inline)) inline void fma_run_avx512(const double* a, Eigen::Index lda,
@@ -297,46 +324,37 @@ __attribute__((target("avx512f"), always_inline)) inline void fma_run_avx512(con
   acc[3][0] = c03, acc[3][1] = c13;
 }
 
-__attribute__((target("avx512f"))) inline void multiply_avx512(const Multiply& o, double* pack) {
-  constexpr Eigen::Index T = 16;
-  for (Eigen::Index k0 = 0; k0 < o.k; k0 += kMultiplyDepth) {
-    const Eigen::Index k1 = std::min(o.k, k0 + kMultiplyDepth);
-    for (Eigen::Index j0 = 0; j0 < o.n; j0 += 4) {  // the rest of the block row is above the diagonal
-      const Eigen::Index jn = std::min<Eigen::Index>(4, o.n - j0);
-      pack_columns(o, k0, k1, j0, jn, pack);
-      for (Eigen::Index i0 = o.lower_c >= 0 ? j0 - j0 % T : 0; i0 < o.m; i0 += T) {
-        const Eigen::Index rem = std::min(T, o.m - i0);
-        Eigen::Index p0, p1;
-        tile_depth(o, i0, rem, k0, k1, p0, p1);
-        if (p0 >= p1) continue;
-        __m512d acc[4][2];
-        for (auto& a : acc) a[0] = a[1] = _mm512_setzero_pd();
-        // the p run with a row mask of its own (A's triangle crossing the tile), then the rest
-        Eigen::Index e0, e1;
-        tile_edge(o, i0, rem, p0, p1, e0, e1);
-        const unsigned all = (1u << rem) - 1u;
-        fma_run_avx512(o.A + p0 * o.lda + i0, o.lda, pack + 4 * (p0 - k0), e0 - p0, all, acc);
-        for (Eigen::Index p = e0; p < e1; ++p) {
-          Eigen::Index lo, hi;
-          tile_rows(o, i0, p, rem, lo, hi);
-          fma_run_avx512(o.A + p * o.lda + i0, o.lda, pack + 4 * (p - k0), 1, ((1u << hi) - 1u) & ~((1u << lo) - 1u), acc);
-        }
-        fma_run_avx512(o.A + e1 * o.lda + i0, o.lda, pack + 4 * (e1 - k0), p1 - e1, all, acc);
-        const __m512d s = _mm512_set1_pd(o.s);
-        for (int c = 0; c < jn; ++c) {
-          const Eigen::Index j = j0 + c;
-          const Eigen::Index first = o.lower_c >= 0 ? std::clamp<Eigen::Index>(j + o.lower_c - i0, 0, rem) : 0;
-          const unsigned keep = ((1u << rem) - 1u) & ~((1u << first) - 1u);
-          for (int h = 0; h < 2; ++h) {
-            const __mmask8 mk = static_cast<__mmask8>(keep >> (8 * h));
-            if (!mk) continue;
-            double* dst = o.C + j * o.ldc + i0 + 8 * h;
-            _mm512_mask_storeu_pd(dst, mk, _mm512_fmadd_pd(s, acc[c][h], _mm512_maskz_loadu_pd(mk, dst)));
-          }
-        }
-      }
+// acc (the tile's 16 rows by 4 columns) from p0 to p1, rows masked from e0
+// to e1 (tile_edge()), then C += s acc in the rows and columns written.
+__attribute__((target("avx512f"))) inline void multiply_tile_avx512(const Multiply& o, const double* pack,
+                                                                      const Tile& t) {
+  __m512d acc[4][2];
+  for (auto& a : acc) a[0] = a[1] = _mm512_setzero_pd();
+  const unsigned all = (1u << t.rem) - 1u;
+  const double* a = o.A + t.i0;
+  const double* b = pack - 4 * t.k0;
+  fma_run_avx512(a + t.p0 * o.lda, o.lda, b + 4 * t.p0, t.e0 - t.p0, all, acc);
+  for (Eigen::Index p = t.e0; p < t.e1; ++p) {
+    Eigen::Index lo, hi;
+    tile_rows(o, t.i0, p, t.rem, lo, hi);
+    fma_run_avx512(a + p * o.lda, o.lda, b + 4 * p, 1, ((1u << hi) - 1u) & ~((1u << lo) - 1u), acc);
+  }
+  fma_run_avx512(a + t.e1 * o.lda, o.lda, b + 4 * t.e1, t.p1 - t.e1, all, acc);
+  const __m512d s = _mm512_set1_pd(o.s);
+  for (int c = 0; c < t.jn; ++c) {
+    const Eigen::Index j = t.j0 + c;
+    const Eigen::Index first = o.lower_c >= 0 ? std::clamp<Eigen::Index>(j + o.lower_c - t.i0, 0, t.rem) : 0;
+    const unsigned keep = all & ~((1u << first) - 1u);
+    for (int h = 0; h < 2; ++h) {
+      const __mmask8 mk = static_cast<__mmask8>(keep >> (8 * h));
+      if (!mk) continue;
+      double* dst = o.C + j * o.ldc + t.i0 + 8 * h;
+      _mm512_mask_storeu_pd(dst, mk, _mm512_fmadd_pd(s, acc[c][h], _mm512_maskz_loadu_pd(mk, dst)));
     }
   }
+}
+__attribute__((target("avx512f"))) inline void multiply_avx512(const Multiply& o, double* pack) {
+  multiply_tiles<16>(o, pack, multiply_tile_avx512);
 }
 
 // The lanes with lo <= lane < hi.
@@ -370,44 +388,33 @@ __attribute__((target("avx2,fma"), always_inline)) inline void fma_run_avx2(cons
   acc[3][0] = c03, acc[3][1] = c13;
 }
 
-__attribute__((target("avx2,fma"))) inline void multiply_avx2(const Multiply& o, double* pack) {
-  constexpr Eigen::Index T = 8;
+__attribute__((target("avx2,fma"))) inline void multiply_tile_avx2(const Multiply& o, const double* pack,
+                                                                     const Tile& t) {
   const __m256i lane0 = _mm256_set_epi64x(3, 2, 1, 0), lane1 = _mm256_set_epi64x(7, 6, 5, 4);
-  for (Eigen::Index k0 = 0; k0 < o.k; k0 += kMultiplyDepth) {
-    const Eigen::Index k1 = std::min(o.k, k0 + kMultiplyDepth);
-    for (Eigen::Index j0 = 0; j0 < o.n; j0 += 4) {
-      const Eigen::Index jn = std::min<Eigen::Index>(4, o.n - j0);
-      pack_columns(o, k0, k1, j0, jn, pack);
-      for (Eigen::Index i0 = o.lower_c >= 0 ? j0 - j0 % T : 0; i0 < o.m; i0 += T) {
-        const Eigen::Index rem = std::min(T, o.m - i0);
-        Eigen::Index p0, p1;
-        tile_depth(o, i0, rem, k0, k1, p0, p1);
-        if (p0 >= p1) continue;
-        __m256d acc[4][2];
-        for (auto& a : acc) a[0] = a[1] = _mm256_setzero_pd();
-        Eigen::Index e0, e1;
-        tile_edge(o, i0, rem, p0, p1, e0, e1);
-        const __m256i all0 = lanes_between(lane0, 0, rem), all1 = lanes_between(lane1, 0, rem);
-        fma_run_avx2(o.A + p0 * o.lda + i0, o.lda, pack + 4 * (p0 - k0), e0 - p0, all0, all1, acc);
-        for (Eigen::Index p = e0; p < e1; ++p) {
-          Eigen::Index lo, hi;
-          tile_rows(o, i0, p, rem, lo, hi);
-          fma_run_avx2(o.A + p * o.lda + i0, o.lda, pack + 4 * (p - k0), 1, lanes_between(lane0, lo, hi),
-                       lanes_between(lane1, lo, hi), acc);
-        }
-        fma_run_avx2(o.A + e1 * o.lda + i0, o.lda, pack + 4 * (e1 - k0), p1 - e1, all0, all1, acc);
-        const __m256d s = _mm256_set1_pd(o.s);
-        for (int c = 0; c < jn; ++c) {
-          const Eigen::Index j = j0 + c;
-          const Eigen::Index first = o.lower_c >= 0 ? std::clamp<Eigen::Index>(j + o.lower_c - i0, 0, rem) : 0;
-          double* dst = o.C + j * o.ldc + i0;
-          const __m256i k0m = lanes_between(lane0, first, rem), k1m = lanes_between(lane1, first, rem);
-          _mm256_maskstore_pd(dst, k0m, _mm256_fmadd_pd(s, acc[c][0], _mm256_maskload_pd(dst, k0m)));
-          _mm256_maskstore_pd(dst + 4, k1m, _mm256_fmadd_pd(s, acc[c][1], _mm256_maskload_pd(dst + 4, k1m)));
-        }
-      }
-    }
+  __m256d acc[4][2];
+  for (auto& a : acc) a[0] = a[1] = _mm256_setzero_pd();
+  const __m256i all0 = lanes_between(lane0, 0, t.rem), all1 = lanes_between(lane1, 0, t.rem);
+  const double* a = o.A + t.i0;
+  const double* b = pack - 4 * t.k0;
+  fma_run_avx2(a + t.p0 * o.lda, o.lda, b + 4 * t.p0, t.e0 - t.p0, all0, all1, acc);
+  for (Eigen::Index p = t.e0; p < t.e1; ++p) {
+    Eigen::Index lo, hi;
+    tile_rows(o, t.i0, p, t.rem, lo, hi);
+    fma_run_avx2(a + p * o.lda, o.lda, b + 4 * p, 1, lanes_between(lane0, lo, hi), lanes_between(lane1, lo, hi), acc);
   }
+  fma_run_avx2(a + t.e1 * o.lda, o.lda, b + 4 * t.e1, t.p1 - t.e1, all0, all1, acc);
+  const __m256d s = _mm256_set1_pd(o.s);
+  for (int c = 0; c < t.jn; ++c) {
+    const Eigen::Index j = t.j0 + c;
+    const Eigen::Index first = o.lower_c >= 0 ? std::clamp<Eigen::Index>(j + o.lower_c - t.i0, 0, t.rem) : 0;
+    double* dst = o.C + j * o.ldc + t.i0;
+    const __m256i k0m = lanes_between(lane0, first, t.rem), k1m = lanes_between(lane1, first, t.rem);
+    _mm256_maskstore_pd(dst, k0m, _mm256_fmadd_pd(s, acc[c][0], _mm256_maskload_pd(dst, k0m)));
+    _mm256_maskstore_pd(dst + 4, k1m, _mm256_fmadd_pd(s, acc[c][1], _mm256_maskload_pd(dst + 4, k1m)));
+  }
+}
+__attribute__((target("avx2,fma"))) inline void multiply_avx2(const Multiply& o, double* pack) {
+  multiply_tiles<8>(o, pack, multiply_tile_avx2);
 }
 
 // exp(x) by x = n ln 2 + r, |r| <= ln 2 / 2: the Taylor polynomial of
