@@ -123,10 +123,7 @@ inline LaplaceGPObjective laplace_gp_objective(const Kernel& k, const Eigen::Ref
   // B^-1 is the gradient's one O(n^3) quantity: in place from L, 2n^3/3
   // flops (as the exact GP's, sparse_gp.hpp), where the printed algorithm
   // solves against W^1/2 and forms C = L^-1 W^1/2 K, 3n^3.
-  Eigen::MatrixXd Li = llt.matrixL();
-  invert_lower(Li);
-  lower_gram_in_place(Li);
-  const Eigen::MatrixXd B_inv = Li.selfadjointView<Eigen::Lower>();
+  const Eigen::MatrixXd B_inv = cholesky_inverse(llt);
   const Eigen::MatrixXd R = sw.asDiagonal() * B_inv * sw.asDiagonal();
   // d log q / d f = -1/2 diag(Sigma) dW/df = +1/2 diag(Sigma) d3, Sigma = (K^-1 + W)^-1 (as GPML's
   // infLaplace; the printed Algorithm 5.1 carries a minus sign here). With

@@ -376,7 +376,7 @@ inline void invert_lower(Eigen::Ref<Eigen::MatrixXd> L) {
 // squares, is taken first. Else by blocks of Eigen's products.
 inline void lower_gram_in_place(Eigen::Ref<Eigen::MatrixXd> Li) {
   const Eigen::Index n = Li.rows();
-  if (simd::avx2() && Li.innerStride() == 1) {
+  if (simd::avx2()) {
     Eigen::VectorXd d(n);
     for (Eigen::Index i = 0; i < n; ++i) {  // in order: its bits do not depend on the address
       double sum = 0.0;
@@ -409,14 +409,20 @@ inline void lower_gram_in_place(Eigen::Ref<Eigen::MatrixXd> Li) {
   }
 }
 
-// H^-1 = L^-T L^-1 from the Cholesky factor L of H, as LAPACK's potri
-// (invert_lower(), then lower_gram_in_place()): 2 S^3 / 3 flops, where
-// solving against the identity takes 2 S^3.
+// L, the lower Cholesky factor of H, becomes H^-1 = L^-T L^-1 (both
+// triangles), in place as LAPACK's potri (invert_lower(), then
+// lower_gram_in_place()): 2 S^3 / 3 flops, where solving against the
+// identity takes 2 S^3.
+inline void cholesky_inverse_in_place(Eigen::Ref<Eigen::MatrixXd> L) {
+  invert_lower(L);
+  lower_gram_in_place(L);
+  L.triangularView<Eigen::StrictlyUpper>() = L.transpose();
+}
+
+// H^-1 from the Cholesky factor of H.
 inline Eigen::MatrixXd cholesky_inverse(const Eigen::LLT<Eigen::MatrixXd>& llt) {
   Eigen::MatrixXd out = llt.matrixLLT();
-  invert_lower(out);
-  lower_gram_in_place(out);
-  out.triangularView<Eigen::StrictlyUpper>() = out.transpose();
+  cholesky_inverse_in_place(out);
   return out;
 }
 
@@ -428,7 +434,7 @@ inline Eigen::MatrixXd cholesky_inverse(const Eigen::LLT<Eigen::MatrixXd>& llt) 
 // took as long as the SIMD products (sparse GP, m = 500).
 inline void solve_lower_in_place(const Eigen::Ref<const Eigen::MatrixXd>& L, Eigen::Ref<Eigen::MatrixXd> B) {
   const Eigen::Index m = L.rows();
-  if (!simd::avx2() || m <= kTriangularBlock || B.innerStride() != 1) {
+  if (!simd::avx2() || m <= kTriangularBlock) {
     L.triangularView<Eigen::Lower>().solveInPlace(B);
     return;
   }

@@ -25,7 +25,7 @@
 // alone: with a = L^-1 k_u(x*), the latent mean is k_u(x*)' weights and the
 // variance (k** - |a|^2) + |LB^-1 a|^2 (VFE, FITC; the exact GP: k** -
 // |L^-1 k*|^2 with L the factor of the n x n covariance). No inverse is
-// formed; the one exception is documented at lower_gram_in_place.
+// formed; the one exception is the note "The one explicit inverse" below.
 // Pure C++17 + Eigen: no R headers.
 #pragma once
 
@@ -483,8 +483,9 @@ inline double exact_value(const ExactFactors& f, double noise, const Eigen::Ref<
 // a right-hand side yields: diag(Sigma^-1) = column sums of squares of L^-1
 // (leverages and LOO residuals, R&W eq. 5.12) and the gradient's
 // W = Sigma^-1 - a a', whose every element meets dK elementwise (R&W
-// Algorithm 5.1). Both come from invert_lower() and lower_gram_in_place()
-// (model.hpp), in place on the lower triangle.
+// Algorithm 5.1). Both come from L^-1 (invert_lower(), model.hpp): the
+// first as its columns' norms (sparse_gp_posterior()), the second by
+// cholesky_inverse_in_place() (sparse_gp_objective()).
 
 // What the VFE and FITC gradients share, with Sigma_u = K_uu + K_uf Lam^-1
 // K_fu = L B L': mu = Sigma_u^-1 K_uf Lam^-1 r = L^-T LB^-T c, B^-1 E and
@@ -655,9 +656,7 @@ inline GPObjective sparse_gp_objective(const Kernel& k, double noise, const Eige
     if (gradient) {
       // W = Sigma^-1 - a a' = L^-T L^-1 - a a', in L's storage
       Eigen::MatrixXd& W = f.L;
-      invert_lower(W);
-      lower_gram_in_place(W);
-      W.triangularView<Eigen::StrictlyUpper>() = W.transpose();
+      cholesky_inverse_in_place(W);
       W.noalias() -= f.a * f.a.transpose();
       out.d_log_noise = 0.5 * W.diagonal().dot(f.noise_i) + detail::replication_slope(wt);
       W *= 0.5;
