@@ -51,6 +51,13 @@
 #' @param min_delta_log_beta Fast solver: a noise update that changes
 #'   `log(1/noise)` by more than this triggers a full recomputation and
 #'   cancels termination.
+#' @param min_noise_move Fast solver, shared noise: before the fit
+#'   terminates, a noise update that would change `log(1/noise)` by less
+#'   than this is not made, so S and Q stay exact for the noise they were
+#'   computed at without a full recomputation (O(M S^2)) for each small move;
+#'   termination still requires `min_delta_log_beta`. `0` gives SparseBayes's
+#'   schedule, where every move above `min_delta_log_beta` recomputes
+#'   (a quarter of a default fit's CPU on Servo; bench/RESULTS.md).
 #' @param noise_update_start,noise_update_frequency Fast solver: the shared
 #'   noise is re-estimated at each of the first `noise_update_start`
 #'   iterations, then every `noise_update_frequency` iterations.
@@ -209,7 +216,7 @@
 #' ard_control(damping_lambda = 0.5, studentized = TRUE)
 #' @export
 rvm_control <- function(max_iterations = 10000L, time_limit = 10000, min_delta_log_alpha = 1e-3,
-                        min_delta_log_beta = 1e-6, noise_update_start = 10L, noise_update_frequency = 5L,
+                        min_delta_log_beta = 1e-6, min_noise_move = 1e-3, noise_update_start = 10L, noise_update_frequency = 5L,
                         alignment_test = TRUE, alignment_max = 1 - 1e-3, priority_deletion = TRUE,
                         priority_addition = FALSE, zero_factor = 1e-12, beta_max_factor = 1e6,
                         noise_shape = 1e-4, noise_scale = 1e-4, noise_variance = NULL,
@@ -271,6 +278,7 @@ new_control <- function(settings, maker_name) {
   check_number(s$time_limit, "time_limit", lower = 0, open_lower = TRUE)
   check_number(s$min_delta_log_alpha, "min_delta_log_alpha", lower = 0, open_lower = TRUE)
   check_number(s$min_delta_log_beta, "min_delta_log_beta", lower = 0, open_lower = TRUE)
+  check_number(s$min_noise_move, "min_noise_move", lower = 0)
   check_number(s$noise_update_start, "noise_update_start", lower = 0, upper = 1e9, integer = TRUE)
   check_number(s$noise_update_frequency, "noise_update_frequency", lower = 1, upper = 1e9, integer = TRUE)
   check_flag(s$alignment_test, "alignment_test")

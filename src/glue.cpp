@@ -41,7 +41,8 @@ sparsebayes::SolverOptions as_options(const Rcpp::List& p, const Rcpp::List& c) 
   SB_READ(c, noise, init_lambda); SB_READ(c, noise, lambda_min); SB_READ(c, noise, lambda_max);
   SB_READ(c, noise, damping_lambda); SB_READ(c, noise, student_df); SB_READ(c, noise, outlier_class);
   SB_READ(c, noise, warm_start);
-  SB_READ(c, fast, min_delta_log_alpha); SB_READ(c, fast, min_delta_log_beta); SB_READ(c, fast, priority_addition);
+  SB_READ(c, fast, min_delta_log_alpha); SB_READ(c, fast, min_delta_log_beta); SB_READ(c, fast, min_noise_move);
+  SB_READ(c, fast, priority_addition);
   SB_READ(c, fast, priority_deletion); SB_READ(c, fast, noise_update_start); SB_READ(c, fast, noise_update_frequency);
   SB_READ(c, fast, beta_max_factor); SB_READ(c, fast, alignment_test); SB_READ(c, fast, alignment_max);
   SB_READ(c, fast, zero_factor); SB_READ(c, fast, noise_shape); SB_READ(c, fast, noise_scale);

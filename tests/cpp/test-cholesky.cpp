@@ -83,6 +83,32 @@ context("Cholesky helpers") {
     expect_true(sbtest::relative_difference(p.mu, beta * Sigma * Phi.transpose() * t) <= 1e-12);
     expect_true(sbtest::near(p.log_det_H, std::log(Hw.determinant()), 1e-12));
     expect_true(events == 0);
+    const Eigen::MatrixXd Li = p.Linv.triangularView<Eigen::Lower>();
+    expect_true(sbtest::relative_difference(Li.transpose() * Li, Sigma) <= 1e-12);
+  }
+
+  test_that("invert_lower_unblocked() equals Eigen's solve, its strict upper triangle zero") {
+    for (Eigen::Index size : {1, 2, 17, 64}) {
+      const Eigen::MatrixXd A = sbtest::random_spd(size, rng);
+      Eigen::MatrixXd D = A.llt().matrixLLT();  // A's entries above the diagonal
+      const Eigen::MatrixXd L = D.triangularView<Eigen::Lower>();
+      sparsebayes::invert_lower_unblocked(D);
+      const Eigen::MatrixXd expected = L.triangularView<Eigen::Lower>().solve(Eigen::MatrixXd::Identity(size, size));
+      expect_true(sbtest::relative_difference(D, expected) <= 1e-12);
+    }
+  }
+
+  test_that("sandwich_diagonal() is diag(C Sigma C') for any number of rows and columns") {
+    for (Eigen::Index size : {1, 5, 40, 90}) {
+      for (Eigen::Index rows : {1, 7, 130}) {
+        const Eigen::MatrixXd H = sbtest::random_spd(size, rng);
+        Eigen::MatrixXd Linv = H.llt().matrixLLT();  // its strict upper triangle holds H's: never read
+        sparsebayes::invert_lower(Linv);
+        const Eigen::MatrixXd C = sbtest::normal_matrix(rows, size, rng);
+        const Eigen::VectorXd expected = (C * H.inverse() * C.transpose()).diagonal();
+        expect_true(sbtest::relative_difference(sparsebayes::sandwich_diagonal(C, Linv), expected) <= 1e-11);
+      }
+    }
   }
 
   test_that("invert_lower and lower_gram_in_place against Eigen's triangular solve") {

@@ -89,8 +89,7 @@ class SharedNoisePath : public FastPath {
     const double rss = residual_ss();
     st_.log_ml = log_evidence(p.log_det_H, st_.alpha, st_.mu, -static_cast<double>(st_.n) * std::log(beta),
                               beta * rss, st_.n);
-    const Eigen::MatrixXd CS = product(st_.PhiT_PhiU, st_.Sigma);
-    st_.S_in = (beta - beta * beta * (CS.array() * st_.PhiT_PhiU.array()).rowwise().sum()).matrix();
+    st_.S_in = (beta - beta * beta * sandwich_diagonal(st_.PhiT_PhiU, p.Linv).array()).matrix();
     st_.Q_in = beta * (st_.PhiT_t - st_.PhiT_PhiU * st_.mu);
   }
 
@@ -118,10 +117,16 @@ class SharedNoisePath : public FastPath {
 
   // One noise update at iteration `it`; whether the noise moved enough to
   // recompute everything.
-  virtual bool update_noise(int /*it*/, int /*action*/) {
+  virtual bool update_noise(int /*it*/, int action) {
     const double beta_old = st_.beta;
     update_beta();
-    return std::abs(std::log(st_.beta) - std::log(beta_old)) > st_.fast.min_delta_log_beta;
+    const double moved = std::abs(std::log(st_.beta) - std::log(beta_old));
+    const FastControl& f = st_.fast;
+    if (action != kTerminate && f.min_noise_move > f.min_delta_log_beta && moved < f.min_noise_move) {
+      st_.beta = beta_old;
+      return false;
+    }
+    return moved > f.min_delta_log_beta;
   }
 
  private:
@@ -187,7 +192,7 @@ class SampleNoisePath : public SharedNoisePath {
     const Posterior p = st_.posterior_from_caches(1.0);
     const Eigen::VectorXd r = st_.t - st_.fitted();
     st_.log_ml = log_evidence(p.log_det_H, st_.alpha, st_.mu, -B.array().log().sum(), r.cwiseAbs2().dot(B), st_.n);
-    st_.weighted_sparsity();
+    st_.weighted_sparsity(p.Linv);
     st_.Q_in = st_.PhiT_t - st_.PhiT_PhiU * st_.mu;
   }
 

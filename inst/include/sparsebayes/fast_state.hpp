@@ -217,13 +217,13 @@ struct FastState : FastUndoable {
     return p;
   }
 
-  // S_m = phi' B phi - phi' B Phi_u Sigma Phi_u' B phi of every column, from the weighted cache.
-  void weighted_sparsity() {
+  // S_m = phi' B phi - phi' B Phi_u Sigma Phi_u' B phi of every column, from the weighted cache and
+  // the posterior's inverse factor (Posterior::Linv).
+  void weighted_sparsity(const Eigen::MatrixXd& Linv) {
     Eigen::VectorXd phi_B_phi(M);
     const Eigen::Ref<const Eigen::MatrixXd>& Phi = this->Phi();
     for (Eigen::Index m = 0; m < M; ++m) phi_B_phi(m) = Phi.col(m).cwiseAbs2().dot(B) * inv_scale(m) * inv_scale(m);
-    const Eigen::MatrixXd CS = PhiT_PhiU * Sigma;
-    S_in = phi_B_phi - (CS.array() * PhiT_PhiU.array()).rowwise().sum().matrix();
+    S_in = phi_B_phi - sandwich_diagonal(PhiT_PhiU, Linv);
   }
 
   // s_m and q_m of every column, a relevant one's with it left out.

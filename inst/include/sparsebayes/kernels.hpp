@@ -114,8 +114,10 @@ namespace detail {
 
 // Squared Euclidean distances between rows of x (n x d) and rows of z
 // (m x d), written into out. For few columns the direct sum is exact (no
-// cancellation); for many, the Gram-matrix identity is far faster and its
-// round-off is clamped at zero.
+// cancellation); for many, the Gram-matrix identity is far faster (its
+// product on the SIMD path where the CPU has one: Eigen's took a tenth of a
+// width learner's evaluation at 13 inputs) and its round-off is clamped at
+// zero.
 template <typename Out>
 void squared_distances(const Eigen::Ref<const Eigen::MatrixXd>& x, const Eigen::Ref<const Eigen::MatrixXd>& z,
                        Out&& out) {
@@ -125,7 +127,8 @@ void squared_distances(const Eigen::Ref<const Eigen::MatrixXd>& x, const Eigen::
     for (Eigen::Index j = 0; j < m; ++j)
       for (Eigen::Index k = 0; k < d; ++k) out.col(j).array() += (x.col(k).array() - z(j, k)).square();
   } else {
-    out.noalias() = -2.0 * x * z.transpose();
+    out.setZero();
+    if (!simd::multiply_add(x, z, out, -2.0, true)) out.noalias() = -2.0 * x * z.transpose();
     out.colwise() += x.rowwise().squaredNorm();
     out.rowwise() += z.rowwise().squaredNorm().transpose();
     out = out.cwiseMax(0.0);

@@ -65,6 +65,7 @@ struct NoiseControl {
 struct FastControl {
   double min_delta_log_alpha;  // re-estimation convergence
   double min_delta_log_beta;   // a larger noise change cancels termination
+  double min_noise_move;       // before termination, a smaller noise change is not made (fast_gaussian.hpp)
   bool priority_addition, priority_deletion;
   int noise_update_start, noise_update_frequency;
   double beta_max_factor;      // 1 / noise <= beta_max_factor / var(t)
@@ -336,6 +337,29 @@ inline Eigen::MatrixXd cross_matrix(const Eigen::Ref<const Eigen::MatrixXd>& A,
 // lauum.
 constexpr Eigen::Index kTriangularBlock = 64;
 
+// D (lower triangular, at most a block) becomes D^-1, its strict upper
+// triangle zero, column by column from the last as LAPACK's trti2: each column below the
+// diagonal is the inverted part below it times that column, by axpys (no
+// sums whose order depends on an address). n^3/6 multiply-adds, a third of
+// a solve against the identity, whose small blocks ran at a fraction of the
+// SIMD product's speed.
+inline void invert_lower_unblocked(Eigen::Ref<Eigen::MatrixXd> D) {
+  const Eigen::Index n = D.rows();
+  for (Eigen::Index j = n - 1; j >= 0; --j) {
+    D(j, j) = 1.0 / D(j, j);
+    const Eigen::Index r = n - j - 1;
+    auto x = D.col(j).tail(r);
+    const auto T = D.bottomRightCorner(r, r);  // already inverted
+    for (Eigen::Index k = r - 1; k >= 0; --k) {  // x = T x in place, from the last entry
+      const double xk = x(k);
+      x(k) = T(k, k) * xk;
+      x.tail(r - k - 1) += xk * T.col(k).tail(r - k - 1);
+    }
+    x *= -D(j, j);
+  }
+  D.triangularView<Eigen::StrictlyUpper>().setZero();
+}
+
 // L (lower triangular) becomes L^-1 in its lower triangle (the strict upper
 // one is left as it was), by blocks of columns: n^3/3 flops, where a solve
 // against the identity does not see that the result is triangular and takes n^3.
@@ -347,8 +371,8 @@ inline void invert_lower(Eigen::Ref<Eigen::MatrixXd> L) {
     check_interrupt();
     const Eigen::Index jb = std::min(kTriangularBlock, n - j), rest = n - j - jb;
     auto diag = L.block(j, j, jb, jb);
-    Eigen::MatrixXd inv = Eigen::MatrixXd::Identity(jb, jb);
-    diag.triangularView<Eigen::Lower>().solveInPlace(inv);
+    Eigen::MatrixXd inv = diag;
+    invert_lower_unblocked(inv);
     if (rest > 0) {
       // below the diagonal block: -L22^-1 L21 L11^-1, L22^-1 already in place
       auto below = L.block(j + jb, j, rest, jb);
@@ -443,8 +467,8 @@ inline void solve_lower_in_place(const Eigen::Ref<const Eigen::MatrixXd>& L, Eig
     const Eigen::Index ib = std::min(kTriangularBlock, m - i);
     auto rows = B.middleRows(i, ib);
     if (i > 0) simd::multiply_add(L.block(i, 0, ib, i), B.topRows(i), rows, -1.0);
-    inv = Eigen::MatrixXd::Identity(ib, ib);
-    L.block(i, i, ib, ib).triangularView<Eigen::Lower>().solveInPlace(inv);
+    inv = L.block(i, i, ib, ib);
+    invert_lower_unblocked(inv);
     auto t = work.topRows(ib);
     t.setZero();
     simd::multiply_add(inv, rows, t, 1.0, false, simd::Shape::lower);
@@ -464,6 +488,7 @@ inline Eigen::MatrixXd product(const Eigen::Ref<const Eigen::MatrixXd>& A, const
 // PhiU_t = Phi_used^T t.
 struct Posterior {
   Eigen::MatrixXd Sigma;
+  Eigen::MatrixXd Linv;    // L^-1 in its lower triangle (H = L L', Sigma = Linv' Linv); the strict upper one is scratch
   Eigen::VectorXd mu;
   double log_det_H = 0.0;  // log |beta Phi_u^T Phi_u + A|
 };
@@ -474,11 +499,26 @@ inline Posterior weight_posterior(const Eigen::MatrixXd& PhiU_PhiU, const Eigen:
   H.diagonal() += alpha_used;
   const auto llt = robust_cholesky(H, jitter_events);
   Posterior p;
-  p.Sigma = cholesky_inverse(llt);
-  p.Sigma = 0.5 * (p.Sigma + p.Sigma.transpose());
+  p.Linv = llt.matrixLLT();
+  invert_lower(p.Linv);
+  p.Sigma = p.Linv;  // cholesky_inverse_in_place()'s second half
+  lower_gram_in_place(p.Sigma);
+  p.Sigma.triangularView<Eigen::StrictlyUpper>() = p.Sigma.transpose();
   p.mu = beta * (p.Sigma * PhiU_t);
   p.log_det_H = 2.0 * llt.matrixLLT().diagonal().array().log().sum();
   return p;
+}
+
+// diag(C Sigma C') for Sigma = Linv' Linv (Linv lower triangular, its
+// strict upper triangle not read): the squared column norms of Linv C',
+// half the flops of forming C Sigma. The S of every column after a noise
+// update, where it was a fast fit's largest product.
+inline Eigen::VectorXd sandwich_diagonal(const Eigen::Ref<const Eigen::MatrixXd>& C,
+                                         const Eigen::Ref<const Eigen::MatrixXd>& Linv) {
+  Eigen::MatrixXd V = Eigen::MatrixXd::Zero(Linv.rows(), C.rows());
+  if (!simd::multiply_add(Linv, C, V, 1.0, true, simd::Shape::lower))
+    V.noalias() = Linv.triangularView<Eigen::Lower>() * C.transpose();
+  return V.colwise().squaredNorm().transpose();
 }
 
 // log N(t | 0, L + Phi_u A^-1 Phi_u^T), L = diag(lambda), through the weight

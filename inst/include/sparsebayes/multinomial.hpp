@@ -476,9 +476,9 @@ class MultinomialSolver {
       st.PhiT_PhiU = Z.middleCols(start[k], PhiU[k].cols());
       st.Q_in = Z.col(N + k);
       st.PhiT_t = st.PhiT_PhiU * w_k + st.Q_in;
-      st.posterior_from_caches(1.0);
+      const Posterior p = st.posterior_from_caches(1.0);
       st.mu = w_k;
-      st.weighted_sparsity();
+      st.weighted_sparsity(p.Linv);
     }
     at_mode_ = true;
     fresh_ = true;
