@@ -12,22 +12,17 @@
 # core's alone; what R does with a response follows from the kind of its
 # targets (`target_kinds`). Adding a likelihood: its class and row in
 # likelihood.hpp.
-# Built once a session: the core's table does not change, and a fit asks
-# it a score of times (0.7 ms each, 4% of a default Boston fit).
-likelihood_table <- local({
-  built <- NULL
-  function() {
-    if (!is.null(built)) return(built)
-    table <- .sb_likelihoods()
-    rows <- lapply(seq_len(nrow(table)), function(i) {
-      row <- as.list(table[i, ])
-      kind <- target_kinds[[row$targets]]
-      c(row[setdiff(names(row), "title")], classes = row$targets == "classes",
-        kind[c("quality", "types", "scores", "learning_target")],
-        encode = function(y, n) kind$encode(y, n, row$family), title = function(x) kind$title(row$title, x))
-    })
-    built <<- stats::setNames(rows, table$name)
-  }
+# Built once a session (once(), R/checks.R).
+likelihood_table <- once(function() {
+  table <- .sb_likelihoods()
+  rows <- lapply(seq_len(nrow(table)), function(i) {
+    row <- as.list(table[i, ])
+    kind <- target_kinds[[row$targets]]
+    c(row[setdiff(names(row), "title")], classes = row$targets == "classes",
+      kind[c("quality", "types", "scores", "learning_target")],
+      encode = function(y, n) kind$encode(y, n, row$family), title = function(x) kind$title(row$title, x))
+  })
+  stats::setNames(rows, table$name)
 })
 
 # What R does with each kind of targets: how a response is checked and

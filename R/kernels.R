@@ -231,7 +231,10 @@ kernel_tpspline <- function(width = NULL, variance = 1) new_kernel("tpspline", w
 # which kernel_wavelet()'s `family` lists: they are not in the core's
 # table because they are orthonormal dictionaries on a grid (wavelets.hpp),
 # not functions k(x, z) that fill_kernel_block() evaluates.
-kernel_names <- function() c(.sb_kernels()$name, wavelet_families())
+kernel_names <- function() c(kernel_table()$name, wavelet_families())
+
+# The core's table of kernels (kernels.hpp), read once a session (once(), R/checks.R).
+kernel_table <- once(function() .sb_kernels())
 
 # The constructor of the kernel named `name` (NULL for another name).
 kernel_constructor <- function(name) {
@@ -262,7 +265,7 @@ check_width <- function(width) {
 # it has a width ("width") and a slope in its widths ("slope": a GP
 # marginal likelihood can learn them).
 kernel_supports <- function(kernel, what) {
-  table <- .sb_kernels()
+  table <- kernel_table()
   isTRUE(table[[what]][match(kernel$type, table$name)])
 }
 
@@ -270,7 +273,7 @@ kernel_has_width <- function(kernel) kernel_supports(kernel, "width")
 
 # "gaussian, laplace or cauchy": the kernels with a slope, for messages.
 slope_kernels <- function() {
-  table <- .sb_kernels()
+  table <- kernel_table()
   or_list(table$name[table$slope])
 }
 

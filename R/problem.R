@@ -21,7 +21,7 @@ new_sb_problem <- function(model, ...) {
                  paste(names(p), collapse = ", ")), call. = FALSE)
   # the solver a fit runs (rvm(), ard()): a row of the core's table with
   # validated settings; a design's scaling, one centre per column
-  if (!is.null(p$solver) && !(p$solver$method %in% .sb_methods()$name && inherits(p$solver$control, "sb_control")))
+  if (!is.null(p$solver) && !(p$solver$method %in% method_table()$name && inherits(p$solver$control, "sb_control")))
     stop(sprintf("internal: a %s problem's solver must be a method of the table with sb_control settings.", model),
          call. = FALSE)
   if (!is.null(p$scaling) && !is.null(p$xs) && length(p$scaling$center) != ncol(p$xs))
