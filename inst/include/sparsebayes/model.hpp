@@ -433,14 +433,19 @@ inline void lower_gram_in_place(Eigen::Ref<Eigen::MatrixXd> Li) {
   }
 }
 
+// Li (lower triangular) becomes Li' Li in both triangles: lower_gram_in_place(), then the mirror.
+inline void gram_in_place(Eigen::Ref<Eigen::MatrixXd> Li) {
+  lower_gram_in_place(Li);
+  Li.triangularView<Eigen::StrictlyUpper>() = Li.transpose();
+}
+
 // L, the lower Cholesky factor of H, becomes H^-1 = L^-T L^-1 (both
 // triangles), in place as LAPACK's potri (invert_lower(), then
-// lower_gram_in_place()): 2 S^3 / 3 flops, where solving against the
+// gram_in_place()): 2 S^3 / 3 flops, where solving against the
 // identity takes 2 S^3.
 inline void cholesky_inverse_in_place(Eigen::Ref<Eigen::MatrixXd> L) {
   invert_lower(L);
-  lower_gram_in_place(L);
-  L.triangularView<Eigen::StrictlyUpper>() = L.transpose();
+  gram_in_place(L);
 }
 
 // H^-1 from the Cholesky factor of H.
@@ -501,9 +506,8 @@ inline Posterior weight_posterior(const Eigen::MatrixXd& PhiU_PhiU, const Eigen:
   Posterior p;
   p.Linv = llt.matrixLLT();
   invert_lower(p.Linv);
-  p.Sigma = p.Linv;  // cholesky_inverse_in_place()'s second half
-  lower_gram_in_place(p.Sigma);
-  p.Sigma.triangularView<Eigen::StrictlyUpper>() = p.Sigma.transpose();
+  p.Sigma = p.Linv;  // cholesky_inverse_in_place(), keeping the inverse factor for sandwich_diagonal()
+  gram_in_place(p.Sigma);
   p.mu = beta * (p.Sigma * PhiU_t);
   p.log_det_H = 2.0 * llt.matrixLLT().diagonal().array().log().sum();
   return p;
