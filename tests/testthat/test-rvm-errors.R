@@ -44,6 +44,8 @@ test_that("rvm_control() checks every setting", {
   expect_error(rvm_control(time_limit = 0), "time_limit.*> 0")
   expect_error(rvm_control(min_delta_log_alpha = -1), "min_delta_log_alpha")
   expect_error(rvm_control(min_delta_log_beta = NA), "min_delta_log_beta.*single finite number")
+  expect_error(rvm_control(min_noise_move = -1e-3), "min_noise_move")
+  expect_error(rvm_control(min_noise_move = c(0, 1)), "min_noise_move.*single finite number")
   expect_error(rvm_control(noise_update_start = -1), "noise_update_start")
   expect_error(rvm_control(noise_update_frequency = 0), "noise_update_frequency")
   expect_error(rvm_control(alignment_test = 1), "alignment_test.*TRUE or FALSE")
