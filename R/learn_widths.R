@@ -61,7 +61,7 @@ pooled_rows <- function(xs, targets, weights = NULL) {
   w <- weights %||% rep(1, nrow(xs))
   group <- first_copy(row_keys(xs, targets))  # R/standard_units.R
   rows <- which(group == seq_along(group))
-  pooled <- as.numeric(rowsum(w, group, reorder = FALSE))
+  pooled <- if (length(rows) == length(group)) as.numeric(w) else as.numeric(rowsum(w, group, reorder = FALSE))
   unit <- mean(pooled)
   pooled <- pooled / unit
   list(xs = xs[rows, , drop = FALSE], targets = targets[rows, , drop = FALSE], rows = rows,
@@ -75,14 +75,15 @@ pooled_rows <- function(xs, targets, weights = NULL) {
 # their objectives); `weights`: NULL or positive case weights;
 # `likelihood`: "gaussian" (GP regression) or "binomial" (the Laplace GP
 # classifier, laplace_gp.hpp); `by_input`: one width per input (width
-# "learn"), or one for all inputs ("learn_one": the one-width stage only).
+# "learn"), or one for all inputs ("learn_one": the one-width stage only);
+# `pool`: pooled_rows() of these rows, when the caller has it.
 learn_kernel_widths <- function(kernel, xs, targets, weights = NULL, control = sparse_gp_control(),
                                 likelihood = c("gaussian", "binomial"),
-                                by_input = !identical(kernel$width, "learn_one")) {
+                                by_input = !identical(kernel$width, "learn_one"), pool = NULL) {
   likelihood <- match.arg(likelihood)
   if (!is_learnable(kernel))
     stop_arg("kernel", sprintf("is a %s kernel; widths are learned for a %s kernel.", kernel$type, slope_kernels()))
-  pool <- pooled_rows(xs, targets, weights)
+  pool <- pool %||% pooled_rows(xs, targets, weights)
   xs <- pool$xs
   targets <- pool$targets
   weights <- pool$weights

@@ -452,7 +452,7 @@ gp_learning <- function(p) {
   sy <- p$std$scale
   vy <- p$std$variance
   control <- p$control
-  pool <- pooled_rows(xs, p$std$r, p$weights)
+  pool <- pooled_rows(xs, p$y, p$weights)
   rows <- pool$rows[learning_rows(length(pool$rows), p$approx, p$optimize, control$subsample)]
   Z <- if (p$approx$exact) NULL else initial_inducing(p$inducing, xs[rows, , drop = FALSE], p$scaling,
                                                           p$default_inducing, n_obs = nrow(xs),
@@ -463,7 +463,7 @@ gp_learning <- function(p) {
                 log_noise = log(p$noise_variance %||% (vy / 10)))
   learned <- NULL
   if (p$learn) {
-    learned <- learn_kernel_widths(kernel, xs, p$y, p$weights, control, by_input = p$by_input)
+    learned <- learn_kernel_widths(kernel, xs, p$y, p$weights, control, by_input = p$by_input, pool = pool)
     start$log_width <- unname(log(learned$width))
     if (identical(learned$width_rule, "learn")) {  # (otherwise no signal: the median heuristic, one width)
       start$log_variance <- unname(log(learned$learned$variance / sy^2))

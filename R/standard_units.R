@@ -73,29 +73,36 @@ standard_units <- function(Phi, y, weights = NULL, offset = NULL, const = NULL, 
   keep <- if (is.null(weights)) rep(TRUE, n) else weights > 0
   pooled <- if (robust) list(weights = weights, unit = 1, log_weights = 0) else relative_weights(rows, z, weights)
   weights <- pooled$weights
-  w <- if (is.null(weights)) rep(1, n) else weights
+  # Without weights (none given, or all equal) every row is kept at weight
+  # 1, and the sums below skip the products by ones (exact: the same bits).
+  wk <- if (!is.null(weights)) weights[keep]
+  zk <- if (is.null(weights)) z else z[keep]
   if (is.null(const)) const <- if (is.null(Phi) || nrow(Phi) < 2L) c(0, 0) else constant_column(column_moments(Phi))
   shift <- 0
   if (const[1L] > 0) {
-    size <- max(abs(z[keep]))
-    if (size > 0) shift <- if (robust) weighted_median(z[keep], w[keep])
-                           else size * sum(w[keep] * (z[keep] / size)) / sum(w[keep])
+    size <- max(abs(zk))
+    if (size > 0) shift <- if (robust) weighted_median(zk, wk %||% rep(1, length(zk)))
+                           else if (is.null(wk)) size * sum(zk / size) / length(zk)
+                           else size * sum(wk * (zk / size)) / sum(wk)
   }
-  sw <- sqrt(w[keep])
-  r <- z[keep] - shift
+  sw <- if (is.null(wk)) rep(1, length(zk)) else sqrt(wk)
+  r <- zk - shift
   replicated <- !is.null(weights) && !robust
-  scale <- if (replicated) robust_scale(r, w[keep], robust = FALSE) else robust_scale(sw * r, robust = robust)
+  scale <- if (replicated) robust_scale(r, wk, robust = FALSE)
+           else robust_scale(if (is.null(wk)) r else sw * r, robust = robust)
   # Shared noise: weights act as replicates for the noise (the solvers' N is
   # sum(w)) and the evidence is that of the replicated rows; per-sample
   # noise: weights are relative precisions.
   # Without weights every row is kept with sw = 1: Phi as it is, not two n x d copies.
-  c(list(y = sw * r / scale, Phi = if (is.null(weights)) Phi else if (!is.null(Phi)) Phi[keep, , drop = FALSE] * sw,
+  c(list(y = if (is.null(wk)) r / scale else sw * r / scale,
+         Phi = if (is.null(weights)) Phi else if (!is.null(Phi)) Phi[keep, , drop = FALSE] * sw,
          keep = keep, weights = weights, offset = offset, sw = sw),
     response_units(shift, scale, const,
                    list(n = n, unit = pooled$unit, distinct = pooled$distinct %||% sum(keep), n_kept = sum(keep),
-                        weight_sum = sum(w[keep]), log_weight_sum = sum(log(w[keep])), log_weights = pooled$log_weights,
+                        weight_sum = if (is.null(wk)) length(zk) else sum(wk),
+                        log_weight_sum = if (is.null(wk)) 0 else sum(log(wk)), log_weights = pooled$log_weights,
                         replicated = replicated,
-                        target_variance = if (replicated) replicated_variance(r / scale, w[keep]) else -1)))
+                        target_variance = if (replicated) replicated_variance(r / scale, wk) else -1)))
 }
 
 # The standard units of a response from what a data backend measured of it
@@ -138,6 +145,7 @@ response_units <- function(shift, scale, const, counts) {
 # precisions W_g.
 relative_weights <- function(rows, z, weights) {
   n <- length(z)
+  if (is.null(rows) && is.null(weights)) return(list(weights = NULL, unit = 1, distinct = n, log_weights = 0))
   w <- weights %||% rep(1, n)
   keep <- w > 0
   group <- if (is.null(rows)) seq_len(sum(keep)) else first_copy(row_keys(rows, z)[keep, , drop = FALSE])
