@@ -15,8 +15,10 @@
 # `rows`: a matrix whose rows name the rows of Phi, for finding exact copies
 # (relative_weights()): the inputs a kernel basis is built from (a kernel's
 # rounding can differ between copies of a row), Phi itself by default.
+# `join`: NULL, or the fast solver's checkpoint settings (join_at, and
+# another fit's state to join there: fit_candidates(), R/learn_widths.R).
 fit_basis <- function(Phi, y, family, solver, noise = "shared", smoothness = 0, wo = list(), wavelet = NULL,
-                      rows = Phi, statistics = NULL) {
+                      rows = Phi, statistics = NULL, join = NULL) {
   control <- solver$control
   weights <- wo$weights
   offset <- wo$offset
@@ -34,6 +36,7 @@ fit_basis <- function(Phi, y, family, solver, noise = "shared", smoothness = 0, 
                             n_effective = if (gaussian) st$n_effective else -1,
                             target_variance = if (gaussian) st$target_variance else -1,
                             case_weights = if (!gaussian) weights, offset = if (!gaussian) offset)
+  problem <- c(problem, join)
   settings <- core_settings(control, fit_reporter(control$stage %||% sprintf("%s solver", solver$method),
                                                   control$verbose, if (gaussian) data_scale_trace(st)))
   if (gaussian && !is.null(st$passes)) {  # per-sample noise from passes over chunks of rows (data_chunks())

@@ -29,6 +29,8 @@ pick <- function(all, i) if (length(args) >= i && nzchar(args[i])) all[strsplit(
 #   stopping rule (learn_factr, R/learn_widths.R);
 # rvm_noise_move0: the fast solver's former noise schedule (every noise
 #   move above min_delta_log_beta recomputes S and Q; rvm_control());
+# rvm_nojoin: every candidate fit run to its end (no start joins another's
+#   path: join_tolerance, R/learn_widths.R);
 # sparse_gp_factr1e8, 1e10, 1e11: fixed stopping rules of sparse_gp()'s own
 #   optimisation (the default: 1e11 on noisy responses, 1e10 on others);
 # sparse_gp_all_inducing, sparse_gp_fitc_all_inducing: every inducing
@@ -86,6 +88,7 @@ regression_methods <- list(
   },
   rvm_factr1e10 = with_constant("learn_factr", 1e10, function(f, d) rvm(f, data = d)),
   rvm_noise_move0 = function(f, d) rvm(f, data = d, control = rvm_control(min_noise_move = 0)),
+  rvm_nojoin = with_constant("join_tolerance", -1, with_constant("join_tolerance_quiet", -1, function(f, d) rvm(f, data = d))),
   sparse_gp = function(f, d) sparse_gp(f, data = d, seed = 1),
   sparse_gp_factr1e8 = function(f, d) sparse_gp(f, data = d, seed = 1, control = sparse_gp_control(factr = 1e8)),
   sparse_gp_learn1e10 = with_constant("learn_factr", 1e10, function(f, d) sparse_gp(f, data = d, seed = 1)),

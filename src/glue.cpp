@@ -37,6 +37,10 @@ sparsebayes::SolverOptions as_options(const Rcpp::List& p, const Rcpp::List& c) 
   SB_READ(p, problem, n_effective); SB_READ(p, problem, target_variance); SB_READ(p, problem, case_weights);
   SB_READ(p, problem, offset);
   if (p.containsElementNamed("start_alpha")) SB_READ(p, problem, start_alpha);  // optional: a warm start
+  if (p.containsElementNamed("join_at")) {  // optional: a checkpoint to keep, and another fit's to join
+    SB_READ(p, problem, join_at); SB_READ(p, problem, join_alpha); SB_READ(p, problem, join_noise);
+    SB_READ(p, problem, join_tolerance);
+  }
   SB_READ(c, loop, max_iterations); SB_READ(c, loop, time_limit); SB_READ(c, loop, tolerance);
   SB_READ(c, noise, init_lambda); SB_READ(c, noise, lambda_min); SB_READ(c, noise, lambda_max);
   SB_READ(c, noise, damping_lambda); SB_READ(c, noise, student_df); SB_READ(c, noise, outlier_class);
@@ -111,6 +115,9 @@ Rcpp::List as_list(const sparsebayes::FitResult& r) {
                                                Rcpp::Named("alpha") = r.path_alpha,
                                                Rcpp::Named("lambda") = r.path_lambda));
   if (r.other) out["other"] = as_list(*r.other);
+  if (r.checkpoint_alpha.size())
+    out["checkpoint"] = Rcpp::List::create(Rcpp::Named("alpha") = r.checkpoint_alpha,
+                                           Rcpp::Named("noise") = r.checkpoint_noise, Rcpp::Named("joined") = r.joined);
   return out;
 }
 

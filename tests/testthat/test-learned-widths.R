@@ -122,6 +122,65 @@ test_that("a noise start that fails is left out; only when all fail is the first
   expect_error(fit_with(function(p) stop(if (is.null(p$solver$control$noise_variance)) "singular" else "other")), "singular")
 })
 
+test_that("the fast solver keeps its state at join_at and stops there when it has reached a given one", {
+  ns <- asNamespace("sparsebayes")
+  set.seed(3)
+  x <- matrix(runif(120, -3, 3), 60, 2)
+  y <- sin(x[, 1]) + 0.5 * x[, 2] + rnorm(60, sd = 0.2)
+  Phi <- cbind(1, exp(-as.matrix(dist(x))^2 / 2))
+  solver <- ns$solver_spec("fast", rvm_control())
+  fit <- function(join) ns$fit_basis(Phi, y, stats::gaussian(), solver, join = join)
+  join <- function(alpha = numeric(0), noise = 0) list(join_at = 12L, join_alpha = alpha, join_noise = noise,
+                                                      join_tolerance = 1e-2)
+  plain <- fit(NULL)
+  first <- fit(join())
+  expect_null(plain$checkpoint)
+  expect_false(first$checkpoint$joined)
+  expect_length(first$checkpoint$alpha, ncol(Phi))
+  expect_identical(first$alpha, plain$alpha)  # keeping the state changes nothing
+  expect_identical(first$log_evidence, plain$log_evidence)
+  cp <- first$checkpoint
+  same <- fit(join(cp$alpha, cp$noise))
+  expect_true(same$checkpoint$joined)
+  expect_identical(same$iterations, 12L)
+  for (other in list(join(cp$alpha, cp$noise * 1.05), join(replace(cp$alpha, which(is.finite(cp$alpha))[1L], Inf), cp$noise),
+                     join(cp$alpha * 1.05, cp$noise))) {
+    apart <- fit(other)
+    expect_false(apart$checkpoint$joined)
+    expect_identical(apart$log_evidence, plain$log_evidence)
+  }
+})
+
+test_that("a noise start that joins another's path loses no evidence against running both to the end", {
+  ns <- asNamespace("sparsebayes")
+  without_joins <- function(expr) {
+    old <- mget(c("join_tolerance", "join_tolerance_quiet"), envir = ns)
+    for (nm in names(old)) {
+      unlockBinding(nm, ns)
+      assign(nm, -1, envir = ns)
+    }
+    on.exit(for (nm in names(old)) assign(nm, old[[nm]], envir = ns))
+    expr
+  }
+  joined <- 0L
+  for (seed in 1:6) {
+    set.seed(seed)
+    n <- 60 + 20 * seed
+    x <- matrix(runif(3 * n), n, 3)
+    y <- 10 * sin(pi * x[, 1] * x[, 2]) + 5 * x[, 3] + rnorm(n, sd = c(0.3, 1, 2)[seed %% 3 + 1])
+    fit <- rvm(x, y)
+    full <- without_joins(rvm(x, y))
+    starts <- fit$noise_starts
+    expect_true(all(is.na(full$noise_starts$joined)))
+    joined <- joined + sum(!is.na(starts$joined))
+    # a joined start is the fit it joined, and the fit kept is as good as with every start run out
+    expect_identical(starts$logLik[!is.na(starts$joined)], starts$logLik[starts$joined[!is.na(starts$joined)]])
+    expect_gt(fit$logLik, full$logLik - 1e-3)
+    expect_equal(fitted(fit), fitted(full), tolerance = 1e-3)
+  }
+  expect_gt(joined, 0L)
+})
+
 test_that("the default rvm() fits a noiseless surface whose first noise start once failed (mlbench.peak)", {
   skip_if_not_installed("mlbench")
   set.seed(2)

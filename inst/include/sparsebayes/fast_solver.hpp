@@ -40,6 +40,11 @@ class FastSolver {
       const TraceRow row{it, st_.log_posterior, static_cast<int>(st_.used.size()), path_->noise(), action};
       res.trace.push_back(row);
       if (progress) progress(row);
+      if (it == st_.problem.join_at && joins(res)) {  // the rest of the path is the other fit's
+        res.joined = true;
+        converged = true;
+        break;
+      }
       if (action == kTerminate || stalled(res.trace)) {
         converged = true;
         break;
@@ -82,6 +87,27 @@ class FastSolver {
     double low = trace[n - 1].log_posterior;
     for (std::size_t i = n - 1 - kStallWindow; i < n - 1; ++i) low = std::min(low, trace[i].log_posterior);
     return trace[n - 1].log_posterior - low < kStallGain;
+  }
+
+  // The state at iteration problem.join_at, kept in res (every column's
+  // precision, Inf out of the model, and the noise variance); true when the
+  // problem carries another fit's state there and this one has reached it,
+  // to join_tolerance in log alpha and log noise. From one state the solver
+  // takes the same steps, so two starts of the noise that meet there end at
+  // one optimum (rvm()'s candidate fits, R/learn_widths.R).
+  bool joins(FitResult& res) const {
+    const ProblemSpec& p = st_.problem;
+    res.checkpoint_alpha = Eigen::VectorXd::Constant(st_.M, kInf);
+    for (std::size_t k = 0; k < st_.used.size(); ++k) res.checkpoint_alpha(st_.used[k]) = st_.alpha(k);
+    res.checkpoint_noise = path_->noise();
+    if (p.join_alpha.size() != st_.M || !(p.join_noise > 0.0) || !(res.checkpoint_noise > 0.0)) return false;
+    const auto close = [&](double a, double b) { return std::abs(std::log(a / b)) <= p.join_tolerance; };
+    if (!close(res.checkpoint_noise, p.join_noise)) return false;
+    for (Eigen::Index m = 0; m < st_.M; ++m) {
+      const double a = res.checkpoint_alpha(m), b = p.join_alpha(m);
+      if (std::isfinite(a) != std::isfinite(b) || (std::isfinite(a) && !close(a, b))) return false;
+    }
+    return true;
   }
 
   static std::unique_ptr<FastPath> make_path(FastState& st) {

@@ -42,6 +42,14 @@ struct ProblemSpec {
   // Fast solver, gaussian: a warm start, the precision of every column (Inf: not in the model; of the columns
   // as the caller gave them, set in unit-norm columns by fit_model() and fit_statistics()); empty: the usual start.
   Eigen::VectorXd start_alpha;
+  // Fast solver: at iteration join_at (0: never) the state is kept as the result's checkpoint, and with another
+  // fit's checkpoint here (join_alpha: every column's precision in unit-norm columns, Inf out of the model, and
+  // join_noise) the fit stops as `joined` when it has reached that state to join_tolerance in log alpha and log
+  // noise (fast_solver.hpp).
+  int join_at = 0;
+  Eigen::VectorXd join_alpha;
+  double join_noise = 0.0;
+  double join_tolerance = 0.0;
 };
 
 // When a solver stops: every solver.
@@ -145,6 +153,9 @@ struct FitResult {
   Eigen::VectorXd start_log_evidence;  // per-sample noise from two starts: the plain and the robust optimum (else empty)
   int start_chosen = 0;                //   and which is returned (0 plain, 1 robust),
   std::shared_ptr<FitResult> other;    //   the optimum not returned (null when one start ran)
+  Eigen::VectorXd checkpoint_alpha;    // fast solver: the state at iteration ProblemSpec::join_at (else empty)
+  double checkpoint_noise = 0.0;
+  bool joined = false;                 //   and whether the fit stopped there, on the path of the checkpoint given
 };
 
 // The solvers' column scales: the norms of the columns as given, 1 for a zero
