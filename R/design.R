@@ -151,7 +151,7 @@ weighted_column_moments <- function(x, w) {
 apply_scaling <- function(x, scaling) {
   if (is.null(scaling)) return(x)
   if (is.matrix(x) && is.double(x)) {  # one pass, no copies; the attributes of x, as sweep() keeps them
-    xs <- .sb_scale_columns(x, scaling$center, scaling$scale, FALSE)
+    xs <- scaled_design(x, scaling, FALSE)
     attributes(xs) <- attributes(x)
     return(xs)
   }
