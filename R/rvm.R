@@ -159,9 +159,13 @@
 #'   `weights` over them (0 where a class has no weight), their joint
 #'   covariance `Sigma` (class blocks), `logLik` (the log evidence), and in
 #'   `models` one view per class (class k's latent function on its own
-#'   columns). On 5-fold CV of iris, Glass, Vehicle, Zoo and Vowel the
-#'   per-class precisions had the best mean error rank against the shared
-#'   ones, one against the rest, svm, ranger and glmnet (bench/RESULTS.md).
+#'   columns). On 5-fold CV of iris, Glass, Vehicle, Zoo and Vowel (five
+#'   fold draws, learned widths) the shared precisions had the lower
+#'   held-out log loss on iris, Glass and Vehicle (by 6-15%) and the same on
+#'   Zoo and Vowel, at the same CPU; but their Laplace steps work on all K
+#'   weights of every kept function at once, so a fit that keeps many
+#'   (narrow widths, many classes) costs far more: Vowel at width 2.5, 76 s
+#'   against 2.9 s per class (bench/RESULTS.md).
 #'   Needs `method = "fast"` and no offset. `"one_vs_rest"` fits one binary
 #'   RVM per class against the rest (fitted through future.apply) and
 #'   normalises their probabilities.

@@ -305,7 +305,8 @@ inline LaplacePosterior laplace_mode(const Likelihood& lik, const Eigen::MatrixX
   };
   // Phi_u' diag(b) Phi_u + A: a Gram product (the SIMD path where the CPU has one).
   auto precision = [&](const Eigen::VectorXd& b) {
-    Eigen::MatrixXd H = gram_matrix(b.cwiseSqrt().asDiagonal() * PhiU);
+    const Eigen::VectorXd root = b.cwiseSqrt();  // once, not once per entry of the product
+    Eigen::MatrixXd H = gram_matrix(root.asDiagonal() * PhiU);
     H.diagonal() += alpha;
     return H;
   };

@@ -77,12 +77,18 @@ inline Eigen::MatrixXd softmax_precision(const ClassColumns& PhiU, const Eigen::
   const Eigen::Index n = P.rows(), N = start.back();
   const Eigen::VectorXd sc = cw.cwiseSqrt();
   Eigen::MatrixXd X(n, N);
-  for (std::size_t k = 0; k < PhiU.size(); ++k)
-    X.middleCols(start[k], PhiU[k].cols()) = sc.cwiseProduct(P.col(k)).asDiagonal() * PhiU[k];
+  // The row scales are formed once: a diagonal of an expression is
+  // evaluated again for every entry of the product (a square root each).
+  Eigen::VectorXd d;
+  for (std::size_t k = 0; k < PhiU.size(); ++k) {
+    d = sc.cwiseProduct(P.col(k));
+    X.middleCols(start[k], PhiU[k].cols()) = d.asDiagonal() * PhiU[k];
+  }
   Eigen::MatrixXd H = -gram_matrix(X);  // Gram products: the SIMD path where the CPU has one
-  for (std::size_t k = 0; k < PhiU.size(); ++k)
-    H.block(start[k], start[k], PhiU[k].cols(), PhiU[k].cols()) +=
-        gram_matrix(cw.cwiseProduct(P.col(k)).cwiseSqrt().asDiagonal() * PhiU[k]);
+  for (std::size_t k = 0; k < PhiU.size(); ++k) {
+    d = cw.cwiseProduct(P.col(k)).cwiseSqrt();
+    H.block(start[k], start[k], PhiU[k].cols(), PhiU[k].cols()) += gram_matrix(d.asDiagonal() * PhiU[k]);
+  }
   H.diagonal() += alpha;
   return H;
 }
