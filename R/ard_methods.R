@@ -29,8 +29,10 @@
 #'   response's range). On clean data that share is near 0 (n = 40 to 120:
 #'   median below 1e-6, intervals covering 0.91 to 0.95 of new rows;
 #'   `bench/robust_clean.R`).
-#' @param offset Fits with an `offset`: the offset of the rows of `newdata`
-#'   (required then; without `newdata` the training offset is used).
+#' @param offset Matrix fits made with an `offset`: its value at each row of
+#'   `newdata` (required then; without `newdata` the training offset is
+#'   used). Formula fits evaluate their offset in `newdata`, as
+#'   [stats::predict.lm()] does, and take none here.
 #' @param ... Unused.
 #' @return As [stats::predict.lm()]: a vector, or a matrix with columns
 #'   `fit`, `lwr`, `upr` with an interval; with `se.fit = TRUE` a list with

@@ -83,11 +83,22 @@ prediction_offset <- function(object, newdata, offset, n) {
     return(0)
   }
   if (!is.null(object$terms)) {
+    # a value given here would be silently replaced by the one from newdata
+    if (!is.null(offset))
+      stop_arg("offset", "is for fits from a matrix; a formula fit evaluates its offset() terms and its `offset` ",
+               "argument in `newdata`, as predict.lm() does: put the offset's variables in `newdata`.")
     tt <- stats::delete.response(object$terms)
     mf <- stats::model.frame(tt, newdata, na.action = stats::na.pass, xlev = object$xlevels)
     off <- stats::model.offset(mf)
     if (is.null(off)) off <- rep(0, nrow(mf))
-    if (!is.null(object$call$offset)) off <- off + eval(object$call$offset, newdata, environment(object$terms))
+    if (!is.null(object$call$offset)) {
+      extra <- eval(object$call$offset, newdata, environment(object$terms))
+      if (!is.numeric(extra) || !length(extra) %in% c(1L, nrow(mf)))
+        stop_arg("newdata", sprintf("gives %d offset values for %d rows: the fit's `offset = %s` is evaluated in ",
+                                    length(extra), nrow(mf), paste(deparse(object$call$offset), collapse = " ")),
+                 "`newdata`, as predict.lm() does; fit with a variable of `data` (or an offset() term) instead.")
+      off <- off + extra
+    }
     return(off)
   }
   if (is.null(offset))

@@ -37,8 +37,10 @@
 #' @param noise_level Per-sample noise fits: the base noise variance of a
 #'   new observation, `"mean"` or `"trimmed"` mean of the learned `lambda`
 #'   (see [predict.sb_ard()]).
-#' @param offset Gaussian fits with an `offset`: the offset of the rows of
-#'   `newdata` (required then; without `newdata` the training offset is used).
+#' @param offset Matrix fits made with an `offset`: its value at each row of
+#'   `newdata` (required then; without `newdata` the training offset is
+#'   used). Formula fits evaluate their offset in `newdata`, as
+#'   [stats::predict.lm()] does, and take none here.
 #' @param ... Unused.
 #' @details Binomial probabilities are the moderated output
 #'   `plogis(m / sqrt(1 + pi v / 8))` of the linear predictor's posterior

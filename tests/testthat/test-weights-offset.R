@@ -123,6 +123,13 @@ test_that("binomial and poisson fits: weights count observations, offsets enter 
   dd <- data.frame(counts, x, expo)
   ff <- rvm(counts ~ x + offset(log(expo)), data = dd, family = poisson(), kernel = kernel_gaussian(1))
   expect_equal(predict(ff, dd[1:4, ], type = "link"), unname(ff$linear.predictors[1:4]), tolerance = 1e-10)
+  # A formula fit takes its offset from newdata, never from the argument, and an
+  # `offset =` expression that does not follow newdata's rows is a clear error.
+  expect_error(predict(ff, dd[1:4, ], offset = 1:4), "evaluates its offset\\(\\) terms")
+  fo <- rvm(counts ~ x, data = dd, family = poisson(), kernel = kernel_gaussian(1), offset = log(dd$expo))
+  expect_error(predict(fo, dd[1:4, ]), sprintf("gives %d offset values for 4 rows", n))
+  fv <- rvm(counts ~ x, data = dd, family = poisson(), kernel = kernel_gaussian(1), offset = log(expo))
+  expect_equal(predict(fv, dd[1:4, ], type = "link"), unname(fv$linear.predictors[1:4]), tolerance = 1e-10)
   # Integer weights are replicated rows (MacKay: the same fixed point).
   w <- sample(1:3, n, TRUE)
   rows <- rep(seq_len(n), w)
