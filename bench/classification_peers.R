@@ -50,6 +50,7 @@ probs.peer_aug <- function(fit, newdata) {
   p <- plogis(lp$eta / sqrt(1 + pi * (lp$var + extra) / 8))
   `colnames<-`(cbind(1 - p, p), object$levels)
 }
+probs.peer_offset <- function(fit, newdata) predict(fit$fit, cbind(newdata, .so = fit$o), type = "prob")
 probs.svm <- function(fit, newdata) attr(predict(fit, newdata, probability = TRUE), "probabilities")
 probs.ranger <- function(fit, newdata) predict(fit, newdata)$predictions
 probs.peer_glmnet <- function(fit, newdata) {
@@ -153,6 +154,10 @@ methods <- list(
   rvm_t1 = function(f, d) rvm(f, data = d, control = rvm_control(temperature = 1)),  # as fitted: two classes before the temperature
   rvm_tcv = function(f, d) rvm(f, data = d, control = rvm_control(temperature = "cv")),  # also for K classes
   rvm_temperature_loo = temperature_loo,  # two classes
+  # two classes: the latent prior mean at the logit of the training share of the second level (a fixed
+  # offset), so that far from the data the probability is the share
+  rvm_share_offset = function(f, d) { y <- model.response(model.frame(f, d)); d$.so <- qlogis(mean(as.integer(y) == 2L))
+    structure(list(fit = rvm(update(formula(terms(f, data = d)), . ~ . - .so), data = d, offset = .so), o = d$.so[1L]), class = "peer_offset") },
   svm = function(f, d) svm(f, data = d, probability = TRUE),
   ranger = function(f, d) ranger(f, data = d, probability = TRUE),
   glmnet = glmnet_fit)
