@@ -77,17 +77,21 @@ inline Eigen::MatrixXd softmax_precision(const ClassColumns& PhiU, const Eigen::
   const Eigen::Index n = P.rows(), N = start.back();
   const Eigen::VectorXd sc = cw.cwiseSqrt();
   Eigen::MatrixXd X(n, N);
-  // The row scales are formed once: a diagonal of an expression is
-  // evaluated again for every entry of the product (a square root each).
+  // Rows scaled column by column, the scales formed once: a diagonal of an
+  // expression is evaluated again for every entry (a square root each), and
+  // a diagonal product into a block does not vectorise.
   Eigen::VectorXd d;
+  Eigen::MatrixXd Xk;
   for (std::size_t k = 0; k < PhiU.size(); ++k) {
     d = sc.cwiseProduct(P.col(k));
-    X.middleCols(start[k], PhiU[k].cols()) = d.asDiagonal() * PhiU[k];
+    for (Eigen::Index j = 0; j < PhiU[k].cols(); ++j) X.col(start[k] + j) = d.cwiseProduct(PhiU[k].col(j));
   }
   Eigen::MatrixXd H = -gram_matrix(X);  // Gram products: the SIMD path where the CPU has one
   for (std::size_t k = 0; k < PhiU.size(); ++k) {
     d = cw.cwiseProduct(P.col(k)).cwiseSqrt();
-    H.block(start[k], start[k], PhiU[k].cols(), PhiU[k].cols()) += gram_matrix(d.asDiagonal() * PhiU[k]);
+    Xk.resize(n, PhiU[k].cols());
+    for (Eigen::Index j = 0; j < PhiU[k].cols(); ++j) Xk.col(j) = d.cwiseProduct(PhiU[k].col(j));
+    H.block(start[k], start[k], PhiU[k].cols(), PhiU[k].cols()) += gram_matrix(Xk);
   }
   H.diagonal() += alpha;
   return H;
