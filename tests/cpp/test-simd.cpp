@@ -19,6 +19,18 @@ Eigen::MatrixXd eigen_gram(const Eigen::MatrixXd& A) { return A.transpose() * A;
 }  // namespace
 
 context("simd: the Gram product") {
+  test_that("scale_rows_into() writes diag(d) A exactly, into a block of a wider matrix too") {
+    const Eigen::MatrixXd A = Eigen::MatrixXd::Random(37, 5);
+    const Eigen::VectorXd d = Eigen::VectorXd::Random(37);
+    const Eigen::MatrixXd E = d.asDiagonal() * A;
+    Eigen::MatrixXd out(37, 5), wide = Eigen::MatrixXd::Zero(37, 9);
+    sparsebayes::scale_rows_into(d, A, out);
+    sparsebayes::scale_rows_into(d, A, wide.middleCols(2, 5));
+    expect_true(out == E);
+    expect_true(wide.middleCols(2, 5) == E);
+    expect_true(wide.leftCols(2).isZero(0.0));
+    expect_true(wide.rightCols(2).isZero(0.0));
+  }
   test_that("gram_matrix() equals Eigen's A'A to rounding, with edge blocks in rows and columns") {
     const Eigen::Index sizes[][2] = {{1, 1}, {3, 2}, {7, 5}, {513, 9}, {1030, 37}, {2049, 70}};
     for (const auto& nm : sizes) {

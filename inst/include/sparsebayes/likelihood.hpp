@@ -305,8 +305,9 @@ inline LaplacePosterior laplace_mode(const Likelihood& lik, const Eigen::MatrixX
   };
   // Phi_u' diag(b) Phi_u + A: a Gram product (the SIMD path where the CPU has one).
   auto precision = [&](const Eigen::VectorXd& b) {
-    const Eigen::VectorXd root = b.cwiseSqrt();  // once, not once per entry of the product
-    Eigen::MatrixXd H = gram_matrix(root.asDiagonal() * PhiU);
+    Eigen::MatrixXd X(PhiU.rows(), PhiU.cols());
+    scale_rows_into(b.cwiseSqrt(), PhiU, X);
+    Eigen::MatrixXd H = gram_matrix(X);
     H.diagonal() += alpha;
     return H;
   };

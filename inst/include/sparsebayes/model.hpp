@@ -315,6 +315,14 @@ inline Eigen::Index interrupt_panel(Eigen::Index rows, Eigen::Index cols) {
   return std::max<Eigen::Index>(32, static_cast<Eigen::Index>(5e8 / per_col));
 }
 
+// diag(d) A into `out` (rows(A) x cols(A)), column by column: Eigen's
+// diagonal product assigned into a block does not vectorise, and a diagonal
+// given as an expression is evaluated again for every entry.
+inline void scale_rows_into(const Eigen::VectorXd& d, const Eigen::Ref<const Eigen::MatrixXd>& A,
+                            Eigen::Ref<Eigen::MatrixXd> out) {
+  for (Eigen::Index j = 0; j < A.cols(); ++j) out.col(j) = d.cwiseProduct(A.col(j));
+}
+
 // A' A: its lower triangle by column panels, half the flops of the general
 // product, with an interrupt check between them, then mirrored. `threads`
 // share the SIMD path's panels (the same bits for any number); Eigen's

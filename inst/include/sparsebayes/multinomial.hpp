@@ -77,20 +77,13 @@ inline Eigen::MatrixXd softmax_precision(const ClassColumns& PhiU, const Eigen::
   const Eigen::Index n = P.rows(), N = start.back();
   const Eigen::VectorXd sc = cw.cwiseSqrt();
   Eigen::MatrixXd X(n, N);
-  // Rows scaled column by column, the scales formed once: a diagonal of an
-  // expression is evaluated again for every entry (a square root each), and
-  // a diagonal product into a block does not vectorise.
-  Eigen::VectorXd d;
   Eigen::MatrixXd Xk;
-  for (std::size_t k = 0; k < PhiU.size(); ++k) {
-    d = sc.cwiseProduct(P.col(k));
-    for (Eigen::Index j = 0; j < PhiU[k].cols(); ++j) X.col(start[k] + j) = d.cwiseProduct(PhiU[k].col(j));
-  }
+  for (std::size_t k = 0; k < PhiU.size(); ++k)
+    scale_rows_into(sc.cwiseProduct(P.col(k)), PhiU[k], X.middleCols(start[k], PhiU[k].cols()));
   Eigen::MatrixXd H = -gram_matrix(X);  // Gram products: the SIMD path where the CPU has one
   for (std::size_t k = 0; k < PhiU.size(); ++k) {
-    d = cw.cwiseProduct(P.col(k)).cwiseSqrt();
     Xk.resize(n, PhiU[k].cols());
-    for (Eigen::Index j = 0; j < PhiU[k].cols(); ++j) Xk.col(j) = d.cwiseProduct(PhiU[k].col(j));
+    scale_rows_into(cw.cwiseProduct(P.col(k)).cwiseSqrt(), PhiU[k], Xk);
     H.block(start[k], start[k], PhiU[k].cols(), PhiU[k].cols()) += gram_matrix(Xk);
   }
   H.diagonal() += alpha;
@@ -475,7 +468,7 @@ class MultinomialSolver {
     Eigen::MatrixXd B(n, K_);
     for (Eigen::Index k = 0; k < K_; ++k) {
       B.col(k) = cw_.cwiseProduct(mode_.P.col(k)).cwiseProduct((1.0 - mode_.P.col(k).array()).matrix());
-      Y.middleCols(start[k], PhiU[k].cols()) = B.col(k).asDiagonal() * PhiU[k];
+      scale_rows_into(B.col(k), PhiU[k], Y.middleCols(start[k], PhiU[k].cols()));
       Y.col(N + k) = cw_.cwiseProduct(T_.col(k) - mode_.P.col(k));
     }
     const Eigen::MatrixXd Z = inv_scale_.asDiagonal() * cross_matrix(Phi_, Y);
