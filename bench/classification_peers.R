@@ -139,6 +139,10 @@ methods <- list(
   rvm_learn = function(f, d) rvm(f, data = d, kernel = kernel_gaussian("learn")),  # one width per input
   rvm_lin = function(f, d) { w <- rvm(f, data = d); w <- (if (is.null(w$kernel)) w$models[[1L]]$kernel else w$kernel)$width
     rvm(f, data = d, kernel = list(kernel_gaussian(w), kernel_linear())) },
+  # the learned gaussian alone or with kernel_linear(), whichever has the higher evidence
+  rvm_linev = function(f, d) { a <- rvm(f, data = d); w <- (if (is.null(a$kernel)) a$models[[1L]]$kernel else a$kernel)$width
+    b <- rvm(f, data = d, kernel = list(kernel_gaussian(w), kernel_linear()))
+    if (as.numeric(logLik(b)) > as.numeric(logLik(a))) b else a },
   rvm_aug = function(f, d) structure(list(fit = rvm(f, data = d)), class = "peer_aug"),
   rvm_median = function(f, d) rvm(f, data = d, kernel = kernel_gaussian("median")),  # the default before 2026-11-29
   # the probabilities integrated over the latent posterior (multinomial fits; the default is the mode)
