@@ -143,6 +143,7 @@ methods <- list(
   rvm_linev = function(f, d) { a <- rvm(f, data = d); w <- (if (is.null(a$kernel)) a$models[[1L]]$kernel else a$kernel)$width
     b <- rvm(f, data = d, kernel = list(kernel_gaussian(w), kernel_linear()))
     if (as.numeric(logLik(b)) > as.numeric(logLik(a))) b else a },
+  rvm_rows250 = with_constant("learn_max_rows", 250L, function(f, d) rvm(f, data = d)),  # widths learned on 250 rows
   rvm_aug = function(f, d) structure(list(fit = rvm(f, data = d)), class = "peer_aug"),
   rvm_median = function(f, d) rvm(f, data = d, kernel = kernel_gaussian("median")),  # the default before 2026-11-29
   # the probabilities integrated over the latent posterior (multinomial fits; the default is the mode)

@@ -17,6 +17,17 @@ time_limit <- 60  # seconds (elapsed) per fit before a method is skipped on a se
 ranger_fit <- function(formula, train) structure(list(fit = ranger(formula, data = train)), class = "panel_ranger")
 predict.panel_ranger <- function(object, newdata, ...) predict(object$fit, newdata)$predictions
 
+# A fitter run with one of the package's constants set to another value
+# (learn_max_rows, learn_factr: R/learn_widths.R).
+with_constant <- function(name, value, fitter) function(f, d) {
+  ns <- asNamespace("sparsebayes")
+  old <- get(name, envir = ns)
+  unlockBinding(name, ns)
+  assign(name, value, envir = ns)
+  on.exit(assign(name, old, envir = ns))
+  fitter(f, d)
+}
+
 # Kept basis functions of a fit (NA where the notion does not apply).
 n_vectors <- function(fit) {
   if (inherits(fit, "sb_rvm")) length(fit$relevance_index)

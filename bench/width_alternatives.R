@@ -52,16 +52,6 @@ loo_mse <- function(fit) mean(residuals(fit, type = "loo")^2)
 # the fast solver's alignment test (SparseBayes: a candidate within
 # 1 - alignment_max of an existing vector's direction is never added) off
 no_alignment <- rvm_control(alignment_test = FALSE)
-# A fitter run with one of the package's constants set to another value
-# (learn_max_rows, learn_factr: R/learn_widths.R).
-with_constant <- function(name, value, fitter) function(f, d) {
-  ns <- asNamespace("sparsebayes")
-  old <- get(name, envir = ns)
-  unlockBinding(name, ns)
-  assign(name, value, envir = ns)
-  on.exit(assign(name, old, envir = ns))
-  fitter(f, d)
-}
 regression_methods <- list(
   rvm = function(f, d) rvm(f, data = d),
   rvm_sqrt2 = function(f, d) { fits <- narrower_fits(f, d); fits[[which.max(vapply(fits, `[[`, 0, "logLik"))]] },
@@ -75,6 +65,7 @@ regression_methods <- list(
                                    kernel_gaussian(width = fit$kernel$width / sqrt(2))))
   },
   rvm_rows200 = with_constant("learn_max_rows", 200L, function(f, d) rvm(f, data = d)),
+  rvm_rows250 = with_constant("learn_max_rows", 250L, function(f, d) rvm(f, data = d)),
   rvm_dla0.01 = function(f, d) rvm(f, data = d, control = rvm_control(min_delta_log_alpha = 0.01)),
   rvm_dla0.1 = function(f, d) rvm(f, data = d, control = rvm_control(min_delta_log_alpha = 0.1)),
   rvm_vfe = function(f, d) {  # the RVM on the sparse GP's widths (noise estimated)
