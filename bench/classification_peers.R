@@ -132,16 +132,19 @@ probs.peer_temperature <- function(fit, newdata) {
   l <- exp(l - apply(l, 1, max)); `colnames<-`(l / rowSums(l), colnames(p))
 }
 
+# The kernel width of a fit (a multiclass fit's from its first class model).
+fit_width <- function(fit) asNamespace("sparsebayes")$first_class_model(fit)$kernel$width
+# The learned gaussian of `fit` with kernel_linear() in one dictionary.
+with_linear <- function(f, d, fit) rvm(f, data = d, kernel = list(kernel_gaussian(fit_width(fit)), kernel_linear()))
+
 methods <- list(
   rvm = function(f, d) rvm(f, data = d),
   rvm_ovr = function(f, d) rvm(f, data = d, multiclass = "one_vs_rest"),  # the former default of K > 2 classes
   rvm_shared = function(f, d) rvm(f, data = d, multiclass = "multinomial_shared"),  # one precision per column for all classes
   rvm_learn = function(f, d) rvm(f, data = d, kernel = kernel_gaussian("learn")),  # one width per input
-  rvm_lin = function(f, d) { w <- rvm(f, data = d); w <- (if (is.null(w$kernel)) w$models[[1L]]$kernel else w$kernel)$width
-    rvm(f, data = d, kernel = list(kernel_gaussian(w), kernel_linear())) },
+  rvm_lin = function(f, d) with_linear(f, d, rvm(f, data = d)),
   # the learned gaussian alone or with kernel_linear(), whichever has the higher evidence
-  rvm_linev = function(f, d) { a <- rvm(f, data = d); w <- (if (is.null(a$kernel)) a$models[[1L]]$kernel else a$kernel)$width
-    b <- rvm(f, data = d, kernel = list(kernel_gaussian(w), kernel_linear()))
+  rvm_linev = function(f, d) { a <- rvm(f, data = d); b <- with_linear(f, d, a)
     if (as.numeric(logLik(b)) > as.numeric(logLik(a))) b else a },
   rvm_rows250 = with_constant("learn_max_rows", 250L, function(f, d) rvm(f, data = d)),  # widths learned on 250 rows
   rvm_aug = function(f, d) structure(list(fit = rvm(f, data = d)), class = "peer_aug"),
@@ -170,8 +173,7 @@ methods <- list(
 for (m in c(2, 3, 4)) local({
   k <- m
   methods[[paste0("rvm_ms", k)]] <<- function(f, d) {
-    w <- rvm(f, data = d, control = rvm_control(temperature = 1))
-    w <- (if (is.null(w$kernel)) w$models[[1L]]$kernel else w$kernel)$width
+    w <- fit_width(rvm(f, data = d, control = rvm_control(temperature = 1)))
     rvm(f, data = d, kernel = list(kernel_gaussian(w), kernel_gaussian(k * w)), control = rvm_control(temperature = 1))
   }
 })
@@ -179,8 +181,7 @@ for (m in c(2, 3, 4)) local({
 for (k in c(0.5, 0.71, 1.41, 2, 2.83, 4)) local({
   m <- k
   methods[[paste0("rvm_x", k)]] <<- function(f, d) {
-    h <- rvm(f, data = d, kernel = kernel_gaussian("median"))
-    rvm(f, data = d, kernel = kernel_gaussian(m * (if (is.null(h$kernel)) h$models[[1L]]$kernel else h$kernel)$width))
+    rvm(f, data = d, kernel = kernel_gaussian(m * fit_width(rvm(f, data = d, kernel = kernel_gaussian("median")))))
   }
 })
 
